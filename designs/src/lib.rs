@@ -1,0 +1,1 @@
+//! regwatt-designs

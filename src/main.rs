@@ -1,0 +1,35 @@
+//! `regwatt` command-line interface: one subcommand per file in `src/cli/`.
+
+mod cli;
+
+use clap::{Parser, Subcommand};
+
+/// Register-file energy and area for GPU designs.
+#[derive(Parser)]
+#[command(name = "regwatt", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// CACTI-style SRAM / cache estimate (or read a CACTI 7 cfg file).
+    Sram(cli::sram::Args),
+    /// Re-fit the SRAM model's free coefficients against the reference data and print the errors.
+    Calibrate(cli::calibrate::Args),
+    /// Parse and analyse a PTX file: registers, blocks, release flags.
+    Ptx(cli::ptx::Args),
+    /// Execute a launch spec (or a built-in workload) functionally.
+    Exec(cli::exec::Args),
+}
+
+fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Sram(a) => cli::sram::run(a),
+        Command::Calibrate(a) => cli::calibrate::run(a),
+        Command::Ptx(a) => cli::ptx::run(a),
+        Command::Exec(a) => cli::exec::run(a),
+    }
+}
