@@ -22,6 +22,10 @@ enum Command {
     Ptx(cli::ptx::Args),
     /// Execute a launch spec (or a built-in workload) functionally.
     Exec(cli::exec::Args),
+    /// Time a launch spec (or built-in workload) on a GPU preset with an RF design; energy/area.
+    Run(cli::run::Args),
+    /// Every built-in workload on every design and GPU preset at 40 nm and 12 nm.
+    Report(cli::report::Args),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -31,5 +35,7 @@ fn main() -> anyhow::Result<()> {
         Command::Calibrate(a) => cli::calibrate::run(a),
         Command::Ptx(a) => cli::ptx::run(a),
         Command::Exec(a) => cli::exec::run(a),
+        Command::Run(a) => cli::run::run(a),
+        Command::Report(a) => cli::report::run(a),
     }
 }

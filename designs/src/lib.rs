@@ -1,1 +1,21 @@
-//! regwatt-designs
+//! regwatt-designs: register-file designs, GPU presets and energy/area accounting — where the
+//! timing simulator (`regwatt-sim`) and the power models (`regwatt-power`) meet.
+//!
+//! * [`config`]: GPU presets (`designs/presets/*.toml`) + overrides → [`config::ResolvedConfig`].
+//! * [`spec`]: [`spec::DesignSpec`], the closed set of designs; one folder per design
+//!   ([`baseline`]).
+//! * [`energy`]: hardware inventories and the energy/area accounting.
+//! * [`run`]: simulate a launch with a design, evaluate energy at a node, typed reports.
+//!
+//! See `designs/README.md`.
+
+pub mod baseline;
+pub mod config;
+pub mod energy;
+pub mod exec_model;
+pub mod run;
+pub mod spec;
+
+pub use config::{GpuPreset, Node, Overrides, ResolvedConfig};
+pub use run::{DesignStats, RunReport};
+pub use spec::DesignSpec;

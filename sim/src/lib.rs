@@ -1,3 +1,9 @@
 //! regwatt-sim: PTX front-end, functional SIMT executor, cycle-level SM timing model.
 
+pub mod analysis;
+pub mod exec;
+pub mod ir;
 pub mod launch;
+pub mod mem;
+pub mod ptx;
+pub mod timing;

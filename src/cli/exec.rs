@@ -1,10 +1,138 @@
-//! `regwatt exec` (being written).
+//! `regwatt exec`: run a launch spec (or a built-in workload) on the functional SIMT executor.
+//!
+//! * `regwatt exec SPEC.toml [--dump DIR]` runs the launches in order (buffers persist across
+//!   launches) and writes every buffer after the last launch as `DIR/<name>.npy`.
+//! * `regwatt exec --workload NAME [--dump DIR]` runs a built-in workload and checks its output
+//!   against the workload's Rust reference (non-zero exit on mismatch).
+//! * `regwatt exec --list` lists the built-in workloads.
+//! * `--json` prints the typed statistics ([`ExecReport`]) instead of text.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use regwatt_sim::exec::{run_spec, LaunchStats, RunOptions};
+use regwatt_sim::launch::{dump_dir, LaunchSpec};
 
 /// Arguments of `regwatt exec`.
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Launch spec (TOML) to run.
+    #[arg(conflicts_with_all = ["workload", "list"])]
+    pub spec: Option<PathBuf>,
+    /// Run a built-in workload instead (see `--list`) and check it against its reference.
+    #[arg(long)]
+    pub workload: Option<String>,
+    /// List the built-in workloads.
+    #[arg(long)]
+    pub list: bool,
+    /// Write every buffer after the last launch as DIR/<name>.npy.
+    #[arg(long)]
+    pub dump: Option<PathBuf>,
+    /// Print JSON statistics instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Abort a launch after this many warp instructions (runaway kernels).
+    #[arg(long, default_value_t = RunOptions::default().max_warp_instructions)]
+    pub max_warp_instructions: u64,
+}
+
+/// The `--json` document.
+#[derive(serde::Serialize)]
+pub struct ExecReport {
+    /// Spec file (or `builtin:NAME/NAME.toml`).
+    pub spec: String,
+    /// Workload name, for `--workload`.
+    pub workload: Option<String>,
+    /// Per-launch statistics, in launch order.
+    pub launches: Vec<LaunchStats>,
+    /// Total warp instructions.
+    pub warp_instructions: u64,
+    /// Total thread instructions.
+    pub thread_instructions: u64,
+    /// Reference check (`--workload` only): `true` = pass.
+    pub check_passed: Option<bool>,
+    /// First mismatch, if the check failed.
+    pub check_error: Option<String>,
+    /// Dump directory, if any.
+    pub dump: Option<String>,
+}
 
 /// Runs `regwatt exec`.
-pub fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("regwatt exec is not implemented yet")
+pub fn run(args: Args) -> anyhow::Result<()> {
+    if args.list {
+        for w in regwatt_workloads::all() {
+            println!("{:<18} {}", w.name, w.summary);
+        }
+        return Ok(());
+    }
+    let opts = RunOptions {
+        max_warp_instructions: args.max_warp_instructions,
+        ..RunOptions::default()
+    };
+    let (spec, workload) = match (&args.spec, &args.workload) {
+        (Some(p), None) => (
+            LaunchSpec::load(p).with_context(|| format!("loading {}", p.display()))?,
+            None,
+        ),
+        (None, Some(name)) => {
+            let w = regwatt_workloads::get(name)?;
+            (w.load_spec()?, Some(w))
+        }
+        _ => anyhow::bail!("give a launch spec, --workload NAME or --list"),
+    };
+    let run = run_spec(&spec, &opts)?;
+    if let Some(dir) = &args.dump {
+        dump_dir(dir, &run.buffers)
+            .with_context(|| format!("writing buffers to {}", dir.display()))?;
+    }
+    let check = workload.map(|w| {
+        w.reference(&spec.initial_buffers())
+            .map_err(|e| e.to_string())
+            .and_then(|exp| {
+                regwatt_workloads::check(w, &exp, &run.buffers).map_err(|e| e.to_string())
+            })
+    });
+    let report = ExecReport {
+        spec: spec.file.clone(),
+        workload: workload.map(|w| w.name.to_string()),
+        warp_instructions: run.launches.iter().map(|l| l.warp_instructions).sum(),
+        thread_instructions: run.launches.iter().map(|l| l.thread_instructions).sum(),
+        launches: run.launches,
+        check_passed: check.as_ref().map(|c| c.is_ok()),
+        check_error: check.as_ref().and_then(|c| c.as_ref().err().cloned()),
+        dump: args.dump.as_ref().map(|d| d.display().to_string()),
+    };
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        println!(
+            "{:<24} {:>14} {:>8} {:>8} {:>14} {:>16} {:>6}",
+            "kernel", "grid", "block", "ctas", "warp_instrs", "thread_instrs", "regs"
+        );
+        for l in &report.launches {
+            println!(
+                "{:<24} {:>14} {:>8} {:>8} {:>14} {:>16} {:>6}",
+                l.kernel,
+                format!("{}x{}x{}", l.grid[0], l.grid[1], l.grid[2]),
+                format!("{}x{}x{}", l.block[0], l.block[1], l.block[2]),
+                l.ctas,
+                l.warp_instructions,
+                l.thread_instructions,
+                l.registers
+            );
+        }
+        if let Some(d) = &report.dump {
+            println!("buffers written to {d}");
+        }
+        if let Some(c) = &check {
+            match c {
+                Ok(()) => println!("check: PASS ({})", report.workload.as_deref().unwrap_or("")),
+                Err(e) => println!("check: FAIL: {e}"),
+            }
+        }
+    }
+    if let Some(Err(e)) = check {
+        anyhow::bail!("output does not match the reference: {e}");
+    }
+    Ok(())
 }

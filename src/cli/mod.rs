@@ -3,4 +3,6 @@
 pub mod calibrate;
 pub mod exec;
 pub mod ptx;
+pub mod report;
+pub mod run;
 pub mod sram;

@@ -1,1 +1,11 @@
-//! regwatt-tech
+//! regwatt-tech: typed physical units, technology files, node resolution.
+//!
+//! - [`units`]: SI newtypes (`Energy`, `Power`, `Area`, ...) and a unit-string parser.
+//! - [`tech`]: CACTI-7-style technology parameters per node (`Technology::for_node`).
+
+pub mod tech;
+pub mod units;
+
+pub use tech::{
+    Cell, Device, DeviceFlavor, DramCell, SenseAmp, TechError, Technology, Wire, Wires,
+};

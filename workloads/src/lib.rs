@@ -1,1 +1,497 @@
-//! regwatt-workloads
+//! regwatt-workloads: the workload suite every regwatt measurement runs on.
+//!
+//! Each workload is one folder `workloads/<name>/` holding a CUDA source (`<name>.cu`), the PTX
+//! NVRTC generated from it (`<name>.ptx`, see `workloads/gen_ptx.py`), a launch spec
+//! (`<name>.toml`, the format read by [`regwatt_sim::launch::LaunchSpec`]) and any `.npy` inputs.
+//! All of them are embedded in this crate, so `regwatt --workload NAME` needs no files on disk:
+//! [`Workload::load_spec`] parses the embedded spec against an in-memory file set.
+//!
+//! Every workload also has a Rust reference implementation ([`Workload::reference`]) that
+//! computes the final contents of each output buffer from the initial contents of all buffers,
+//! and per-buffer tolerances ([`Workload::tolerance`]); [`check`] compares simulated buffers with
+//! the reference and reports the first mismatch.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use regwatt_sim::launch::{HostData, LaunchSpec, MemFiles};
+
+mod check;
+mod error;
+mod refs;
+
+pub use check::{check, check_buffer, Mismatch, Tolerance};
+pub use error::WorkloadError;
+
+/// Buffers by name, as the launch loader produces and the simulator dumps them.
+pub type Buffers = BTreeMap<String, HostData>;
+
+/// A reference implementation: initial contents of every buffer in, expected final contents of
+/// every output buffer out.
+pub type ReferenceFn = fn(&Buffers) -> Result<Buffers, WorkloadError>;
+
+/// One built-in workload.
+#[derive(Clone, Copy, Debug)]
+pub struct Workload {
+    /// Name (also the folder and file stem), e.g. `"vectorAdd"`.
+    pub name: &'static str,
+    /// One-line description.
+    pub summary: &'static str,
+    /// True for workloads built around data-dependent control flow (heavy warp divergence).
+    pub divergent: bool,
+    /// The launch spec (`<name>.toml`) text.
+    pub spec_toml: &'static str,
+    /// The NVRTC-generated PTX (`<name>.ptx`).
+    pub ptx: &'static str,
+    /// The CUDA source the PTX was generated from (`<name>.cu`).
+    pub cuda_source: &'static str,
+    /// Further files the spec names (e.g. `.npy` inputs), as (path relative to the spec, bytes).
+    pub data_files: &'static [(&'static str, &'static [u8])],
+    /// Per-output-buffer tolerances; buffers not listed compare exactly.
+    pub tolerances: &'static [(&'static str, Tolerance)],
+    reference_fn: ReferenceFn,
+}
+
+impl Workload {
+    /// File name of the spec, `<name>.toml`.
+    pub fn spec_file_name(&self) -> String {
+        format!("{}.toml", self.name)
+    }
+
+    /// File name of the PTX, `<name>.ptx`.
+    pub fn ptx_file_name(&self) -> String {
+        format!("{}.ptx", self.name)
+    }
+
+    /// How the spec is named in messages: `builtin:<name>/<name>.toml`.
+    pub fn spec_display_name(&self) -> String {
+        format!("builtin:{}/{}", self.name, self.spec_file_name())
+    }
+
+    /// The embedded bytes of a file the spec names (PTX, `.npy`, the spec itself), by the path
+    /// written in the spec (a leading `./` is ignored).
+    pub fn file(&self, path: &str) -> Option<&'static [u8]> {
+        let p = path.strip_prefix("./").unwrap_or(path);
+        if p == self.ptx_file_name() {
+            return Some(self.ptx.as_bytes());
+        }
+        if p == self.spec_file_name() {
+            return Some(self.spec_toml.as_bytes());
+        }
+        if p == format!("{}.cu", self.name) {
+            return Some(self.cuda_source.as_bytes());
+        }
+        self.data_files
+            .iter()
+            .find(|(n, _)| *n == p)
+            .map(|(_, b)| *b)
+    }
+
+    /// The embedded files as an in-memory directory for [`LaunchSpec::parse`].
+    pub fn spec_files(&self) -> MemFiles {
+        let mut files = MemFiles::new(format!("builtin:{}", self.name))
+            .with(&self.ptx_file_name(), self.ptx.as_bytes())
+            .with(&format!("{}.cu", self.name), self.cuda_source.as_bytes());
+        for (path, bytes) in self.data_files {
+            files.insert(path, *bytes);
+        }
+        files
+    }
+
+    /// Parses the embedded launch spec (PTX and `.npy` files resolved from the embedded set).
+    pub fn load_spec(&self) -> Result<LaunchSpec, WorkloadError> {
+        LaunchSpec::parse(
+            &self.spec_display_name(),
+            self.spec_toml,
+            &self.spec_files(),
+        )
+        .map_err(|source| WorkloadError::Spec {
+            workload: self.name,
+            source,
+        })
+    }
+
+    /// Expected final contents of every output buffer, given the initial contents of all
+    /// buffers (e.g. [`LaunchSpec::initial_buffers`]).
+    pub fn reference(&self, inputs: &Buffers) -> Result<Buffers, WorkloadError> {
+        (self.reference_fn)(inputs)
+    }
+
+    /// Loads the embedded spec, generates its initial buffers and runs the reference on them.
+    pub fn expected_outputs(&self) -> Result<Buffers, WorkloadError> {
+        let spec = self.load_spec()?;
+        self.reference(&spec.initial_buffers())
+    }
+
+    /// The tolerance for an output buffer ([`Tolerance::Exact`] unless listed).
+    pub fn tolerance(&self, buffer: &str) -> Tolerance {
+        self.tolerances
+            .iter()
+            .find(|(n, _)| *n == buffer)
+            .map(|(_, t)| *t)
+            .unwrap_or(Tolerance::Exact)
+    }
+
+    /// Writes the spec, PTX, CUDA source and data files into `dir` (created if needed) and returns
+    /// the path of the written spec.
+    pub fn write_to(&self, dir: &Path) -> Result<PathBuf, WorkloadError> {
+        let write = |path: PathBuf, bytes: &[u8]| -> Result<(), WorkloadError> {
+            std::fs::write(&path, bytes).map_err(|source| WorkloadError::Write {
+                path: path.display().to_string(),
+                source,
+            })
+        };
+        std::fs::create_dir_all(dir).map_err(|source| WorkloadError::Write {
+            path: dir.display().to_string(),
+            source,
+        })?;
+        let spec_path = dir.join(self.spec_file_name());
+        write(spec_path.clone(), self.spec_toml.as_bytes())?;
+        write(dir.join(self.ptx_file_name()), self.ptx.as_bytes())?;
+        write(
+            dir.join(format!("{}.cu", self.name)),
+            self.cuda_source.as_bytes(),
+        )?;
+        for (path, bytes) in self.data_files {
+            write(dir.join(path), bytes)?;
+        }
+        Ok(spec_path)
+    }
+}
+
+macro_rules! workload {
+    ($name:literal, $module:ident, divergent = $div:expr, $summary:literal $(, data = [$($f:literal),*])?) => {
+        Workload {
+            name: $name,
+            summary: $summary,
+            divergent: $div,
+            spec_toml: include_str!(concat!("../", $name, "/", $name, ".toml")),
+            ptx: include_str!(concat!("../", $name, "/", $name, ".ptx")),
+            cuda_source: include_str!(concat!("../", $name, "/", $name, ".cu")),
+            data_files: &[$($(($f, include_bytes!(concat!("../", $name, "/", $f)))),*)?],
+            tolerances: refs::$module::TOLERANCES,
+            reference_fn: refs::$module::reference,
+        }
+    };
+}
+
+static ALL: &[Workload] = &[
+    workload!(
+        "vectorAdd",
+        vector_add,
+        divergent = false,
+        "c = a + b over 16384 floats"
+    ),
+    workload!(
+        "matrixMul_naive",
+        matmul_naive,
+        divergent = false,
+        "128x128 SGEMM, one thread per output, global loads"
+    ),
+    workload!(
+        "matrixMul_tiled",
+        matmul_tiled,
+        divergent = false,
+        "128x128 SGEMM with 16x16 shared-memory tiles"
+    ),
+    workload!(
+        "reduction",
+        reduction,
+        divergent = false,
+        "sum of 32768 floats: shared tree + warp shuffle, 2 launches"
+    ),
+    workload!(
+        "transpose",
+        transpose,
+        divergent = false,
+        "256x192 transpose through a padded shared tile"
+    ),
+    workload!(
+        "scan",
+        scan,
+        divergent = false,
+        "block prefix sums (Hillis-Steele inclusive, Blelloch exclusive)"
+    ),
+    workload!(
+        "histogram",
+        histogram,
+        divergent = false,
+        "256-bin byte histogram, shared + global atomics"
+    ),
+    workload!(
+        "BlackScholes",
+        black_scholes,
+        divergent = false,
+        "Black-Scholes pricing of 8192 options (expf/logf/sqrtf)"
+    ),
+    workload!(
+        "nbody",
+        nbody,
+        divergent = false,
+        "all-pairs n-body step, 512 float4 bodies, rsqrtf"
+    ),
+    workload!(
+        "conv_mnist",
+        conv_mnist,
+        divergent = false,
+        "5x5 CNN conv layers on a 29x29 MNIST input (stride 2 and 1)"
+    ),
+    workload!(
+        "conv_large",
+        conv_large,
+        divergent = false,
+        "5x5 conv on a 73x73 input: shared-tiled stride 1, direct stride 2"
+    ),
+    workload!(
+        "maxpool",
+        maxpool,
+        divergent = false,
+        "2x2 max pooling of 16 64x64 maps with argmax"
+    ),
+    workload!(
+        "fc",
+        fc,
+        divergent = false,
+        "fully-connected 1250-100-10 layers, warp per output, shuffle reduce"
+    ),
+    workload!(
+        "backprop",
+        backprop,
+        divergent = false,
+        "one training step of a 1024->16 sigmoid layer"
+    ),
+    workload!(
+        "bfs",
+        bfs,
+        divergent = true,
+        "level-synchronous BFS on a 4096-vertex CSR graph",
+        data = ["graph_row_ptr.npy", "graph_col.npy"]
+    ),
+    workload!(
+        "hotspot",
+        hotspot,
+        divergent = false,
+        "thermal 5-point stencil, 128x128, 4 steps, shared halo tiles"
+    ),
+    workload!(
+        "pathfinder",
+        pathfinder,
+        divergent = false,
+        "min-cost path DP, 65x2048, ghost-zone rows in shared memory"
+    ),
+    workload!(
+        "kmeans",
+        kmeans,
+        divergent = false,
+        "k-means assignment + update, 4096 points, k = 8, atomics"
+    ),
+    workload!(
+        "gaussian",
+        gaussian,
+        divergent = false,
+        "Gaussian elimination of a 32x32 system, 63 launches"
+    ),
+    workload!(
+        "srad",
+        srad,
+        divergent = false,
+        "speckle-reducing anisotropic diffusion, 64x64, 2 iterations"
+    ),
+    workload!(
+        "nw",
+        nw,
+        divergent = false,
+        "Needleman-Wunsch 128x128, tiled anti-diagonal wavefront"
+    ),
+    workload!(
+        "collatz",
+        collatz,
+        divergent = true,
+        "Collatz step counts of 1..4096, data-dependent loop"
+    ),
+    workload!(
+        "mandelbrot",
+        mandelbrot,
+        divergent = true,
+        "Mandelbrot escape counts, 64x64, data-dependent loop"
+    ),
+];
+
+/// Every built-in workload, in a fixed order.
+pub fn all() -> &'static [Workload] {
+    ALL
+}
+
+/// The workload called `name` (exact, case-sensitive match).
+pub fn find(name: &str) -> Option<&'static Workload> {
+    ALL.iter().find(|w| w.name == name)
+}
+
+/// Like [`find`], but an unknown name is an error listing the available workloads.
+pub fn get(name: &str) -> Result<&'static Workload, WorkloadError> {
+    find(name).ok_or_else(|| WorkloadError::Unknown {
+        name: name.to_string(),
+        available: ALL.iter().map(|w| w.name).collect::<Vec<_>>().join(", "),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `.entry` names of a PTX module with their parameter counts.
+    fn entries(ptx: &str) -> Vec<(String, usize)> {
+        let mut out = Vec::new();
+        let mut rest = ptx;
+        while let Some(pos) = rest.find(".entry ") {
+            rest = &rest[pos + 7..];
+            let name_end = rest.find('(').expect("entry without (");
+            let name = rest[..name_end].trim().to_string();
+            let close = rest.find(')').expect("entry without )");
+            let params = rest[name_end..close].matches(".param").count();
+            out.push((name, params));
+        }
+        out
+    }
+
+    #[test]
+    fn names_are_unique_and_findable() {
+        for (k, w) in all().iter().enumerate() {
+            assert!(
+                all()[k + 1..].iter().all(|o| o.name != w.name),
+                "duplicate {}",
+                w.name
+            );
+            assert_eq!(find(w.name).map(|f| f.name), Some(w.name));
+        }
+        assert!(find("no_such").is_none());
+        assert!(matches!(get("no_such"), Err(WorkloadError::Unknown { .. })));
+        assert!(all().len() >= 18);
+        assert!(all().iter().filter(|w| w.divergent).count() >= 2);
+    }
+
+    #[test]
+    fn specs_load_and_launch_existing_kernels_with_matching_arity() {
+        for w in all() {
+            let spec = w.load_spec().unwrap_or_else(|e| panic!("{e}"));
+            let ents = entries(w.ptx);
+            assert!(!ents.is_empty(), "{}: no entries", w.name);
+            for l in &spec.launches {
+                let Some((_, nparams)) = ents.iter().find(|(n, _)| *n == l.kernel) else {
+                    panic!("{}: kernel {} not in PTX", w.name, l.kernel)
+                };
+                assert_eq!(l.args.len(), *nparams, "{}: {} arity", w.name, l.kernel);
+            }
+            // every kernel of the module is launched at least once
+            for (name, _) in &ents {
+                assert!(
+                    spec.launches.iter().any(|l| &l.kernel == name),
+                    "{}: {name} never launched",
+                    w.name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn references_cover_spec_buffers_with_matching_shapes() {
+        for w in all() {
+            let spec = w.load_spec().unwrap();
+            let init = spec.initial_buffers();
+            let out = w.reference(&init).unwrap_or_else(|e| panic!("{e}"));
+            assert!(!out.is_empty(), "{}", w.name);
+            for (name, data) in &out {
+                let b = spec
+                    .buffers
+                    .get(name)
+                    .unwrap_or_else(|| panic!("{}: {name} not a spec buffer", w.name));
+                assert_eq!(
+                    (data.dtype(), data.len()),
+                    (b.dtype, b.len),
+                    "{}: {name}",
+                    w.name
+                );
+            }
+            for (name, _) in w.tolerances {
+                assert!(
+                    out.contains_key(*name),
+                    "{}: tolerance for non-output {name}",
+                    w.name
+                );
+            }
+            // the reference agrees with itself and disagrees with the initial contents
+            assert_eq!(check(w, &out, &out), Ok(()));
+            let changed = out.iter().any(|(n, d)| init.get(n) != Some(d));
+            assert!(
+                changed,
+                "{}: reference output equals the initial buffers",
+                w.name
+            );
+        }
+    }
+
+    #[test]
+    fn reference_rejects_missing_inputs() {
+        for w in all() {
+            assert!(w.reference(&Buffers::new()).is_err(), "{}", w.name);
+        }
+    }
+
+    #[test]
+    fn ptxas_table_lists_every_kernel() {
+        let csv = include_str!("../ptxas_sm75.csv");
+        for w in all() {
+            for (name, _) in entries(w.ptx) {
+                let row = format!("{},{},", w.name, name);
+                assert!(
+                    csv.lines().any(|l| l.starts_with(&row)),
+                    "ptxas_sm75.csv lacks {row}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn check_detects_a_perturbed_output() {
+        let w = find("vectorAdd").unwrap();
+        let expected = w.expected_outputs().unwrap();
+        let mut actual = expected.clone();
+        if let Some(HostData::F32(c)) = actual.get_mut("c") {
+            c[100] += 1e-3;
+        }
+        match check(w, &expected, &actual) {
+            Err(Mismatch::Value {
+                buffer,
+                index,
+                count,
+                ..
+            }) => assert_eq!((buffer.as_str(), index, count), ("c", 100, 1)),
+            other => panic!("{other:?}"),
+        }
+        actual.remove("c");
+        assert!(matches!(
+            check(w, &expected, &actual),
+            Err(Mismatch::MissingBuffer { .. })
+        ));
+    }
+
+    #[test]
+    fn embedded_files_resolve_and_write_out() {
+        let w = find("bfs").unwrap();
+        assert_eq!(w.file("bfs.ptx"), Some(w.ptx.as_bytes()));
+        assert_eq!(
+            w.file("./graph_col.npy").map(|b| &b[..6]),
+            Some(&b"\x93NUMPY"[..])
+        );
+        assert!(w.file("missing.npy").is_none());
+        let dir =
+            std::env::temp_dir().join(format!("regwatt-workloads-test-{}", std::process::id()));
+        let spec_path = w.write_to(&dir).unwrap();
+        let loaded = LaunchSpec::load(&spec_path).unwrap();
+        assert_eq!(
+            loaded.initial_buffers(),
+            w.load_spec().unwrap().initial_buffers()
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,5 +1,22 @@
-//! Launch specs (TOML experiment descriptions) and host-side buffers.
+//! Launch specs (TOML experiment descriptions), host-side buffers, `.npy` I/O and kernel
+//! argument conversion. See `README.md` in this folder for the API summary.
 
+mod args;
 mod data;
+mod files;
+mod init;
+mod npy;
+mod spec;
 
-pub use data::{DType, HostData};
+pub use args::{build_params, ArgError, LaunchArg, ParamBlock, ParamDesc};
+pub use data::{DType, HostData, ALL_DTYPES};
+pub use files::{DirFiles, MemFiles, SpecFiles};
+pub use init::{uniform_int, unit_f32, unit_f64, InitSpec, Num, SplitMix64};
+pub use npy::{
+    dump_dir, npy_descr, read_npy, read_npy_file, write_npy, write_npy_file, NpyError,
+    NpyFileError, NPY_MAGIC,
+};
+pub use spec::{
+    is_buffer_name, is_ptx_identifier, BufferSpec, KernelLaunch, LaunchSpec, Location, SpecError,
+    MAX_BLOCK_DIM, MAX_BLOCK_THREADS, MAX_BUFFER_BYTES, MAX_DYNAMIC_SHARED_BYTES, MAX_GRID_DIM,
+};

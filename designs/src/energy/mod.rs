@@ -1,0 +1,283 @@
+//! Hardware inventory and energy/area accounting.
+//!
+//! A design declares its hardware as a list of [`Component`]s, each built at the chosen node,
+//! clock and temperature: how many instances the GPU has, the energy of each event kind, the
+//! leakage power and the area of one instance, and where those numbers come from. A run's
+//! activity is turned into [`EventCounts`] (component → event → count) by the design; then
+//!
+//! ```text
+//! E_dynamic(c) = Σ_events  count(c, e) × E(c, e)
+//! E_static(c)  = instances(c) × P_leak(c) × T_active,   T_active = cycles / f_core
+//! A(c)         = instances(c) × A_instance(c)
+//! ```
+//!
+//! (the event-count × per-access-energy accounting of GPUWattch, Leng et al., ISCA 2013, and
+//! of the seeds: seed 002 §8.2, seed 004 §IV "statistics × power primitives"). Every SM
+//! leaks for the whole run. Later designs add gated/drowsy states with their own leakage
+//! powers and residency times.
+
+pub mod circuits;
+
+use std::collections::BTreeMap;
+
+use regwatt_tech::units::{Area, Energy, Power, Temperature, Time};
+use serde::Serialize;
+
+use crate::config::Node;
+
+/// One kind of hardware block of a design, at one operating point.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Component {
+    /// Name in reports (`rf_banks`, `operand_collectors`, `crossbar`, `arbiter`, ...).
+    pub name: String,
+    /// What one instance is.
+    pub description: String,
+    /// Instances in the whole GPU.
+    pub instances: u64,
+    /// Energy per event, by event name.
+    pub event_energy: BTreeMap<String, Energy>,
+    /// Leakage (subthreshold + gate) of one instance while powered.
+    pub leakage: Power,
+    /// Area of one instance.
+    pub area: Area,
+    /// Model and source of the numbers.
+    pub source: String,
+}
+
+/// The hardware of one design on one GPU at one node.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Inventory {
+    pub node: Node,
+    pub temperature: Temperature,
+    pub core_clock_mhz: f64,
+    pub components: Vec<Component>,
+}
+
+/// Event counts of a run: component → event → count.
+pub type EventCounts = BTreeMap<String, BTreeMap<String, u64>>;
+
+/// Energy and area of one component over a run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ComponentEnergy {
+    pub name: String,
+    pub instances: u64,
+    pub events: BTreeMap<String, u64>,
+    pub dynamic: Energy,
+    #[serde(rename = "static")]
+    pub static_energy: Energy,
+    pub total: Energy,
+    pub area: Area,
+}
+
+/// Energy and area overhead of a design against the same GPU's baseline, as fractions
+/// (`0.05` = 5 % more). 0 for the baseline itself.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Overhead {
+    pub energy: f64,
+    pub dynamic_energy: f64,
+    pub static_energy: f64,
+    pub area: f64,
+}
+
+/// Energy totals of a run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EnergySummary {
+    pub node: Node,
+    pub temperature: Temperature,
+    /// Simulated time `cycles / f_core`.
+    pub time: Time,
+    pub components: Vec<ComponentEnergy>,
+    pub dynamic: Energy,
+    #[serde(rename = "static")]
+    pub static_energy: Energy,
+    pub total: Energy,
+    /// Average power `total / time`.
+    pub average_power: Power,
+    pub overhead_vs_baseline: Overhead,
+}
+
+/// Area of the design's hardware.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AreaSummary {
+    pub node: Node,
+    /// Component → area of all instances.
+    pub components: BTreeMap<String, Area>,
+    pub total: Area,
+    pub overhead_vs_baseline: f64,
+}
+
+/// Why an inventory cannot be evaluated.
+#[derive(Debug, thiserror::Error)]
+pub enum EnergyError {
+    #[error("component `{component}`: no energy for event `{event}`")]
+    UnknownEvent { component: String, event: String },
+    #[error("events for unknown component `{0}`")]
+    UnknownComponent(String),
+    #[error("core clock {0} MHz is not a positive number")]
+    Clock(f64),
+    #[error("technology: {0}")]
+    Tech(#[from] regwatt_tech::TechError),
+    #[error("SRAM model, {component}: {source}")]
+    Sram {
+        component: String,
+        #[source]
+        source: regwatt_power::sram::SramError,
+    },
+}
+
+impl Inventory {
+    /// Evaluates a run of `cycles` core cycles with `events` (overheads left at 0; see
+    /// [`EnergySummary::with_baseline`]).
+    pub fn evaluate(
+        &self,
+        cycles: u64,
+        events: &EventCounts,
+    ) -> Result<(EnergySummary, AreaSummary), EnergyError> {
+        if !(self.core_clock_mhz.is_finite() && self.core_clock_mhz > 0.0) {
+            return Err(EnergyError::Clock(self.core_clock_mhz));
+        }
+        for name in events.keys() {
+            if !self.components.iter().any(|c| &c.name == name) {
+                return Err(EnergyError::UnknownComponent(name.clone()));
+            }
+        }
+        let time = Time::from_s(cycles as f64 / (self.core_clock_mhz * 1e6));
+        let empty = BTreeMap::new();
+        let mut comps = Vec::with_capacity(self.components.len());
+        let mut areas = BTreeMap::new();
+        for c in &self.components {
+            let ev = events.get(&c.name).unwrap_or(&empty);
+            let mut dynamic = Energy::ZERO;
+            for (e, &n) in ev {
+                let per = c
+                    .event_energy
+                    .get(e)
+                    .ok_or_else(|| EnergyError::UnknownEvent {
+                        component: c.name.clone(),
+                        event: e.clone(),
+                    })?;
+                dynamic += *per * n as f64;
+            }
+            let static_energy = Energy::from_j(c.leakage.w() * c.instances as f64 * time.s());
+            let area = c.area * c.instances as f64;
+            areas.insert(c.name.clone(), area);
+            comps.push(ComponentEnergy {
+                name: c.name.clone(),
+                instances: c.instances,
+                events: ev.clone(),
+                dynamic,
+                static_energy,
+                total: dynamic + static_energy,
+                area,
+            });
+        }
+        let dynamic: Energy = comps.iter().map(|c| c.dynamic).sum();
+        let static_energy: Energy = comps.iter().map(|c| c.static_energy).sum();
+        let total = dynamic + static_energy;
+        let average_power = if time.s() > 0.0 {
+            Power::from_w(total.j() / time.s())
+        } else {
+            Power::ZERO
+        };
+        let area_total: Area = areas.values().copied().sum();
+        Ok((
+            EnergySummary {
+                node: self.node,
+                temperature: self.temperature,
+                time,
+                components: comps,
+                dynamic,
+                static_energy,
+                total,
+                average_power,
+                overhead_vs_baseline: Overhead::default(),
+            },
+            AreaSummary {
+                node: self.node,
+                components: areas,
+                total: area_total,
+                overhead_vs_baseline: 0.0,
+            },
+        ))
+    }
+}
+
+fn frac(x: f64, base: f64) -> f64 {
+    if base > 0.0 {
+        (x - base) / base
+    } else {
+        0.0
+    }
+}
+
+impl EnergySummary {
+    /// Sets the overhead against a baseline run of the same workload and GPU at the same node.
+    pub fn with_baseline(
+        &mut self,
+        base: &EnergySummary,
+        area: &mut AreaSummary,
+        base_area: &AreaSummary,
+    ) {
+        self.overhead_vs_baseline = Overhead {
+            energy: frac(self.total.j(), base.total.j()),
+            dynamic_energy: frac(self.dynamic.j(), base.dynamic.j()),
+            static_energy: frac(self.static_energy.j(), base.static_energy.j()),
+            area: frac(area.total.m2(), base_area.total.m2()),
+        };
+        area.overhead_vs_baseline = self.overhead_vs_baseline.area;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn inv() -> Inventory {
+        Inventory {
+            node: Node::N40,
+            temperature: Temperature::from_k(360.0),
+            core_clock_mhz: 1000.0,
+            components: vec![Component {
+                name: "x".into(),
+                description: "test".into(),
+                instances: 4,
+                event_energy: [("read".to_string(), Energy::from_pj(2.0))].into(),
+                leakage: Power::from_mw(1.0),
+                area: Area::from_um2(10.0),
+                source: "hand".into(),
+            }],
+        }
+    }
+
+    #[test]
+    fn hand_computed_energy() {
+        let ev: EventCounts = [("x".to_string(), [("read".to_string(), 1000u64)].into())].into();
+        let (e, a) = inv().evaluate(1_000_000, &ev).expect("evaluates");
+        // 1000 reads x 2 pJ = 2 nJ; 4 x 1 mW x 1 ms = 4 uJ
+        assert!((e.dynamic.nj() - 2.0).abs() < 1e-9);
+        assert!((e.static_energy.j() - 4e-6).abs() < 1e-15);
+        assert!((e.time.s() - 1e-3).abs() < 1e-15);
+        assert!((a.total.um2() - 40.0).abs() < 1e-9);
+        // static energy proportional to cycles
+        let (e2, _) = inv().evaluate(2_000_000, &ev).expect("evaluates");
+        assert!((e2.static_energy / e.static_energy - 2.0).abs() < 1e-12);
+        assert_eq!(e2.dynamic, e.dynamic);
+    }
+
+    #[test]
+    fn unknown_events_and_components_are_errors() {
+        let ev: EventCounts = [("x".to_string(), [("write".to_string(), 1u64)].into())].into();
+        assert!(inv().evaluate(1, &ev).is_err());
+        let ev: EventCounts = [("y".to_string(), BTreeMap::new())].into();
+        assert!(inv().evaluate(1, &ev).is_err());
+    }
+
+    #[test]
+    fn overhead_against_itself_is_zero() {
+        let ev = EventCounts::new();
+        let (mut e, mut a) = inv().evaluate(10, &ev).expect("evaluates");
+        let (b, ba) = (e.clone(), a.clone());
+        e.with_baseline(&b, &mut a, &ba);
+        assert_eq!(e.overhead_vs_baseline, Overhead::default());
+    }
+}

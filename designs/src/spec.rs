@@ -1,0 +1,49 @@
+//! The closed set of register-file designs. A new design is one new folder under `src/` and
+//! one new variant here (later issues: renaming, drowsy, Malekeh, cache-emulated, sharing,
+//! L-registers).
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+/// A register-file design.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DesignSpec {
+    /// Statically allocated banked RF with operand collectors ([`crate::baseline`]).
+    Baseline,
+}
+
+/// Unknown design name.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown design `{0}` (known: baseline)")]
+pub struct UnknownDesign(pub String);
+
+impl DesignSpec {
+    /// Every design, in report order.
+    pub const ALL: [DesignSpec; 1] = [DesignSpec::Baseline];
+
+    /// Name on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            DesignSpec::Baseline => "baseline",
+        }
+    }
+}
+
+impl fmt::Display for DesignSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for DesignSpec {
+    type Err = UnknownDesign;
+    fn from_str(s: &str) -> Result<Self, UnknownDesign> {
+        DesignSpec::ALL
+            .into_iter()
+            .find(|d| d.name().eq_ignore_ascii_case(s.trim()))
+            .ok_or_else(|| UnknownDesign(s.to_string()))
+    }
+}

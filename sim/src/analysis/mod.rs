@@ -1,0 +1,254 @@
+//! Static analyses over the IR: liveness, register allocation, release flags, reuse distances.
+//!
+//! [`analyze`] runs all of them on one function and returns an [`Analysis`] that the executor
+//! and timing model index by PC (instruction index) or by block index.
+
+pub mod bitset;
+pub mod liveness;
+pub mod regalloc;
+pub mod release;
+pub mod reuse;
+pub mod uniform;
+
+use serde::Serialize;
+
+pub use bitset::BitSet;
+pub use liveness::{Liveness, UseDef};
+pub use regalloc::{Allocation, ArchReg, PtxasEstimate};
+pub use release::Release;
+pub use reuse::{Reuse, RTHLD};
+
+use crate::ir::{Function, Module, Operand, Space, Sym};
+
+/// All per-function analysis results.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Analysis {
+    /// Reads/writes of virtual registers per PC (units = `Reg` indices).
+    pub vreg_ud: UseDef,
+    /// Liveness of virtual registers.
+    pub vreg_live: Liveness,
+    /// Virtual → architectural register mapping and the register count.
+    pub alloc: Allocation,
+    /// ptxas-model register count (uniform file, load hoisting) for comparison with `ptxas -v`.
+    pub ptxas: PtxasEstimate,
+    /// Reads/writes of architectural registers per PC (units = [`Allocation::unit`]).
+    pub arch_ud: UseDef,
+    /// Liveness of architectural registers.
+    pub arch_live: Liveness,
+    /// Release flags (pir per PC, pbr per block), keyed by architectural register.
+    pub release: Release,
+    /// Reuse distance of every architectural operand (aligned with `arch_ud`).
+    pub reuse: Reuse,
+}
+
+/// Virtual-register reads and writes of every instruction of `f`.
+pub fn vreg_usedef(f: &Function) -> UseDef {
+    let n = f.instrs.len();
+    let mut ud = UseDef {
+        uses: Vec::with_capacity(n),
+        defs: Vec::with_capacity(n),
+        kills: Vec::with_capacity(n),
+    };
+    for ins in &f.instrs {
+        let mut u: Vec<u32> = Vec::with_capacity(4);
+        ins.for_each_read(|r| u.push(r.0));
+        u.sort_unstable();
+        u.dedup();
+        let mut d: Vec<u32> = Vec::with_capacity(2);
+        ins.for_each_write(|r| d.push(r.0));
+        d.sort_unstable();
+        d.dedup();
+        ud.uses.push(u);
+        ud.defs.push(d);
+        ud.kills.push(ins.guard.is_none());
+    }
+    ud
+}
+
+/// Runs every analysis on `f`.
+pub fn analyze(f: &Function) -> Analysis {
+    let vreg_ud = vreg_usedef(f);
+    let vreg_live = Liveness::compute(&f.cfg, &vreg_ud, f.regs.len());
+    let alloc = regalloc::allocate(f, &vreg_ud, &vreg_live);
+    let ptxas = regalloc::ptxas_estimate(f, &vreg_ud, &vreg_live);
+    let map = |v: &Vec<u32>| -> Vec<u32> {
+        let mut out: Vec<u32> = v
+            .iter()
+            .flat_map(|&r| alloc.arch_regs(r as usize).map(|a| alloc.unit(a)))
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    };
+    let arch_ud = UseDef {
+        uses: vreg_ud.uses.iter().map(map).collect(),
+        defs: vreg_ud.defs.iter().map(map).collect(),
+        kills: vreg_ud.kills.clone(),
+    };
+    let units = alloc.units();
+    let arch_live = Liveness::compute(&f.cfg, &arch_ud, units);
+    let release = release::compute(f, &alloc, &arch_ud, &arch_live);
+    let reuse = reuse::compute(&f.cfg, &arch_ud, units);
+    Analysis {
+        vreg_ud,
+        vreg_live,
+        alloc,
+        ptxas,
+        arch_ud,
+        arch_live,
+        release,
+        reuse,
+    }
+}
+
+/// Summary of one kernel, as `regwatt ptx` prints it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct KernelReport {
+    pub name: String,
+    /// General registers as `ptxas -v` would report them (the ptxas model:
+    /// [`PtxasEstimate::registers`]).
+    pub registers: u32,
+    /// Size of the program-order register mapping the executor uses
+    /// ([`Allocation::registers`]).
+    pub allocated_registers: u32,
+    /// Predicate registers.
+    pub predicates: u32,
+    /// Warp-uniform virtual registers (informational; see `analysis::uniform`).
+    pub uniform_values: u32,
+    /// Static shared memory: module-scope `.shared` variables the kernel (or a callee)
+    /// references plus its function-scope `.shared` variables.
+    pub shared_bytes: u32,
+    /// Function-scope `.local` bytes of the kernel.
+    pub local_bytes: u32,
+    pub instructions: u32,
+    pub basic_blocks: u32,
+    /// Maximum simultaneously live 32-bit units after allocation.
+    pub max_live: u32,
+    pub loops: u32,
+    pub divergent_branches: u32,
+    /// Source operands flagged for release at their last use (seed 002 pir).
+    pub pir_flags: u32,
+    /// Registers released at block starts / reconvergence points (seed 002 pbr).
+    pub pbr_entries: u32,
+    /// Blocks carrying a pbr.
+    pub pbr_blocks: u32,
+    /// Deaths deferred out of divergent regions.
+    pub deferred_releases: u32,
+    /// Source operands whose static reuse distance is near (< RTHLD = 12, seed 003).
+    pub near_reuse_operands: u32,
+    /// Source operands with any later reuse.
+    pub reused_operands: u32,
+    /// Functions the kernel calls (directly).
+    pub calls: Vec<String>,
+}
+
+/// Builds the report of kernel `f` of module `m` from its analysis.
+pub fn kernel_report(m: &Module, f: &Function, a: &Analysis) -> KernelReport {
+    let reuse_all = a.reuse.src.iter().flatten();
+    let (mut near, mut reused) = (0u32, 0u32);
+    for d in reuse_all {
+        if d.is_some() {
+            reused += 1;
+        }
+        if Reuse::is_near(*d) {
+            near += 1;
+        }
+    }
+    let divergent = f
+        .instrs
+        .iter()
+        .filter(|i| i.is_branch() && i.may_diverge())
+        .count();
+    KernelReport {
+        name: f.name.clone(),
+        registers: a.ptxas.registers,
+        allocated_registers: a.alloc.registers,
+        predicates: a.alloc.predicates,
+        uniform_values: a.ptxas.uniform_values,
+        shared_bytes: shared_bytes(m, f),
+        local_bytes: f.local_bytes(),
+        instructions: f.instrs.len() as u32,
+        basic_blocks: f.cfg.blocks.len() as u32,
+        max_live: a.arch_live.max_live() as u32,
+        loops: f.cfg.loops.len() as u32,
+        divergent_branches: divergent as u32,
+        pir_flags: a.release.pir_count() as u32,
+        pbr_entries: a.release.pbr_count() as u32,
+        pbr_blocks: a.release.pbr_blocks() as u32,
+        deferred_releases: a.release.deferred,
+        near_reuse_operands: near,
+        reused_operands: reused,
+        calls: called_functions(m, f),
+    }
+}
+
+/// Names of the functions `f` calls directly (sorted, deduplicated).
+pub fn called_functions(m: &Module, f: &Function) -> Vec<String> {
+    let mut v: Vec<String> = f
+        .instrs
+        .iter()
+        .filter_map(|i| i.call.as_ref())
+        .filter_map(|c| match c.target {
+            crate::ir::CallTarget::Direct(j) => m.functions.get(j as usize).map(|g| g.name.clone()),
+            crate::ir::CallTarget::Indirect(_) => None,
+        })
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+/// Static shared bytes of kernel `f`: module-scope `.shared` variables referenced by `f` or any
+/// function it calls (transitively), plus function-scope `.shared` variables, each aligned.
+pub fn shared_bytes(m: &Module, f: &Function) -> u32 {
+    let mut used = vec![false; m.globals.len()];
+    let mut seen_f = vec![false; m.functions.len()];
+    let mut stack: Vec<&Function> = vec![f];
+    let mut local_shared: u64 = u64::from(f.shared_bytes());
+    let mut first = true;
+    while let Some(g) = stack.pop() {
+        if !first {
+            local_shared += u64::from(g.shared_bytes());
+        }
+        first = false;
+        for ins in &g.instrs {
+            let mut visit = |o: &Operand| {
+                let s = match o {
+                    Operand::Sym(s, _) => Some(*s),
+                    Operand::Addr(a) => match a.base {
+                        crate::ir::AddrBase::Sym(s) => Some(s),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                if let Some(Sym::Global(i)) = s {
+                    if let Some(u) = used.get_mut(i as usize) {
+                        *u = true;
+                    }
+                }
+            };
+            ins.src.iter().for_each(&mut visit);
+            ins.dst.iter().for_each(&mut visit);
+            if let Some(c) = &ins.call {
+                if let crate::ir::CallTarget::Direct(j) = c.target {
+                    if let (Some(s), Some(h)) =
+                        (seen_f.get_mut(j as usize), m.functions.get(j as usize))
+                    {
+                        if !*s {
+                            *s = true;
+                            stack.push(h);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let globals = crate::ir::layout_bytes(
+        m.globals
+            .iter()
+            .zip(&used)
+            .filter(|(g, &u)| u && g.space == Space::Shared)
+            .map(|(g, _)| g),
+    );
+    u32::try_from(local_shared + u64::from(globals)).unwrap_or(u32::MAX)
+}

@@ -1,0 +1,204 @@
+//! Warp-uniform values: values equal in every thread of a warp, which ptxas (sm_75+) keeps in
+//! the *uniform register file* (`UR0..UR62`) or reads straight from the constant bank, so that
+//! they do not count against `ptxas -v`'s "Used N registers".
+//!
+//! Provenance: NVIDIA Turing introduced a scalar "uniform datapath" with its own 64-entry
+//! register file and integer-only uniform instructions (`UMOV`, `UIADD3`, `ULDC`, `USHF`,
+//! `ULOP3`, `UISETP`, ...), see Jia, Maggioni, Smith & Scarpazza, "Dissecting the NVIDIA Turing
+//! T4 GPU via Microbenchmarking" (2019), §2 and the CUDA Binary Utilities instruction-set
+//! tables for sm_75. Kernel parameters live in constant bank 0 (PTX ISA §5.1.6.1 note on
+//! kernel parameter space; SASS operands `c[0x0][...]`).
+//!
+//! A virtual register is uniform when every definition is unguarded, is an integer/bit operation
+//! the uniform datapath has (no floating point, no loads other than `ld.param` of a kernel
+//! parameter or `ld.const`), reads only uniform operands (immediates, symbol addresses,
+//! `%ctaid`, `%nctaid`, `%ntid`, `%gridid`, uniform registers), and lies outside the divergent
+//! region of every branch whose predicate is not uniform (divergence analysis in the style of
+//! Coutinho et al., "Divergence Analysis and Optimizations", PACT 2011).
+
+use crate::ir::{AddrBase, Function, Opcode, Operand, Space, Sreg, Sym};
+
+/// Per virtual register: true if warp-uniform.
+pub fn uniform_regs(f: &Function) -> Vec<bool> {
+    let nv = f.regs.len();
+    let mut uni = vec![f.is_kernel; nv];
+    if !f.is_kernel {
+        return uni;
+    }
+    let cfg = &f.cfg;
+    let nb = cfg.blocks.len();
+    let regions: Vec<(u32, Vec<u32>)> = cfg
+        .blocks
+        .iter()
+        .enumerate()
+        .filter_map(|(b, blk)| {
+            let last = f.instrs.get(blk.last() as usize)?;
+            (last.is_branch() && last.guard.is_some()).then(|| (b as u32, cfg.region(b as u32)))
+        })
+        .collect();
+    loop {
+        let mut changed = false;
+        // blocks controlled by a non-uniform branch
+        let mut divergent = vec![false; nb];
+        for (b, region) in &regions {
+            let last = &f.instrs[cfg.blocks[*b as usize].last() as usize];
+            let guard_uniform = last.guard.is_some_and(|g| uni[g.reg.idx()]);
+            if !guard_uniform {
+                for &x in region {
+                    divergent[x as usize] = true;
+                }
+            }
+        }
+        for (pc, ins) in f.instrs.iter().enumerate() {
+            let mut defs = Vec::new();
+            ins.for_each_write(|r| defs.push(r));
+            if defs.is_empty() || defs.iter().all(|d| !uni[d.idx()]) {
+                continue;
+            }
+            let ok = ins.guard.is_none()
+                && !divergent[cfg.block_of[pc] as usize]
+                && op_is_uniform_capable(ins)
+                && ins.src.iter().all(|o| operand_uniform(o, &uni));
+            if !ok {
+                for d in defs {
+                    if uni[d.idx()] {
+                        uni[d.idx()] = false;
+                        changed = true;
+                    }
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    // registers never written are not uniform values
+    let mut written = vec![false; nv];
+    for ins in &f.instrs {
+        ins.for_each_write(|r| written[r.idx()] = true);
+    }
+    for (u, w) in uni.iter_mut().zip(written) {
+        *u &= w;
+    }
+    uni
+}
+
+fn op_is_uniform_capable(ins: &crate::ir::Instr) -> bool {
+    use Opcode::*;
+    match ins.op {
+        Ld => {
+            matches!(ins.space, Space::Param | Space::Const)
+                && ins.vec == 1
+                && match ins.src.first() {
+                    Some(Operand::Addr(a)) => {
+                        ins.space == Space::Const || matches!(a.base, AddrBase::Sym(Sym::Param(_)))
+                    }
+                    _ => false,
+                }
+        }
+        Add | Sub | Mul | Mad | Shl | Shr | And | Or | Xor | Not | Mov | Cvt | Cvta | Selp
+        | Setp | Min | Max | Neg | Abs | Bfe | Bfi | Popc | Clz | Brev | Prmt | Mul24 | Mad24
+        | Shf | Lop3 => !ins.ty.is_float() && !ins.ty2.is_float() && ins.vec == 1,
+        _ => false,
+    }
+}
+
+fn operand_uniform(o: &Operand, uni: &[bool]) -> bool {
+    match o {
+        Operand::Reg(r) | Operand::NegPred(r) => uni.get(r.idx()).copied().unwrap_or(false),
+        Operand::Imm(_) | Operand::Sym(..) | Operand::Sink => true,
+        Operand::Special(s) => matches!(
+            s,
+            Sreg::Ctaid(_)
+                | Sreg::Nctaid(_)
+                | Sreg::Ntid(_)
+                | Sreg::GridId
+                | Sreg::DynamicSmemSize
+                | Sreg::TotalSmemSize
+        ),
+        Operand::Addr(a) => match a.base {
+            AddrBase::Reg(r) => uni.get(r.idx()).copied().unwrap_or(false),
+            _ => true,
+        },
+        Operand::Vec(v) => v.iter().all(|e| operand_uniform(e, uni)),
+        Operand::Label(_) => true,
+    }
+}
+
+/// Per virtual register: true if the value is a kernel parameter (`ld.param` of the kernel's own
+/// parameter) or a `cvta`/`mov` of one. ptxas reads such values directly from constant bank 0
+/// (`c[0x0][offset]` operands, PTX ISA §5.1.6.1: kernel parameters are in the constant-bank
+/// backed `.param` space), so they need no general register.
+pub fn param_regs(f: &Function) -> Vec<bool> {
+    let nv = f.regs.len();
+    let mut p = vec![f.is_kernel; nv];
+    if !f.is_kernel {
+        return p;
+    }
+    let mut written = vec![false; nv];
+    loop {
+        let mut changed = false;
+        for ins in &f.instrs {
+            let mut defs = Vec::new();
+            ins.for_each_write(|r| defs.push(r));
+            if defs.is_empty() {
+                continue;
+            }
+            let ok = ins.guard.is_none()
+                && match ins.op {
+                    Opcode::Ld => {
+                        ins.space == Space::Param
+                            && matches!(
+                                ins.src.first(),
+                                Some(Operand::Addr(crate::ir::Addr {
+                                    base: AddrBase::Sym(Sym::Param(_)),
+                                    ..
+                                }))
+                            )
+                    }
+                    Opcode::Cvta | Opcode::Mov => ins.src.iter().all(|o| match o {
+                        Operand::Reg(r) => p.get(r.idx()).copied().unwrap_or(false),
+                        _ => false,
+                    }),
+                    _ => false,
+                };
+            for d in defs {
+                written[d.idx()] = true;
+                if !ok && p[d.idx()] {
+                    p[d.idx()] = false;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    for (x, w) in p.iter_mut().zip(written) {
+        *x &= w;
+    }
+    p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ptx::parse;
+
+    #[test]
+    fn params_and_block_ids_are_uniform_thread_ids_are_not() {
+        let src = ".version 7.0\n.target sm_75\n.address_size 64\n.entry k(.param .u64 p, .param .u32 n)\n{\n\
+            .reg .pred %p<2>;\n.reg .b32 %r<6>;\n.reg .b64 %rd<3>;\n.reg .f32 %f<2>;\n\
+            ld.param.u64 %rd0, [p];\nld.param.u32 %r0, [n];\ncvta.to.global.u64 %rd1, %rd0;\n\
+            mov.u32 %r1, %ctaid.x;\nmov.u32 %r2, %tid.x;\nmad.lo.s32 %r3, %r1, %r0, %r2;\n\
+            mul.lo.s32 %r4, %r1, %r0;\nsetp.ge.s32 %p0, %r3, %r0;\n@%p0 bra $E;\nadd.s32 %r5, %r4, 1;\n\
+            ld.global.f32 %f0, [%rd1];\n$E:\nret;\n}\n";
+        let m = parse("t", src).unwrap();
+        let f = m.function("k").unwrap();
+        let u = uniform_regs(f);
+        let name = |i: usize| f.regs[i].name.as_str();
+        let uni: Vec<&str> = (0..f.regs.len()).filter(|&i| u[i]).map(name).collect();
+        // %r5 is defined inside the divergent region of `@%p0 bra` (%p0 depends on %tid)
+        assert_eq!(uni, vec!["%r0", "%r1", "%r4", "%rd0", "%rd1"]);
+    }
+}

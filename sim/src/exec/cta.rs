@@ -1,0 +1,1272 @@
+//! One CTA in execution: warps with SIMT reconvergence stacks, shared and local memory, the
+//! CTA barrier, and [`CtaExec::step`], which executes one warp instruction.
+//!
+//! SIMT reconvergence follows the immediate-post-dominator stack of Fung et al. (MICRO 2007):
+//! each warp keeps a stack of `(pc, reconvergence pc, lane mask)` entries; the top entry
+//! executes; a divergent branch turns the top entry into the reconvergence entry and pushes the
+//! not-taken and taken paths; an entry is popped when its PC reaches its reconvergence PC.
+
+use super::alu::{self, mask, sext};
+use super::error::{ExecError, ThreadId};
+use super::lower::{ExecInstr, FastOp, OpClass, RegList, XBase, XOp, NO_RECONV};
+use super::program::{Kernel, LaunchConfig};
+use super::regs::{ArchReg, RegisterAccess, WarpId};
+use crate::ir::{AtomOp, BoolOp, Dim, Mode, Mods, Opcode, Sreg, Ty};
+use crate::mem::{
+    self, ConstSpace, GlobalMemory, LocalMemory, MemError, MemSpace, ParamSpace, SharedMemory,
+};
+
+/// One SIMT stack entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SimtEntry {
+    /// Next PC of this path.
+    pub pc: u32,
+    /// Where the path reconverges ([`NO_RECONV`]: at exit).
+    pub rpc: u32,
+    /// Lanes on this path.
+    pub mask: u32,
+}
+
+/// Per-warp execution state.
+#[derive(Clone, Debug, Default)]
+pub struct WarpState {
+    /// SIMT reconvergence stack (top = last).
+    pub stack: Vec<SimtEntry>,
+    /// Carry flag per lane (`CC.CF` of `add.cc`/`addc`, PTX ISA §9.7.2); a condition code, not
+    /// a general register.
+    pub cc: u32,
+    /// Waiting at a CTA barrier.
+    pub at_barrier: bool,
+    /// Lanes that exist (threads of the CTA in this warp).
+    pub valid: u32,
+    /// Warp instructions executed (also `%clock`).
+    pub instructions: u64,
+    /// Thread instructions executed (active lanes summed).
+    pub thread_instructions: u64,
+}
+
+impl WarpState {
+    /// True when every lane has exited.
+    pub fn done(&self) -> bool {
+        self.stack.is_empty()
+    }
+
+    /// The lanes that would execute the next instruction (before its guard).
+    pub fn active_mask(&self) -> u32 {
+        self.stack.last().map_or(0, |e| e.mask)
+    }
+}
+
+/// Load, store or atomic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum MemKind {
+    Load,
+    Store,
+    Atomic,
+}
+
+/// The memory side of one warp instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemAccess {
+    pub kind: MemKind,
+    /// State space as written (`Generic`: classify each address with [`mem::classify_generic`]).
+    pub space: crate::ir::Space,
+    /// Bytes per lane (element size × vector width).
+    pub size: u32,
+    /// Address of each lane in `mask` (first byte).
+    pub addrs: [u64; 32],
+    /// Lanes that accessed memory.
+    pub mask: u32,
+}
+
+/// Barrier outcome of a step.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BarrierEvent {
+    #[default]
+    None,
+    /// The warp arrived and waits.
+    Arrived,
+    /// The warp's arrival (or exit) completed the barrier: every waiting warp is released.
+    Released,
+}
+
+/// What the timing model needs to know about one executed warp instruction.
+#[derive(Clone, Copy, Debug)]
+pub struct StepInfo {
+    /// PC of the instruction.
+    pub pc: u32,
+    /// PTX source line.
+    pub line: u32,
+    pub op: Opcode,
+    pub class: OpClass,
+    /// Lanes active on the SIMT stack when it issued.
+    pub active_mask: u32,
+    /// Active lanes whose guard predicate was true (the lanes that had an effect).
+    pub exec_mask: u32,
+    /// Architectural registers read (guard first).
+    pub src_regs: RegList,
+    /// Architectural registers written.
+    pub dst_regs: RegList,
+    /// Memory access, for ld/st/atom/red.
+    pub mem: Option<MemAccess>,
+    /// A branch split the warp.
+    pub diverged: bool,
+    /// After this step one or more paths reconverged (stack entries popped at their
+    /// reconvergence PC).
+    pub reconverged: bool,
+    pub barrier: BarrierEvent,
+    /// Lanes that exited at this instruction.
+    pub exited_lanes: u32,
+    /// The warp has finished (every lane exited).
+    pub warp_done: bool,
+}
+
+/// One CTA of a launch in execution.
+pub struct CtaExec<'a> {
+    kernel: &'a Kernel,
+    launch: &'a LaunchConfig,
+    params: &'a ParamSpace,
+    consts: &'a ConstSpace,
+    /// `%ctaid`.
+    pub ctaid: [u32; 3],
+    /// Register-file warp index of warp 0 of this CTA.
+    pub warp_base: WarpId,
+    warps: Vec<WarpState>,
+    shared: SharedMemory,
+    local: Vec<LocalMemory>,
+    gridid: u64,
+}
+
+impl<'a> CtaExec<'a> {
+    /// A fresh CTA `ctaid` of `kernel` launched with `launch`; its warps use register-file warp
+    /// ids `warp_base..warp_base + warps`.
+    pub fn new(
+        kernel: &'a Kernel,
+        launch: &'a LaunchConfig,
+        params: &'a ParamSpace,
+        consts: &'a ConstSpace,
+        ctaid: [u32; 3],
+        warp_base: WarpId,
+        gridid: u64,
+    ) -> Self {
+        let threads = launch.threads_per_cta() as usize;
+        let nw = threads.div_ceil(32);
+        let warps = (0..nw)
+            .map(|w| {
+                let n = (threads - w * 32).min(32);
+                let valid = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+                WarpState {
+                    stack: vec![SimtEntry {
+                        pc: 0,
+                        rpc: NO_RECONV,
+                        mask: valid,
+                    }],
+                    valid,
+                    ..WarpState::default()
+                }
+            })
+            .collect();
+        let shared = SharedMemory::new(kernel.shared_bytes(launch.dynamic_shared_bytes));
+        let local = (0..threads)
+            .map(|_| LocalMemory::new(kernel.local_bytes))
+            .collect();
+        CtaExec {
+            kernel,
+            launch,
+            params,
+            consts,
+            ctaid,
+            warp_base,
+            warps,
+            shared,
+            local,
+            gridid,
+        }
+    }
+
+    /// Number of warps.
+    pub fn num_warps(&self) -> usize {
+        self.warps.len()
+    }
+
+    /// State of warp `w`.
+    pub fn warp(&self, w: usize) -> Option<&WarpState> {
+        self.warps.get(w)
+    }
+
+    /// True when every warp has exited.
+    pub fn done(&self) -> bool {
+        self.warps.iter().all(WarpState::done)
+    }
+
+    /// The CTA's shared memory.
+    pub fn shared(&self) -> &SharedMemory {
+        &self.shared
+    }
+
+    /// What warp `w` would issue next: its PC and instruction, or `None` if it has exited or
+    /// waits at a barrier.
+    pub fn next_instr(&self, w: usize) -> Option<(u32, &'a ExecInstr)> {
+        let ws = self.warps.get(w)?;
+        if ws.at_barrier {
+            return None;
+        }
+        let e = ws.stack.last()?;
+        self.kernel.instrs.get(e.pc as usize).map(|i| (e.pc, i))
+    }
+
+    fn thread(&self, w: usize, lane: u32) -> ThreadId {
+        let lin = w as u32 * 32 + lane;
+        let [bx, by, _] = self.launch.block;
+        ThreadId {
+            ctaid: self.ctaid,
+            tid: [lin % bx, (lin / bx) % by, lin / (bx * by)],
+        }
+    }
+
+    fn rt_err(&self, w: usize, lane: u32, pc: u32, ins: &ExecInstr, message: String) -> ExecError {
+        ExecError::Runtime {
+            file: self.kernel.file.clone(),
+            line: ins.line,
+            kernel: self.kernel.name.clone(),
+            pc,
+            thread: self.thread(w, lane),
+            message,
+        }
+    }
+
+    fn unsupported(&self, ins: &ExecInstr, what: String) -> ExecError {
+        ExecError::Unsupported {
+            file: self.kernel.file.clone(),
+            line: ins.line,
+            function: self.kernel.name.clone(),
+            what,
+        }
+    }
+
+    fn special(&self, w: usize, s: Sreg) -> Result<[u64; 32], String> {
+        let ws = &self.warps[w];
+        let [bx, by, bz] = self.launch.block;
+        let [gx, gy, gz] = self.launch.grid;
+        let d = |d: Dim, v: [u32; 3]| u64::from(v[d as usize]);
+        let uni = |v: u64| [v; 32];
+        Ok(match s {
+            Sreg::Tid(dim) => std::array::from_fn(|l| {
+                let lin = w as u32 * 32 + l as u32;
+                u64::from(match dim {
+                    Dim::X => lin % bx,
+                    Dim::Y => (lin / bx) % by,
+                    Dim::Z => lin / (bx * by),
+                })
+            }),
+            Sreg::Ntid(dim) => uni(d(dim, [bx, by, bz])),
+            Sreg::Ctaid(dim) => uni(d(dim, self.ctaid)),
+            Sreg::Nctaid(dim) => uni(d(dim, [gx, gy, gz])),
+            Sreg::LaneId => std::array::from_fn(|l| l as u64),
+            Sreg::WarpId => uni(w as u64),
+            Sreg::NWarpId => uni(self.warps.len() as u64),
+            Sreg::SmId => uni(0),
+            Sreg::NSmId => uni(1),
+            Sreg::GridId => uni(self.gridid),
+            Sreg::LanemaskEq => std::array::from_fn(|l| 1u64 << l),
+            Sreg::LanemaskLe => std::array::from_fn(|l| mask((2u64 << l) - 1, 32)),
+            Sreg::LanemaskLt => std::array::from_fn(|l| (1u64 << l) - 1),
+            Sreg::LanemaskGe => std::array::from_fn(|l| mask(!((1u64 << l) - 1), 32)),
+            Sreg::LanemaskGt => std::array::from_fn(|l| mask(!((2u64 << l) - 1), 32)),
+            // deterministic clocks: the warp's instruction count
+            Sreg::Clock => uni(mask(ws.instructions, 32)),
+            Sreg::ClockHi => uni(ws.instructions >> 32),
+            Sreg::Clock64 | Sreg::GlobalTimer => uni(ws.instructions),
+            Sreg::GlobalTimerLo => uni(mask(ws.instructions, 32)),
+            Sreg::GlobalTimerHi => uni(ws.instructions >> 32),
+            Sreg::DynamicSmemSize => uni(u64::from(self.launch.dynamic_shared_bytes)),
+            Sreg::TotalSmemSize | Sreg::AggrSmemSize => uni(self.shared.size() as u64),
+            Sreg::EnvReg(_) | Sreg::Pm(_) => uni(0),
+        })
+    }
+
+    /// All lanes of source operand `o`.
+    #[inline]
+    fn fetch<R: RegisterAccess>(
+        &self,
+        regs: &mut R,
+        w: usize,
+        o: &XOp,
+    ) -> Result<[u64; 32], String> {
+        let mut out = [0u64; 32];
+        self.fetch_into(regs, w, o, &mut out)?;
+        Ok(out)
+    }
+
+    /// All lanes of source operand `o`, into `out`.
+    #[inline]
+    fn fetch_into<R: RegisterAccess>(
+        &self,
+        regs: &mut R,
+        w: usize,
+        o: &XOp,
+        out: &mut [u64; 32],
+    ) -> Result<(), String> {
+        let wid = self.warp_base + w as u32;
+        match o {
+            XOp::Gpr { reg, slots } => {
+                let lo = regs.read(wid, ArchReg::R(*reg));
+                if *slots >= 2 {
+                    let hi = regs.read(wid, ArchReg::R(reg + 1));
+                    for l in 0..32 {
+                        out[l] = u64::from(lo[l]) | u64::from(hi[l]) << 32;
+                    }
+                } else {
+                    for l in 0..32 {
+                        out[l] = u64::from(lo[l]);
+                    }
+                }
+            }
+            XOp::Pred { reg, neg } => {
+                let b = regs.read_pred(wid, ArchReg::P(*reg)) ^ if *neg { u32::MAX } else { 0 };
+                for (l, x) in out.iter_mut().enumerate() {
+                    *x = u64::from(b >> l & 1);
+                }
+            }
+            XOp::Imm(v) => *out = [*v; 32],
+            XOp::Special(s) => *out = self.special(w, *s)?,
+            XOp::Sink => *out = [0; 32],
+            XOp::Vec(_) => return Err("vector operand where a scalar is expected".into()),
+            XOp::Addr { .. } => return Err("address operand where a value is expected".into()),
+        }
+        Ok(())
+    }
+
+    /// Writes lanes `m` of `vals` to destination `o`.
+    #[inline]
+    fn store<R: RegisterAccess>(
+        &self,
+        regs: &mut R,
+        w: usize,
+        o: &XOp,
+        vals: &[u64; 32],
+        m: u32,
+    ) -> Result<(), String> {
+        let wid = self.warp_base + w as u32;
+        match o {
+            XOp::Gpr { reg, slots } => {
+                let lo: [u32; 32] = std::array::from_fn(|l| vals[l] as u32);
+                regs.write(wid, ArchReg::R(*reg), &lo, m);
+                if *slots >= 2 {
+                    let hi: [u32; 32] = std::array::from_fn(|l| (vals[l] >> 32) as u32);
+                    regs.write(wid, ArchReg::R(reg + 1), &hi, m);
+                }
+                Ok(())
+            }
+            XOp::Pred { reg, .. } => {
+                let mut bits = 0u32;
+                for (l, v) in vals.iter().enumerate() {
+                    bits |= ((*v & 1) as u32) << l;
+                }
+                regs.write_pred(wid, ArchReg::P(*reg), bits, m);
+                Ok(())
+            }
+            XOp::Sink => Ok(()),
+            _ => Err("destination is not a register".into()),
+        }
+    }
+
+    fn mem_space(&self, space: crate::ir::Space) -> Option<mem::Space> {
+        super::lower::to_mem_space(space)
+    }
+
+    #[inline]
+    fn load(
+        &self,
+        global: &GlobalMemory,
+        space: Option<mem::Space>,
+        tidx: usize,
+        addr: u64,
+        size: usize,
+    ) -> Result<u64, MemError> {
+        let (sp, a) = match space {
+            Some(s) => (s, addr),
+            None => mem::classify_generic(addr),
+        };
+        match sp {
+            mem::Space::Global => global.load(a, size),
+            mem::Space::Shared => self.shared.load(a, size),
+            mem::Space::Local => match self.local.get(tidx) {
+                Some(l) => l.load(a, size),
+                None => Err(MemError::Unmapped {
+                    space: sp,
+                    addr: a,
+                    size,
+                }),
+            },
+            mem::Space::Param => self.params.load(a, size),
+            mem::Space::Const => self.consts.load(a, size),
+        }
+    }
+
+    #[inline]
+    fn store_mem(
+        &mut self,
+        global: &mut GlobalMemory,
+        space: Option<mem::Space>,
+        tidx: usize,
+        addr: u64,
+        size: usize,
+        v: u64,
+    ) -> Result<(), MemError> {
+        let (sp, a) = match space {
+            Some(s) => (s, addr),
+            None => mem::classify_generic(addr),
+        };
+        match sp {
+            mem::Space::Global => global.store(a, size, v),
+            mem::Space::Shared => self.shared.store(a, size, v),
+            mem::Space::Local => match self.local.get_mut(tidx) {
+                Some(l) => l.store(a, size, v),
+                None => Err(MemError::Unmapped {
+                    space: sp,
+                    addr: a,
+                    size,
+                }),
+            },
+            // param and const are read-only for kernels
+            mem::Space::Param => {
+                let mut p = self.params.clone();
+                p.store(a, size, v)
+            }
+            mem::Space::Const => {
+                let mut c = self.consts.clone();
+                c.store(a, size, v)
+            }
+        }
+    }
+
+    /// Lane addresses of address operand `o`, into `out`.
+    fn addresses_into<R: RegisterAccess>(
+        &self,
+        regs: &mut R,
+        w: usize,
+        o: &XOp,
+        out: &mut [u64; 32],
+    ) -> Result<(), String> {
+        match o {
+            XOp::Addr {
+                base: XBase::Gpr { reg, slots },
+                offset,
+            } => {
+                self.fetch_into(
+                    regs,
+                    w,
+                    &XOp::Gpr {
+                        reg: *reg,
+                        slots: *slots,
+                    },
+                    out,
+                )?;
+                for x in out.iter_mut() {
+                    *x = x.wrapping_add(*offset as u64);
+                }
+                Ok(())
+            }
+            o => {
+                *out = self.addresses(regs, w, o)?;
+                Ok(())
+            }
+        }
+    }
+
+    /// Lane addresses of address operand `o`.
+    fn addresses<R: RegisterAccess>(
+        &self,
+        regs: &mut R,
+        w: usize,
+        o: &XOp,
+    ) -> Result<[u64; 32], String> {
+        match o {
+            XOp::Addr { base, offset } => Ok(match base {
+                XBase::Abs => [*offset as u64; 32],
+                XBase::Gpr { reg, slots } => {
+                    let b = self.fetch(
+                        regs,
+                        w,
+                        &XOp::Gpr {
+                            reg: *reg,
+                            slots: *slots,
+                        },
+                    )?;
+                    b.map(|x| x.wrapping_add(*offset as u64))
+                }
+            }),
+            // `ld [reg]` written without brackets never happens; immediates are absolute
+            XOp::Imm(v) => Ok([*v; 32]),
+            _ => Err("memory operand is not an address".into()),
+        }
+    }
+
+    /// Executes one instruction of warp `w`. Errors leave the CTA in an unspecified state.
+    pub fn step<R: RegisterAccess>(
+        &mut self,
+        w: usize,
+        regs: &mut R,
+        global: &mut GlobalMemory,
+    ) -> Result<StepInfo, ExecError> {
+        let kernel = self.kernel;
+        let Some(ws) = self.warps.get(w) else {
+            return Err(ExecError::Setup(format!("no warp {w} in this CTA")));
+        };
+        let Some(top) = ws.stack.last().copied() else {
+            return Err(ExecError::Setup(format!("warp {w} has exited")));
+        };
+        if ws.at_barrier {
+            return Err(ExecError::Setup(format!("warp {w} waits at a barrier")));
+        }
+        let pc = top.pc;
+        let Some(ins) = kernel.instrs.get(pc as usize) else {
+            return Err(ExecError::Setup(format!(
+                "kernel {}: pc {pc} out of range",
+                kernel.name
+            )));
+        };
+        let active = top.mask;
+        let wid = self.warp_base + w as u32;
+        let exec = match ins.guard {
+            Some((p, neg)) => {
+                let b = regs.read_pred(wid, ArchReg::P(p));
+                active & if neg { !b } else { b }
+            }
+            None => active,
+        };
+        let mut info = StepInfo {
+            pc,
+            line: ins.line,
+            op: ins.op,
+            class: ins.class,
+            active_mask: active,
+            exec_mask: exec,
+            src_regs: ins.src_regs,
+            dst_regs: ins.dst_regs,
+            mem: None,
+            diverged: false,
+            reconverged: false,
+            barrier: BarrierEvent::None,
+            exited_lanes: 0,
+            warp_done: false,
+        };
+        {
+            let ws = &mut self.warps[w];
+            ws.instructions += 1;
+            ws.thread_instructions += u64::from(active.count_ones());
+        }
+        let mut next_pc = pc + 1;
+        let lane_err = |s: &Self, msg: String| {
+            let lane = if exec == 0 { 0 } else { exec.trailing_zeros() };
+            if msg.starts_with("unsupported:") {
+                s.unsupported(
+                    ins,
+                    msg.trim_start_matches("unsupported:").trim().to_string(),
+                )
+            } else {
+                s.rt_err(w, lane, pc, ins, msg)
+            }
+        };
+        match ins.op {
+            // §9.7.11.1 bra
+            Opcode::Bra => {
+                let taken = exec;
+                let not_taken = active & !exec;
+                let ws = &mut self.warps[w];
+                if not_taken == 0 {
+                    next_pc = ins.target;
+                } else if taken != 0 {
+                    // divergence: the top entry waits at the reconvergence point
+                    info.diverged = true;
+                    let rpc = ins.reconv;
+                    let t = ws.stack.len() - 1;
+                    ws.stack[t].pc = rpc;
+                    ws.stack.push(SimtEntry {
+                        pc: pc + 1,
+                        rpc,
+                        mask: not_taken,
+                    });
+                    ws.stack.push(SimtEntry {
+                        pc: ins.target,
+                        rpc,
+                        mask: taken,
+                    });
+                    self.normalize(w, &mut info);
+                    return Ok(info);
+                }
+            }
+            // §9.7.11.3 ret / §9.7.11.4 exit (kernels only: ret of the entry ends the thread)
+            Opcode::Ret | Opcode::Exit => {
+                if exec != 0 {
+                    info.exited_lanes = exec;
+                    let ws = &mut self.warps[w];
+                    for e in ws.stack.iter_mut() {
+                        e.mask &= !exec;
+                    }
+                }
+            }
+            Opcode::Trap | Opcode::Brkpt => {
+                if exec != 0 {
+                    return Err(lane_err(self, format!("{:?} executed", ins.op)));
+                }
+            }
+            // §9.7.12.1 bar.sync / barrier.sync (all warps of the CTA); bar.arrive does not wait
+            Opcode::Bar => match ins.mode {
+                Mode::BarSync | Mode::None if exec != 0 => {
+                    self.warps[w].at_barrier = true;
+                    info.barrier = BarrierEvent::Arrived;
+                    if let Some(e) = self.warps[w].stack.last_mut() {
+                        e.pc = next_pc;
+                    }
+                    if self.try_release() {
+                        info.barrier = BarrierEvent::Released;
+                    }
+                    self.normalize(w, &mut info);
+                    return Ok(info);
+                }
+                Mode::BarArrive | Mode::BarSync | Mode::None => {}
+                _ => return Err(self.unsupported(ins, format!("bar mode {:?}", ins.mode))),
+            },
+            Opcode::BarWarp
+            | Opcode::Membar
+            | Opcode::Fence
+            | Opcode::Prefetch
+            | Opcode::Prefetchu
+            | Opcode::Nanosleep
+            | Opcode::Pmevent => {}
+            Opcode::Ld | Opcode::Ldu | Opcode::St => {
+                let acc = info.mem.insert(MemAccess {
+                    kind: MemKind::Load,
+                    space: ins.space,
+                    size: 0,
+                    addrs: [0; 32],
+                    mask: exec,
+                });
+                self.exec_ld_st(w, regs, global, ins, pc, exec, acc)?;
+            }
+            Opcode::Atom | Opcode::Red => {
+                info.mem = Some(self.exec_atom(w, regs, global, ins, pc, exec)?);
+            }
+            Opcode::Shfl | Opcode::Vote | Opcode::Activemask | Opcode::Match | Opcode::Redux => {
+                self.exec_warp_op(w, regs, ins, exec)
+                    .map_err(|m| lane_err(self, m))?;
+            }
+            Opcode::Setp | Opcode::Set => {
+                self.exec_setp(w, regs, ins, exec)
+                    .map_err(|m| lane_err(self, m))?;
+            }
+            Opcode::Mov
+                if matches!(ins.dst.first(), Some(XOp::Vec(_)))
+                    || matches!(ins.src.first(), Some(XOp::Vec(_))) =>
+            {
+                self.exec_mov_vec(w, regs, ins, exec)
+                    .map_err(|m| lane_err(self, m))?;
+            }
+            Opcode::Call => return Err(self.unsupported(ins, "call".into())),
+            _ => {
+                if exec != 0 {
+                    self.exec_alu(w, regs, ins, exec)
+                        .map_err(|m| lane_err(self, m))?;
+                }
+            }
+        }
+        if let Some(e) = self.warps[w].stack.last_mut() {
+            e.pc = next_pc;
+        }
+        self.normalize(w, &mut info);
+        Ok(info)
+    }
+
+    /// Pops finished and reconverged entries; releases the barrier if this warp finished.
+    fn normalize(&mut self, w: usize, info: &mut StepInfo) {
+        let ws = &mut self.warps[w];
+        while let Some(e) = ws.stack.last() {
+            if e.mask == 0 {
+                ws.stack.pop();
+            } else if e.pc == e.rpc {
+                ws.stack.pop();
+                info.reconverged = true;
+            } else {
+                break;
+            }
+        }
+        if ws.stack.is_empty() {
+            info.warp_done = true;
+            ws.at_barrier = false;
+            if self.try_release() {
+                info.barrier = BarrierEvent::Released;
+            }
+        }
+    }
+
+    /// Releases the CTA barrier when every live warp waits at it.
+    fn try_release(&mut self) -> bool {
+        let any_waiting = self.warps.iter().any(|w| w.at_barrier);
+        let all = self.warps.iter().all(|w| w.done() || w.at_barrier);
+        if any_waiting && all {
+            for w in &mut self.warps {
+                w.at_barrier = false;
+            }
+            true
+        } else {
+            false
+        }
+    }
+
+    fn exec_alu<R: RegisterAccess>(
+        &mut self,
+        w: usize,
+        regs: &mut R,
+        ins: &ExecInstr,
+        exec: u32,
+    ) -> Result<(), String> {
+        let n = ins.src.len().min(4);
+        let mut src = [[0u64; 32]; 4];
+        for (k, o) in ins.src.iter().enumerate().take(n) {
+            self.fetch_into(regs, w, o, &mut src[k])?;
+        }
+        let mut out = [0u64; 32];
+        if ins.fast != FastOp::None {
+            let [a, b, c, _] = &src;
+            let f32b = |v: u64| f32::from_bits(v as u32);
+            // NaN results are the canonical NaN, as in `alu::eval`
+            let canon = |x: f32| {
+                if x.is_nan() {
+                    u64::from(super::fp::CANONICAL_NAN_F32)
+                } else {
+                    u64::from(x.to_bits())
+                }
+            };
+            let map2 = |out: &mut [u64; 32], f: &dyn Fn(u64, u64) -> u64| {
+                for l in 0..32 {
+                    out[l] = f(a[l], b[l]);
+                }
+            };
+            match ins.fast {
+                FastOp::Mov => out = *a,
+                FastOp::AddI32 => map2(&mut out, &|x, y| {
+                    u64::from((x as u32).wrapping_add(y as u32))
+                }),
+                FastOp::AddI64 => map2(&mut out, &|x, y| x.wrapping_add(y)),
+                FastOp::SubI32 => map2(&mut out, &|x, y| {
+                    u64::from((x as u32).wrapping_sub(y as u32))
+                }),
+                FastOp::SubI64 => map2(&mut out, &|x, y| x.wrapping_sub(y)),
+                FastOp::MulLoI32 => map2(&mut out, &|x, y| {
+                    u64::from((x as u32).wrapping_mul(y as u32))
+                }),
+                FastOp::MulWideS32 => map2(&mut out, &|x, y| {
+                    (i64::from(x as u32 as i32) * i64::from(y as u32 as i32)) as u64
+                }),
+                FastOp::MulWideU32 => {
+                    map2(&mut out, &|x, y| u64::from(x as u32) * u64::from(y as u32))
+                }
+                FastOp::ShlB32 => map2(&mut out, &|x, y| {
+                    if (y as u32) >= 32 {
+                        0
+                    } else {
+                        u64::from((x as u32) << (y as u32))
+                    }
+                }),
+                FastOp::ShlB64 => map2(&mut out, &|x, y| {
+                    if (y as u32) >= 64 {
+                        0
+                    } else {
+                        x << (y as u32)
+                    }
+                }),
+                FastOp::AndB32 => map2(&mut out, &|x, y| (x & y) & 0xffff_ffff),
+                FastOp::OrB32 => map2(&mut out, &|x, y| (x | y) & 0xffff_ffff),
+                FastOp::MadLoI32 => {
+                    for l in 0..32 {
+                        out[l] = u64::from(
+                            (a[l] as u32)
+                                .wrapping_mul(b[l] as u32)
+                                .wrapping_add(c[l] as u32),
+                        );
+                    }
+                }
+                FastOp::FmaRnF32 => {
+                    for l in 0..32 {
+                        out[l] = canon(f32b(a[l]).mul_add(f32b(b[l]), f32b(c[l])));
+                    }
+                }
+                FastOp::AddRnF32 => map2(&mut out, &|x, y| canon(f32b(x) + f32b(y))),
+                FastOp::MulRnF32 => map2(&mut out, &|x, y| canon(f32b(x) * f32b(y))),
+                FastOp::None => {}
+            }
+        } else {
+            let mut cc = self.warps[w].cc;
+            let mut m = exec;
+            while m != 0 {
+                let l = m.trailing_zeros() as usize;
+                m &= m - 1;
+                let mut c = cc >> l & 1 != 0;
+                out[l] = alu::eval(ins, &[src[0][l], src[1][l], src[2][l], src[3][l]], &mut c)
+                    .map_err(|e| format!("unsupported: {e}"))?;
+                cc = (cc & !(1 << l)) | (u32::from(c) << l);
+            }
+            self.warps[w].cc = cc;
+        }
+        if let Some(d) = ins.dst.first() {
+            self.store(regs, w, d, &out, exec)?;
+        }
+        Ok(())
+    }
+
+    /// `setp` (§9.7.6.2) and `set` (§9.7.6.1).
+    fn exec_setp<R: RegisterAccess>(
+        &mut self,
+        w: usize,
+        regs: &mut R,
+        ins: &ExecInstr,
+        exec: u32,
+    ) -> Result<(), String> {
+        let a = self.fetch(regs, w, ins.src.first().ok_or("missing operand")?)?;
+        let b = self.fetch(regs, w, ins.src.get(1).ok_or("missing operand")?)?;
+        let c = match ins.src.get(2) {
+            Some(o) => Some(self.fetch(regs, w, o)?),
+            None => None,
+        };
+        let cmp_ty = if ins.op == Opcode::Set {
+            ins.ty2
+        } else {
+            ins.ty
+        };
+        let ftz = ins.mods.has(Mods::FTZ);
+        let mut p = [0u64; 32];
+        let mut q = [0u64; 32];
+        let mut m = exec;
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let r = alu::compare(cmp_ty, ins.cmp, a[l], b[l], ftz)
+                .map_err(|e| format!("unsupported: {e}"))?;
+            let comb = |x: bool| -> bool {
+                let cv = c.map(|c| c[l] & 1 != 0).unwrap_or(false);
+                match ins.bool_op {
+                    BoolOp::None => x,
+                    BoolOp::And => x && cv,
+                    BoolOp::Or => x || cv,
+                    BoolOp::Xor => x ^ cv,
+                }
+            };
+            let (pr, qr) = (comb(r), comb(!r));
+            if ins.op == Opcode::Set {
+                p[l] = if !pr {
+                    0
+                } else if ins.ty == Ty::F32 {
+                    u64::from(1f32.to_bits())
+                } else {
+                    0xffff_ffff
+                };
+            } else {
+                p[l] = u64::from(pr);
+                q[l] = u64::from(qr);
+            }
+        }
+        if let Some(d) = ins.dst.first() {
+            self.store(regs, w, d, &p, exec)?;
+        }
+        if let Some(d) = ins.dst.get(1) {
+            self.store(regs, w, d, &q, exec)?;
+        }
+        Ok(())
+    }
+
+    /// `mov` packing `{a, b}` into one wider register or unpacking it (§9.7.8.1).
+    fn exec_mov_vec<R: RegisterAccess>(
+        &mut self,
+        w: usize,
+        regs: &mut R,
+        ins: &ExecInstr,
+        exec: u32,
+    ) -> Result<(), String> {
+        let total = ins.ty.bits();
+        match (ins.dst.first(), ins.src.first()) {
+            (Some(XOp::Vec(ds)), Some(s)) => {
+                let v = self.fetch(regs, w, s)?;
+                let eb = total / ds.len().max(1) as u32;
+                for (k, d) in ds.iter().enumerate() {
+                    let part = v.map(|x| mask(x >> (eb * k as u32), eb));
+                    self.store(regs, w, d, &part, exec)?;
+                }
+            }
+            (Some(d), Some(XOp::Vec(ss))) => {
+                let eb = total / ss.len().max(1) as u32;
+                let mut acc = [0u64; 32];
+                for (k, s) in ss.iter().enumerate() {
+                    let part = self.fetch(regs, w, s)?;
+                    for l in 0..32 {
+                        acc[l] |= mask(part[l], eb) << (eb * k as u32);
+                    }
+                }
+                self.store(regs, w, d, &acc, exec)?;
+            }
+            _ => return Err("malformed vector mov".into()),
+        }
+        Ok(())
+    }
+
+    /// `ld`, `ldu`, `st` with `.v2/.v4` (§9.7.9.8, §9.7.9.9, §9.7.9.10).
+    #[allow(clippy::too_many_arguments)]
+    fn exec_ld_st<R: RegisterAccess>(
+        &mut self,
+        w: usize,
+        regs: &mut R,
+        global: &mut GlobalMemory,
+        ins: &ExecInstr,
+        pc: u32,
+        exec: u32,
+        acc: &mut MemAccess,
+    ) -> Result<(), ExecError> {
+        let store = ins.op == Opcode::St;
+        let (addr_op, val_op) = if store {
+            (ins.src.first(), ins.src.get(1))
+        } else {
+            (ins.src.first(), ins.dst.first())
+        };
+        let (Some(addr_op), Some(val_op)) = (addr_op, val_op) else {
+            return Err(self.unsupported(ins, "malformed ld/st operands".into()));
+        };
+        self.addresses_into(regs, w, addr_op, &mut acc.addrs)
+            .map_err(|m| self.rt_err(w, 0, pc, ins, m))?;
+        let addrs = &acc.addrs;
+        let esize = ins.ty.size() as usize;
+        if !matches!(esize, 1 | 2 | 4 | 8) {
+            return Err(self.unsupported(ins, format!("ld/st of {:?}", ins.ty)));
+        }
+        let elems: &[XOp] = match val_op {
+            XOp::Vec(v) => v,
+            o => std::slice::from_ref(o),
+        };
+        let space = self.mem_space(ins.space);
+        acc.kind = if store { MemKind::Store } else { MemKind::Load };
+        acc.size = (esize * elems.len()) as u32;
+        if exec == 0 {
+            return Ok(());
+        }
+        let memerr = |s: &Self, l: u32, a: u64, e: MemError| ExecError::Memory {
+            file: s.kernel.file.clone(),
+            line: ins.line,
+            kernel: s.kernel.name.clone(),
+            pc,
+            thread: s.thread(w, l),
+            addr: a,
+            source: e,
+        };
+        let bits = ins.ty.bits();
+        if store {
+            let mut vals = Vec::with_capacity(elems.len());
+            for e in elems {
+                vals.push(
+                    self.fetch(regs, w, e)
+                        .map_err(|m| self.rt_err(w, 0, pc, ins, m))?,
+                );
+            }
+            let mut m = exec;
+            while m != 0 {
+                let l = m.trailing_zeros();
+                m &= m - 1;
+                let tidx = w * 32 + l as usize;
+                for (k, v) in vals.iter().enumerate() {
+                    let a = addrs[l as usize].wrapping_add((k * esize) as u64);
+                    self.store_mem(global, space, tidx, a, esize, v[l as usize])
+                        .map_err(|e| memerr(self, l, a, e))?;
+                }
+            }
+        } else {
+            // fast path: the allocation (or shared memory) lane 0 hits, read directly; any lane
+            // outside it takes the checked path (which reports errors)
+            let first = addrs[exec.trailing_zeros() as usize];
+            let direct: Option<(u64, &[u8])> = match space {
+                Some(mem::Space::Shared) => Some((0, self.shared.as_bytes())),
+                Some(mem::Space::Global) | None
+                    if mem::classify_generic(first).0 == mem::Space::Global =>
+                {
+                    global
+                        .allocation_at(first)
+                        .and_then(|i| Some((i.base, global.allocation_bytes(&i.name)?)))
+                }
+                _ => None,
+            };
+            for (k, e) in elems.iter().enumerate() {
+                let mut out = [0u64; 32];
+                let mut m = exec;
+                while m != 0 {
+                    let l = m.trailing_zeros();
+                    m &= m - 1;
+                    let tidx = w * 32 + l as usize;
+                    let a = addrs[l as usize].wrapping_add((k * esize) as u64);
+                    let fast = direct.and_then(|(base, bytes)| {
+                        let off = a.wrapping_sub(base) as usize;
+                        if !a.is_multiple_of(esize as u64) {
+                            return None;
+                        }
+                        let b = bytes.get(off..off.checked_add(esize)?)?;
+                        Some(match esize {
+                            4 => u64::from(u32::from_le_bytes(b.try_into().ok()?)),
+                            8 => u64::from_le_bytes(b.try_into().ok()?),
+                            2 => u64::from(u16::from_le_bytes(b.try_into().ok()?)),
+                            _ => u64::from(*b.first()?),
+                        })
+                    });
+                    let v = match fast {
+                        Some(v) => v,
+                        None => self
+                            .load(global, space, tidx, a, esize)
+                            .map_err(|e| memerr(self, l, a, e))?,
+                    };
+                    // sub-word loads sign- or zero-extend into the register (§9.7.9.8)
+                    out[l as usize] = if ins.ty.is_signed() {
+                        sext(v, bits) as u64
+                    } else {
+                        v
+                    };
+                }
+                self.store(regs, w, e, &out, exec)
+                    .map_err(|m| self.rt_err(w, 0, pc, ins, m))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `atom` / `red` (§9.7.13.5, §9.7.13.6): lanes in ascending lane order.
+    #[allow(clippy::too_many_arguments)]
+    fn exec_atom<R: RegisterAccess>(
+        &mut self,
+        w: usize,
+        regs: &mut R,
+        global: &mut GlobalMemory,
+        ins: &ExecInstr,
+        pc: u32,
+        exec: u32,
+    ) -> Result<MemAccess, ExecError> {
+        let re = |s: &Self, m: String| s.rt_err(w, 0, pc, ins, m);
+        let Some(addr_op) = ins.src.first() else {
+            return Err(self.unsupported(ins, "atom without address".into()));
+        };
+        let addrs = self.addresses(regs, w, addr_op).map_err(|m| re(self, m))?;
+        let b = match ins.src.get(1) {
+            Some(o) => self.fetch(regs, w, o).map_err(|m| re(self, m))?,
+            None => [0; 32],
+        };
+        let c = match ins.src.get(2) {
+            Some(o) => self.fetch(regs, w, o).map_err(|m| re(self, m))?,
+            None => [0; 32],
+        };
+        let size = ins.ty.size() as usize;
+        if !matches!(size, 4 | 8) {
+            return Err(self.unsupported(ins, format!("atom on {:?}", ins.ty)));
+        }
+        if ins.atom == AtomOp::None || ins.atom == AtomOp::Popc {
+            return Err(self.unsupported(ins, format!("atom operation {:?}", ins.atom)));
+        }
+        let space = self.mem_space(ins.space);
+        let mut out = [0u64; 32];
+        let mut m = exec;
+        while m != 0 {
+            let l = m.trailing_zeros();
+            m &= m - 1;
+            let li = l as usize;
+            let tidx = w * 32 + li;
+            let a = addrs[li];
+            let memerr = |s: &Self, e: MemError| ExecError::Memory {
+                file: s.kernel.file.clone(),
+                line: ins.line,
+                kernel: s.kernel.name.clone(),
+                pc,
+                thread: s.thread(w, l),
+                addr: a,
+                source: e,
+            };
+            let old = self
+                .load(global, space, tidx, a, size)
+                .map_err(|e| memerr(self, e))?;
+            let new = alu::atomic_op(ins.atom, ins.ty, old, b[li], c[li])
+                .map_err(|e| self.unsupported(ins, e))?;
+            self.store_mem(global, space, tidx, a, size, new)
+                .map_err(|e| memerr(self, e))?;
+            out[li] = old;
+        }
+        if ins.op == Opcode::Atom {
+            if let Some(d) = ins.dst.first() {
+                self.store(regs, w, d, &out, exec)
+                    .map_err(|m| re(self, m))?;
+            }
+        }
+        Ok(MemAccess {
+            kind: MemKind::Atomic,
+            space: ins.space,
+            size: size as u32,
+            addrs,
+            mask: exec,
+        })
+    }
+
+    /// `shfl.sync` (§9.7.9.6), `vote.sync` (§9.7.13.10), `activemask` (§9.7.13.13),
+    /// `match.sync` (§9.7.13.11), `redux.sync` (§9.7.13.12).
+    fn exec_warp_op<R: RegisterAccess>(
+        &mut self,
+        w: usize,
+        regs: &mut R,
+        ins: &ExecInstr,
+        exec: u32,
+    ) -> Result<(), String> {
+        let src = |k: usize| ins.src.get(k).ok_or_else(|| "missing operand".to_string());
+        match ins.op {
+            Opcode::Activemask => {
+                if let Some(d) = ins.dst.first() {
+                    self.store(regs, w, d, &[u64::from(exec); 32], exec)?;
+                }
+            }
+            Opcode::Shfl => {
+                let a = self.fetch(regs, w, src(0)?)?;
+                let b = self.fetch(regs, w, src(1)?)?;
+                let c = self.fetch(regs, w, src(2)?)?;
+                let mut d = [0u64; 32];
+                let mut p = [0u64; 32];
+                for lane in 0..32i64 {
+                    if exec >> lane & 1 == 0 {
+                        continue;
+                    }
+                    let li = lane as usize;
+                    let bval = (b[li] & 31) as i64;
+                    let cval = (c[li] & 31) as i64;
+                    let segmask = ((c[li] >> 8) & 31) as i64;
+                    let max_lane = (lane & segmask) | (cval & !segmask);
+                    let min_lane = lane & segmask;
+                    let (j, pval) = match ins.mode {
+                        Mode::ShflUp => {
+                            let j = lane - bval;
+                            (j, j >= max_lane)
+                        }
+                        Mode::ShflDown => {
+                            let j = lane + bval;
+                            (j, j <= max_lane)
+                        }
+                        Mode::ShflBfly => {
+                            let j = lane ^ bval;
+                            (j, j <= max_lane)
+                        }
+                        Mode::ShflIdx => {
+                            let j = min_lane | (bval & !segmask);
+                            (j, j <= max_lane)
+                        }
+                        m => return Err(format!("unsupported: shfl mode {m:?}")),
+                    };
+                    let j = if pval { j } else { lane };
+                    d[li] = a[(j & 31) as usize];
+                    p[li] = u64::from(pval);
+                }
+                if let Some(o) = ins.dst.first() {
+                    self.store(regs, w, o, &d, exec)?;
+                }
+                if let Some(o) = ins.dst.get(1) {
+                    self.store(regs, w, o, &p, exec)?;
+                }
+            }
+            Opcode::Vote => {
+                let q = self.fetch(regs, w, src(0)?)?;
+                let members = match ins.src.get(1) {
+                    Some(o) => {
+                        self.fetch(regs, w, o)?[exec.trailing_zeros().min(31) as usize] as u32
+                    }
+                    None => u32::MAX,
+                };
+                let part = exec & members;
+                let mut ballot = 0u32;
+                for (l, v) in q.iter().enumerate() {
+                    if part >> l & 1 != 0 && v & 1 != 0 {
+                        ballot |= 1 << l;
+                    }
+                }
+                let r: u64 = match ins.mode {
+                    Mode::VoteAll => u64::from(ballot == part),
+                    Mode::VoteAny => u64::from(ballot != 0),
+                    Mode::VoteUni => u64::from(ballot == part || ballot == 0),
+                    Mode::VoteBallot => u64::from(ballot),
+                    m => return Err(format!("unsupported: vote mode {m:?}")),
+                };
+                if let Some(o) = ins.dst.first() {
+                    self.store(regs, w, o, &[r; 32], exec)?;
+                }
+            }
+            Opcode::Match => {
+                let a = self.fetch(regs, w, src(0)?)?;
+                let members = match ins.src.get(1) {
+                    Some(o) => {
+                        self.fetch(regs, w, o)?[exec.trailing_zeros().min(31) as usize] as u32
+                    }
+                    None => u32::MAX,
+                };
+                let part = exec & members;
+                let bits = ins.ty.bits();
+                let mut d = [0u64; 32];
+                let mut p = [0u64; 32];
+                let first = a[part.trailing_zeros().min(31) as usize];
+                let all_same =
+                    (0..32).all(|l| part >> l & 1 == 0 || mask(a[l], bits) == mask(first, bits));
+                for l in 0..32 {
+                    if part >> l & 1 == 0 {
+                        continue;
+                    }
+                    match ins.mode {
+                        Mode::MatchAny => {
+                            let mut mm = 0u32;
+                            for k in 0..32 {
+                                if part >> k & 1 != 0 && mask(a[k], bits) == mask(a[l], bits) {
+                                    mm |= 1 << k;
+                                }
+                            }
+                            d[l] = u64::from(mm);
+                        }
+                        _ => {
+                            d[l] = if all_same { u64::from(part) } else { 0 };
+                            p[l] = u64::from(all_same);
+                        }
+                    }
+                }
+                if let Some(o) = ins.dst.first() {
+                    self.store(regs, w, o, &d, exec)?;
+                }
+                if let Some(o) = ins.dst.get(1) {
+                    self.store(regs, w, o, &p, exec)?;
+                }
+            }
+            Opcode::Redux => {
+                let a = self.fetch(regs, w, src(0)?)?;
+                let signed = ins.ty.is_signed();
+                let mut acc: Option<i64> = None;
+                for (l, &al) in a.iter().enumerate() {
+                    if exec >> l & 1 == 0 {
+                        continue;
+                    }
+                    let v = if signed {
+                        i64::from(al as u32 as i32)
+                    } else {
+                        i64::from(al as u32)
+                    };
+                    acc = Some(match (acc, ins.atom) {
+                        (None, _) => v,
+                        (Some(x), AtomOp::Add) => x.wrapping_add(v),
+                        (Some(x), AtomOp::Min) => x.min(v),
+                        (Some(x), AtomOp::Max) => x.max(v),
+                        (Some(x), AtomOp::And) => x & v,
+                        (Some(x), AtomOp::Or) => x | v,
+                        (Some(x), AtomOp::Xor) => x ^ v,
+                        (_, o) => return Err(format!("unsupported: redux.{o:?}")),
+                    });
+                }
+                let r = mask(acc.unwrap_or(0) as u64, 32);
+                if let Some(o) = ins.dst.first() {
+                    self.store(regs, w, o, &[r; 32], exec)?;
+                }
+            }
+            _ => return Err("not a warp operation".into()),
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,475 @@
+//! Lowering of an IR function to the executor form: every register operand becomes the
+//! architectural register(s) chosen by [`crate::analysis::analyze`], every symbol a resolved
+//! address, every branch carries its reconvergence PC. Done once per kernel; the interpreter
+//! then never looks at virtual registers, names or strings.
+
+use super::error::ExecError;
+use super::regs::ArchReg;
+use crate::analysis::Allocation;
+use crate::ir::{
+    AddrBase, AtomOp, BoolOp, Cmp, Function, Mode, Mods, Opcode, Operand, Reg, Round, Space, Sreg,
+    Sym, Ty,
+};
+use crate::mem;
+
+/// No reconvergence point: the paths of a divergent branch only meet at exit.
+pub const NO_RECONV: u32 = u32::MAX;
+
+/// Coarse functional-unit class of an instruction, for the timing model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub enum OpClass {
+    /// Integer arithmetic, logic, shifts, moves, comparisons, integer conversions.
+    Int,
+    /// Single-precision (and half) floating-point arithmetic.
+    Fp32,
+    /// Double-precision arithmetic.
+    Fp64,
+    /// Special-function unit: `rcp`, `sqrt`, `rsqrt`, `sin`, `cos`, `lg2`, `ex2`, `tanh`, `div`.
+    Sfu,
+    /// Loads and stores.
+    Mem,
+    /// `atom` / `red`.
+    Atomic,
+    /// Warp-wide data exchange: `shfl`, `vote`, `match`, `activemask`, `redux`.
+    Warp,
+    /// `bra`.
+    Branch,
+    /// `bar` / `barrier`.
+    Barrier,
+    /// `ret`, `exit`, `call`, `trap`.
+    Control,
+    /// No functional effect: `membar`, `fence`, `prefetch`, `nanosleep`, `pmevent`.
+    Nop,
+}
+
+/// Up to 16 architectural registers, inline (no allocation on the hot path).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RegList {
+    regs: [ArchReg; 16],
+    len: u8,
+}
+
+impl Default for RegList {
+    fn default() -> Self {
+        RegList {
+            regs: [ArchReg::R(0); 16],
+            len: 0,
+        }
+    }
+}
+
+impl RegList {
+    /// The registers, in operand order (duplicates kept).
+    pub fn as_slice(&self) -> &[ArchReg] {
+        &self.regs[..self.len as usize]
+    }
+
+    /// Number of registers.
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// True if empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn push(&mut self, r: ArchReg) -> bool {
+        match self.regs.get_mut(self.len as usize) {
+            Some(s) => {
+                *s = r;
+                self.len += 1;
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// Base of a lowered address.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum XBase {
+    /// A register (32- or 64-bit address): `[reg+offset]`.
+    Gpr { reg: u16, slots: u8 },
+    /// Absolute: the address is the offset (symbols are resolved into it).
+    Abs,
+}
+
+/// A lowered operand.
+#[derive(Clone, Debug, PartialEq)]
+pub enum XOp {
+    /// Architectural general register(s): base `R(reg)`, `slots` 32-bit registers (1, 2 or 4).
+    Gpr { reg: u16, slots: u8 },
+    /// Predicate register `P(reg)`, `neg` for `!p`.
+    Pred { reg: u16, neg: bool },
+    /// Immediate raw bits (symbol addresses resolved to immediates).
+    Imm(u64),
+    /// Special register.
+    Special(Sreg),
+    /// `{a, b, ...}`.
+    Vec(Vec<XOp>),
+    /// Memory address `[base+offset]`; the space of a resolved symbol is kept in `sym_space`.
+    Addr { base: XBase, offset: i64 },
+    /// `_`.
+    Sink,
+}
+
+/// One instruction in executor form.
+#[derive(Clone, Debug)]
+pub struct ExecInstr {
+    pub op: Opcode,
+    pub ty: Ty,
+    pub ty2: Ty,
+    pub rnd: Round,
+    pub cmp: Cmp,
+    pub bool_op: BoolOp,
+    pub atom: AtomOp,
+    pub mode: Mode,
+    /// State space (after symbol resolution; `ld [shared_sym]` stays `Generic` with a generic
+    /// address).
+    pub space: Space,
+    pub vec: u8,
+    pub mods: Mods,
+    /// Guard predicate `(P index, negated)`.
+    pub guard: Option<(u16, bool)>,
+    pub dst: Vec<XOp>,
+    pub src: Vec<XOp>,
+    /// Functional-unit class.
+    pub class: OpClass,
+    /// Architectural registers read (guard first, then sources in operand order).
+    pub src_regs: RegList,
+    /// Architectural registers written.
+    pub dst_regs: RegList,
+    /// Branch target PC (`bra` only).
+    pub target: u32,
+    /// Reconvergence PC of a `bra` ([`NO_RECONV`]: at exit).
+    pub reconv: u32,
+    /// 1-based PTX source line.
+    pub line: u32,
+    /// Pre-selected whole-warp kernel for the commonest simple instructions (speed only; the
+    /// semantics equal [`super::alu::eval`]'s).
+    pub fast: FastOp,
+}
+
+/// Common instructions executed by a tight lane loop instead of per-lane [`super::alu::eval`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FastOp {
+    None,
+    /// `mov` of any 32/64-bit value.
+    Mov,
+    AddI32,
+    AddI64,
+    SubI32,
+    SubI64,
+    MulLoI32,
+    MulWideS32,
+    MulWideU32,
+    MadLoI32,
+    ShlB32,
+    ShlB64,
+    AndB32,
+    OrB32,
+    /// `fma.rn.f32` / `mad.rn.f32` without `.ftz`/`.sat`.
+    FmaRnF32,
+    AddRnF32,
+    MulRnF32,
+}
+
+fn fast_op(ins: &crate::ir::Instr) -> FastOp {
+    use Opcode::*;
+    let plain = ins.mods.0 == 0;
+    let int32 = matches!(ins.ty, Ty::U32 | Ty::S32 | Ty::B32);
+    let int64 = matches!(ins.ty, Ty::U64 | Ty::S64 | Ty::B64);
+    let rn = matches!(ins.rnd, Round::Rn | Round::None);
+    if !plain || ins.dst.len() != 1 || ins.src.iter().any(|o| matches!(o, Operand::Vec(_))) {
+        return FastOp::None;
+    }
+    if matches!(ins.dst[0], Operand::Vec(_)) {
+        return FastOp::None;
+    }
+    match (ins.op, ins.mode) {
+        (Mov, _) if int32 || int64 || matches!(ins.ty, Ty::F32 | Ty::F64) => FastOp::Mov,
+        (Add, _) if int32 => FastOp::AddI32,
+        (Add, _) if int64 => FastOp::AddI64,
+        (Sub, _) if int32 => FastOp::SubI32,
+        (Sub, _) if int64 => FastOp::SubI64,
+        (Mul, Mode::Lo) if int32 => FastOp::MulLoI32,
+        (Mul, Mode::Wide) if ins.ty == Ty::S32 => FastOp::MulWideS32,
+        (Mul, Mode::Wide) if ins.ty == Ty::U32 => FastOp::MulWideU32,
+        (Mad, Mode::Lo) if int32 => FastOp::MadLoI32,
+        (Shl, _) if ins.ty == Ty::B32 => FastOp::ShlB32,
+        (Shl, _) if ins.ty == Ty::B64 => FastOp::ShlB64,
+        (And, _) if int32 => FastOp::AndB32,
+        (Or, _) if int32 => FastOp::OrB32,
+        (Fma | Mad, _) if ins.ty == Ty::F32 && rn && ins.rnd == Round::Rn => FastOp::FmaRnF32,
+        (Add, _) if ins.ty == Ty::F32 && rn => FastOp::AddRnF32,
+        (Mul, _) if ins.ty == Ty::F32 && rn => FastOp::MulRnF32,
+        _ => FastOp::None,
+    }
+}
+
+/// Where each kind of symbol lives, fixed before lowering.
+#[derive(Clone, Debug, Default)]
+pub struct SymbolMap {
+    /// `(space, address)` of each module-scope variable (`None`: unsupported space).
+    pub globals: Vec<Option<(mem::Space, u64)>>,
+    /// `(space, address)` of each function-scope variable of the function being lowered.
+    pub locals: Vec<Option<(mem::Space, u64)>>,
+}
+
+/// The class of an opcode.
+pub fn op_class(op: Opcode, ty: Ty) -> OpClass {
+    use Opcode::*;
+    let fp = |t: Ty| match t {
+        Ty::F64 => OpClass::Fp64,
+        t if t.is_float() => OpClass::Fp32,
+        _ => OpClass::Int,
+    };
+    match op {
+        Add | Sub | Mul | Mad | Fma | Abs | Neg | Min | Max | Setp | Set | Copysign | Testp => {
+            fp(ty)
+        }
+        Div => match ty {
+            Ty::F64 => OpClass::Fp64,
+            t if t.is_float() => OpClass::Sfu,
+            _ => OpClass::Int,
+        },
+        Rcp | Sqrt | Rsqrt => match ty {
+            Ty::F64 => OpClass::Fp64,
+            _ => OpClass::Sfu,
+        },
+        Sin | Cos | Lg2 | Ex2 | Tanh => OpClass::Sfu,
+        Ld | Ldu | St => OpClass::Mem,
+        Atom | Red => OpClass::Atomic,
+        Shfl | Vote | Match | Activemask | Redux => OpClass::Warp,
+        Bra => OpClass::Branch,
+        Bar | BarWarp => OpClass::Barrier,
+        Ret | Exit | Call | Trap | Brkpt => OpClass::Control,
+        Membar | Fence | Prefetch | Prefetchu | Nanosleep | Pmevent => OpClass::Nop,
+        _ => OpClass::Int,
+    }
+}
+
+struct Lowerer<'a> {
+    f: &'a Function,
+    alloc: &'a Allocation,
+    syms: &'a SymbolMap,
+    file: &'a str,
+    line: u32,
+}
+
+impl Lowerer<'_> {
+    fn err(&self, what: String) -> ExecError {
+        ExecError::Unsupported {
+            file: self.file.to_string(),
+            line: self.line,
+            function: self.f.name.clone(),
+            what,
+        }
+    }
+
+    fn reg(&self, r: Reg) -> Result<XOp, ExecError> {
+        match self.alloc.map.get(r.idx()).copied().flatten() {
+            Some(ArchReg::R(b)) => {
+                let slots = self.alloc.slots.get(r.idx()).copied().unwrap_or(1).max(1);
+                Ok(XOp::Gpr { reg: b, slots })
+            }
+            Some(ArchReg::P(p)) => Ok(XOp::Pred { reg: p, neg: false }),
+            None => Err(self.err(format!(
+                "register {} has no architectural register in the allocation",
+                self.f
+                    .regs
+                    .get(r.idx())
+                    .map(|d| d.name.as_str())
+                    .unwrap_or("?")
+            ))),
+        }
+    }
+
+    /// `(space, address)` of a symbol.
+    fn sym(&self, s: Sym) -> Result<(mem::Space, u64), ExecError> {
+        let found = match s {
+            Sym::Global(i) => self.syms.globals.get(i as usize).copied().flatten(),
+            Sym::Local(i) => self.syms.locals.get(i as usize).copied().flatten(),
+            Sym::Param(i) if self.f.is_kernel => self
+                .f
+                .params
+                .get(i as usize)
+                .map(|p| (mem::Space::Param, u64::from(p.offset))),
+            Sym::Param(_) | Sym::Ret(_) => {
+                return Err(self.err(".func parameters (call) are not supported".into()))
+            }
+            Sym::Func(_) => return Err(self.err("function pointers are not supported".into())),
+        };
+        found.ok_or_else(|| self.err(format!("symbol {s:?} in an unsupported state space")))
+    }
+
+    fn operand(&self, o: &Operand, space: Space) -> Result<XOp, ExecError> {
+        Ok(match o {
+            Operand::Reg(r) => self.reg(*r)?,
+            Operand::NegPred(r) => match self.reg(*r)? {
+                XOp::Pred { reg, .. } => XOp::Pred { reg, neg: true },
+                _ => return Err(self.err("`!` applied to a non-predicate register".into())),
+            },
+            Operand::Imm(v) => XOp::Imm(*v),
+            Operand::Special(s) => XOp::Special(*s),
+            Operand::Vec(v) => XOp::Vec(
+                v.iter()
+                    .map(|e| self.operand(e, space))
+                    .collect::<Result<_, _>>()?,
+            ),
+            Operand::Sink => XOp::Sink,
+            Operand::Label(pc) => XOp::Imm(u64::from(*pc)),
+            Operand::Sym(s, off) => {
+                let (_, a) = self.sym(*s)?;
+                XOp::Imm(a.wrapping_add(*off as u64))
+            }
+            Operand::Addr(a) => match a.base {
+                AddrBase::Reg(r) => match self.reg(r)? {
+                    XOp::Gpr { reg, slots } => XOp::Addr {
+                        base: XBase::Gpr { reg, slots },
+                        offset: a.offset,
+                    },
+                    _ => return Err(self.err("predicate used as an address".into())),
+                },
+                AddrBase::Abs => XOp::Addr {
+                    base: XBase::Abs,
+                    offset: a.offset,
+                },
+                AddrBase::Sym(s) => {
+                    let (sp, addr) = self.sym(s)?;
+                    let addr = addr.wrapping_add(a.offset as u64);
+                    let addr = match space {
+                        Space::Generic => mem::to_generic(sp, addr),
+                        _ => {
+                            if to_mem_space(space) != Some(sp) {
+                                return Err(self.err(format!(
+                                    "symbol in the {sp} space addressed as {space:?}"
+                                )));
+                            }
+                            addr
+                        }
+                    };
+                    XOp::Addr {
+                        base: XBase::Abs,
+                        offset: addr as i64,
+                    }
+                }
+            },
+        })
+    }
+}
+
+/// The memory space of an IR state space (`None` for generic and unsupported ones).
+pub fn to_mem_space(s: Space) -> Option<mem::Space> {
+    match s {
+        Space::Global => Some(mem::Space::Global),
+        Space::Shared => Some(mem::Space::Shared),
+        Space::Local => Some(mem::Space::Local),
+        Space::Param => Some(mem::Space::Param),
+        Space::Const => Some(mem::Space::Const),
+        Space::Generic | Space::SharedCluster | Space::Tex => None,
+    }
+}
+
+fn collect_regs(o: &XOp, out: &mut RegList) -> bool {
+    match o {
+        XOp::Gpr { reg, slots }
+        | XOp::Addr {
+            base: XBase::Gpr { reg, slots },
+            ..
+        } => (0..u16::from(*slots)).all(|k| out.push(ArchReg::R(reg.saturating_add(k)))),
+        XOp::Pred { reg, .. } => out.push(ArchReg::P(*reg)),
+        XOp::Vec(v) => v.iter().all(|e| collect_regs(e, out)),
+        _ => true,
+    }
+}
+
+/// Lowers every instruction of `f` with register allocation `alloc` and symbol map `syms`.
+/// `file` names the PTX file in errors.
+pub fn lower_function(
+    f: &Function,
+    alloc: &Allocation,
+    syms: &SymbolMap,
+    file: &str,
+) -> Result<Vec<ExecInstr>, ExecError> {
+    let mut out = Vec::with_capacity(f.instrs.len());
+    for (pc, ins) in f.instrs.iter().enumerate() {
+        let mut lw = Lowerer {
+            f,
+            alloc,
+            syms,
+            file,
+            line: ins.line,
+        };
+        lw.line = ins.line;
+        let guard = match ins.guard {
+            Some(g) => match lw.reg(g.reg)? {
+                XOp::Pred { reg, .. } => Some((reg, g.neg)),
+                _ => return Err(lw.err("guard is not a predicate".into())),
+            },
+            None => None,
+        };
+        let dst = ins
+            .dst
+            .iter()
+            .map(|o| lw.operand(o, ins.space))
+            .collect::<Result<Vec<_>, _>>()?;
+        let src = ins
+            .src
+            .iter()
+            .map(|o| lw.operand(o, ins.space))
+            .collect::<Result<Vec<_>, _>>()?;
+        if ins.call.is_some() || ins.op == Opcode::Call {
+            return Err(lw.err("call (to .func) is not supported by the executor yet".into()));
+        }
+        let mut src_regs = RegList::default();
+        let mut dst_regs = RegList::default();
+        let mut ok = true;
+        if let Some((p, _)) = guard {
+            ok &= src_regs.push(ArchReg::P(p));
+        }
+        for o in &src {
+            ok &= collect_regs(o, &mut src_regs);
+        }
+        for o in &dst {
+            ok &= collect_regs(o, &mut dst_regs);
+        }
+        if !ok {
+            return Err(lw.err("more than 16 register operands".into()));
+        }
+        let (target, reconv) = if ins.op == Opcode::Bra {
+            let t = ins
+                .branch_target()
+                .ok_or_else(|| lw.err("indirect branch (brx.idx) is not supported".into()))?;
+            let r = f.cfg.reconv_pc_of_instr(pc as u32).unwrap_or(NO_RECONV);
+            (t, r)
+        } else {
+            (0, NO_RECONV)
+        };
+        out.push(ExecInstr {
+            op: ins.op,
+            ty: ins.ty,
+            ty2: ins.ty2,
+            rnd: ins.rnd,
+            cmp: ins.cmp,
+            bool_op: ins.bool_op,
+            atom: ins.atom,
+            mode: ins.mode,
+            space: ins.space,
+            vec: ins.vec,
+            mods: ins.mods,
+            guard,
+            dst,
+            src,
+            class: op_class(ins.op, ins.ty),
+            src_regs,
+            dst_regs,
+            target,
+            reconv,
+            line: ins.line,
+            fast: fast_op(ins),
+        });
+    }
+    Ok(out)
+}

@@ -1,0 +1,440 @@
+//! Loading a PTX module for execution ([`Program`]), launching a kernel over a grid
+//! ([`run_launch`]) and running a whole launch spec ([`run_spec`]).
+
+use std::collections::BTreeMap;
+
+use super::cta::CtaExec;
+use super::error::ExecError;
+use super::lower::{lower_function, ExecInstr, SymbolMap};
+use super::regs::{FlatRegisterFile, RegisterAccess};
+use crate::analysis;
+use crate::ir::{Function, Module, Space, Ty};
+use crate::launch::{HostData, LaunchSpec, ParamDesc};
+use crate::mem::{self, ConstSpace, GlobalMemory, ParamSpace};
+
+/// A kernel in executor form.
+#[derive(Clone, Debug)]
+pub struct Kernel {
+    pub name: String,
+    /// PTX file name (for messages).
+    pub file: String,
+    /// Lowered instructions; PCs index this.
+    pub instrs: Vec<ExecInstr>,
+    /// Architectural general registers per thread (from the allocation).
+    pub gprs: u32,
+    /// Predicate registers per thread.
+    pub preds: u32,
+    /// Bytes of static shared memory; the dynamic area starts at `dynamic_offset`.
+    pub static_shared: usize,
+    pub dynamic_offset: u64,
+    /// Per-thread `.local` bytes.
+    pub local_bytes: usize,
+    /// Kernel parameters: `(name, type, size, align)`.
+    pub params: Vec<(String, Ty, u32, u32)>,
+}
+
+impl Kernel {
+    /// Shared bytes of one CTA with `dynamic` bytes of dynamic shared memory.
+    pub fn shared_bytes(&self, dynamic: u32) -> usize {
+        (self.dynamic_offset as usize).max(self.static_shared) + dynamic as usize
+    }
+
+    /// Parameter descriptions for [`crate::launch::build_params`].
+    pub fn param_descs(&self) -> Vec<ParamDesc<'_>> {
+        self.params
+            .iter()
+            .map(|(n, t, s, a)| ParamDesc {
+                name: n,
+                ty: ty_name(*t),
+                size: *s as usize,
+                align: *a as usize,
+            })
+            .collect()
+    }
+}
+
+/// The PTX spelling of a type (`.u32`).
+pub fn ty_name(t: Ty) -> &'static str {
+    match t {
+        Ty::None => "",
+        Ty::Pred => ".pred",
+        Ty::B8 => ".b8",
+        Ty::B16 => ".b16",
+        Ty::B32 => ".b32",
+        Ty::B64 => ".b64",
+        Ty::B128 => ".b128",
+        Ty::U8 => ".u8",
+        Ty::U16 => ".u16",
+        Ty::U32 => ".u32",
+        Ty::U64 => ".u64",
+        Ty::S8 => ".s8",
+        Ty::S16 => ".s16",
+        Ty::S32 => ".s32",
+        Ty::S64 => ".s64",
+        Ty::F16 => ".f16",
+        Ty::F16x2 => ".f16x2",
+        Ty::BF16 => ".bf16",
+        Ty::BF16x2 => ".bf16x2",
+        Ty::TF32 => ".tf32",
+        Ty::F32 => ".f32",
+        Ty::F64 => ".f64",
+    }
+}
+
+/// Grid and block shape of a launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchConfig {
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub dynamic_shared_bytes: u32,
+}
+
+impl LaunchConfig {
+    /// Threads per CTA.
+    pub fn threads_per_cta(&self) -> u32 {
+        self.block.iter().product()
+    }
+
+    /// CTAs in the grid.
+    pub fn ctas(&self) -> u64 {
+        self.grid.iter().map(|&g| u64::from(g)).product()
+    }
+
+    /// The `i`-th CTA id in launch order (x fastest, then y, then z).
+    pub fn ctaid(&self, i: u64) -> [u32; 3] {
+        let [gx, gy, _] = self.grid.map(u64::from);
+        [
+            (i % gx) as u32,
+            ((i / gx) % gy) as u32,
+            (i / (gx * gy)) as u32,
+        ]
+    }
+}
+
+/// A parsed and lowered PTX module: every kernel in executor form plus the constant bank.
+/// Module-scope `.global` variables are allocated in the [`GlobalMemory`] passed to
+/// [`Program::load`].
+#[derive(Clone, Debug)]
+pub struct Program {
+    pub file: String,
+    pub kernels: Vec<Kernel>,
+    pub consts: ConstSpace,
+}
+
+impl Program {
+    /// Parses `src` (named `file` in messages) and loads it with [`Program::load`].
+    pub fn from_ptx(
+        file: &str,
+        src: &str,
+        global: &mut GlobalMemory,
+    ) -> Result<Program, ExecError> {
+        let module = crate::ptx::parse(file, src)?;
+        Program::load(file, &module, global)
+    }
+
+    /// Lowers every kernel of `module` with the register allocation of
+    /// [`analysis::analyze`]; allocates module-scope `.global` variables in `global` (named
+    /// after the variable) and `.const` variables in the constant bank.
+    pub fn load(
+        file: &str,
+        module: &Module,
+        global: &mut GlobalMemory,
+    ) -> Result<Program, ExecError> {
+        let mut consts = ConstSpace::new();
+        let mut globals: Vec<Option<(mem::Space, u64)>> = vec![None; module.globals.len()];
+        // module-scope shared variables: laid out per kernel below
+        for (i, g) in module.globals.iter().enumerate() {
+            match g.space {
+                Space::Global => {
+                    let a = match &g.init {
+                        Some(b) => global.alloc_host(&g.name, &HostData::U8(b.clone()))?,
+                        None => global.alloc(&g.name, g.size as usize)?,
+                    };
+                    globals[i] = Some((mem::Space::Global, a));
+                }
+                Space::Const => {
+                    let init = g.init.clone().unwrap_or_else(|| vec![0; g.size as usize]);
+                    let a = consts.add(&g.name, g.size as usize, g.align as usize, &init)?;
+                    globals[i] = Some((mem::Space::Const, a));
+                }
+                _ => {}
+            }
+        }
+        let mut kernels = Vec::new();
+        for f in module.functions.iter().filter(|f| f.is_kernel && f.defined) {
+            kernels.push(lower_kernel(file, module, f, &globals)?);
+        }
+        Ok(Program {
+            file: file.to_string(),
+            kernels,
+            consts,
+        })
+    }
+
+    /// The kernel called `name`.
+    pub fn kernel(&self, name: &str) -> Option<&Kernel> {
+        self.kernels.iter().find(|k| k.name == name)
+    }
+}
+
+fn lower_kernel(
+    file: &str,
+    module: &Module,
+    f: &Function,
+    globals: &[Option<(mem::Space, u64)>],
+) -> Result<Kernel, ExecError> {
+    let a = analysis::analyze(f);
+    // shared layout: module-scope .shared variables (all, declaration order), then the
+    // kernel's function-scope ones; extern .shared arrays share the dynamic area
+    let mut syms = SymbolMap {
+        globals: globals.to_vec(),
+        locals: vec![None; f.vars.len()],
+    };
+    let mut off: u64 = 0;
+    let mut dyn_align: u64 = 16;
+    let mut externs: Vec<(bool, usize)> = Vec::new();
+    let place = |off: &mut u64, size: u32, align: u32| -> u64 {
+        let al = u64::from(align.max(1));
+        let at = off.div_ceil(al) * al;
+        *off = at + u64::from(size);
+        at
+    };
+    for (i, g) in module.globals.iter().enumerate() {
+        if g.space == Space::Shared {
+            if g.is_extern || g.size == 0 {
+                dyn_align = dyn_align.max(u64::from(g.align));
+                externs.push((true, i));
+            } else {
+                syms.globals[i] = Some((mem::Space::Shared, place(&mut off, g.size, g.align)));
+            }
+        }
+    }
+    let mut local_off: u64 = 0;
+    for (i, v) in f.vars.iter().enumerate() {
+        match v.space {
+            Space::Shared if v.is_extern || v.size == 0 => {
+                dyn_align = dyn_align.max(u64::from(v.align));
+                externs.push((false, i));
+            }
+            Space::Shared => {
+                syms.locals[i] = Some((mem::Space::Shared, place(&mut off, v.size, v.align)));
+            }
+            Space::Local => {
+                syms.locals[i] = Some((mem::Space::Local, place(&mut local_off, v.size, v.align)));
+            }
+            _ => {}
+        }
+    }
+    let dynamic_offset = off.div_ceil(dyn_align) * dyn_align;
+    for (is_global, i) in externs {
+        let s = Some((mem::Space::Shared, dynamic_offset));
+        if is_global {
+            syms.globals[i] = s;
+        } else {
+            syms.locals[i] = s;
+        }
+    }
+    let instrs = lower_function(f, &a.alloc, &syms, file)?;
+    Ok(Kernel {
+        name: f.name.clone(),
+        file: file.to_string(),
+        instrs,
+        gprs: a.alloc.registers,
+        preds: a.alloc.predicates,
+        static_shared: off as usize,
+        dynamic_offset,
+        local_bytes: local_off as usize,
+        params: f
+            .params
+            .iter()
+            .map(|p| (p.name.clone(), p.ty, p.size, p.align))
+            .collect(),
+    })
+}
+
+/// Options of a functional run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunOptions {
+    /// Maximum warp instructions per launch before [`ExecError::InstructionLimit`].
+    pub max_warp_instructions: u64,
+    /// Instructions a warp runs before the CTA scheduler moves to the next warp (≥ 1).
+    pub quantum: u32,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            max_warp_instructions: 10_000_000_000,
+            quantum: 64,
+        }
+    }
+}
+
+/// Statistics of one launch.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct LaunchStats {
+    pub kernel: String,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub ctas: u64,
+    pub warps: u64,
+    /// Warp instructions issued.
+    pub warp_instructions: u64,
+    /// Thread instructions (active lanes of every issued warp instruction).
+    pub thread_instructions: u64,
+    /// Divergent branches executed.
+    pub divergent_branches: u64,
+    /// CTA barriers completed.
+    pub barriers: u64,
+    /// Architectural registers per thread (the allocation's count).
+    pub registers: u32,
+    /// Shared bytes per CTA.
+    pub shared_bytes: u64,
+}
+
+/// Runs `kernel` over the whole grid functionally with a [`FlatRegisterFile`]: CTAs one after
+/// another in launch order, the warps of a CTA round-robin (each for up to `opts.quantum`
+/// instructions, or until it waits at a barrier or exits). `params` are the param-space bytes.
+pub fn run_launch(
+    program: &Program,
+    kernel: &Kernel,
+    launch: &LaunchConfig,
+    params: &ParamSpace,
+    global: &mut GlobalMemory,
+    gridid: u64,
+    opts: &RunOptions,
+) -> Result<LaunchStats, ExecError> {
+    let warps = launch.threads_per_cta().div_ceil(32) as usize;
+    let mut regs = FlatRegisterFile::new(warps, kernel.gprs as usize, kernel.preds as usize);
+    run_launch_with(
+        program, kernel, launch, params, global, gridid, opts, &mut regs,
+    )
+}
+
+/// [`run_launch`] with a caller-supplied register file (cleared before every CTA is *not*
+/// done: registers are written before they are read in well-formed kernels).
+#[allow(clippy::too_many_arguments)]
+pub fn run_launch_with<R: RegisterAccess>(
+    program: &Program,
+    kernel: &Kernel,
+    launch: &LaunchConfig,
+    params: &ParamSpace,
+    global: &mut GlobalMemory,
+    gridid: u64,
+    opts: &RunOptions,
+    regs: &mut R,
+) -> Result<LaunchStats, ExecError> {
+    let threads = launch.threads_per_cta();
+    if threads == 0 || launch.ctas() == 0 {
+        return Err(ExecError::Setup(format!(
+            "kernel {}: empty launch (grid {:?}, block {:?})",
+            kernel.name, launch.grid, launch.block
+        )));
+    }
+    if threads > 1024 {
+        return Err(ExecError::Setup(format!(
+            "kernel {}: {threads} threads per block exceed 1024",
+            kernel.name
+        )));
+    }
+    let mut st = LaunchStats {
+        kernel: kernel.name.clone(),
+        grid: launch.grid,
+        block: launch.block,
+        ctas: launch.ctas(),
+        registers: kernel.gprs,
+        shared_bytes: kernel.shared_bytes(launch.dynamic_shared_bytes) as u64,
+        ..LaunchStats::default()
+    };
+    let quantum = opts.quantum.max(1);
+    for i in 0..launch.ctas() {
+        let ctaid = launch.ctaid(i);
+        let mut cta = CtaExec::new(kernel, launch, params, &program.consts, ctaid, 0, gridid);
+        let nw = cta.num_warps();
+        st.warps += nw as u64;
+        while !cta.done() {
+            let mut progressed = false;
+            for w in 0..nw {
+                let mut n = 0;
+                while n < quantum && cta.next_instr(w).is_some() {
+                    let info = cta.step(w, regs, global)?;
+                    n += 1;
+                    st.warp_instructions += 1;
+                    st.thread_instructions += u64::from(info.active_mask.count_ones());
+                    st.divergent_branches += u64::from(info.diverged);
+                    if info.barrier == super::cta::BarrierEvent::Released {
+                        st.barriers += 1;
+                    }
+                    if info.barrier != super::cta::BarrierEvent::None || info.warp_done {
+                        break;
+                    }
+                }
+                progressed |= n > 0;
+            }
+            if st.warp_instructions > opts.max_warp_instructions {
+                return Err(ExecError::InstructionLimit {
+                    kernel: kernel.name.clone(),
+                    limit: opts.max_warp_instructions,
+                });
+            }
+            if !progressed && !cta.done() {
+                return Err(ExecError::Deadlock {
+                    kernel: kernel.name.clone(),
+                    ctaid,
+                    message: "no warp can issue".into(),
+                });
+            }
+        }
+    }
+    Ok(st)
+}
+
+/// Result of [`run_spec`].
+#[derive(Clone, Debug)]
+pub struct SpecRun {
+    /// Final contents of every spec buffer, by name.
+    pub buffers: BTreeMap<String, HostData>,
+    /// Per-launch statistics, in launch order.
+    pub launches: Vec<LaunchStats>,
+}
+
+/// Runs every launch of `spec` in order on one global memory (buffers persist across
+/// launches) and returns the final buffers. Arguments are converted with the spec's own
+/// [`LaunchSpec::param_block`], so a mismatch names the parameter.
+pub fn run_spec(spec: &LaunchSpec, opts: &RunOptions) -> Result<SpecRun, ExecError> {
+    let mut global = GlobalMemory::new();
+    let init = spec.initial_buffers();
+    global.alloc_buffers(&init)?;
+    let program = Program::from_ptx(&spec.ptx_path, &spec.ptx_source, &mut global)?;
+    let names: Vec<&str> = program.kernels.iter().map(|k| k.name.as_str()).collect();
+    spec.check_kernels(&names)?;
+    let mut launches = Vec::new();
+    for (i, l) in spec.launches.iter().enumerate() {
+        let kernel = program
+            .kernel(&l.kernel)
+            .ok_or_else(|| ExecError::Setup(format!("no kernel {}", l.kernel)))?;
+        let descs = kernel.param_descs();
+        let pb = spec.param_block(i, &descs, &|n| global.address_of(n))?;
+        let params = ParamSpace::new(pb.bytes);
+        let cfg = LaunchConfig {
+            grid: l.grid,
+            block: l.block,
+            dynamic_shared_bytes: l.dynamic_shared_bytes,
+        };
+        launches.push(run_launch(
+            &program,
+            kernel,
+            &cfg,
+            &params,
+            &mut global,
+            i as u64,
+            opts,
+        )?);
+    }
+    let buffers = spec
+        .buffers
+        .keys()
+        .filter_map(|n| Some((n.clone(), global.read_back(n)?)))
+        .collect();
+    Ok(SpecRun { buffers, launches })
+}

@@ -1,0 +1,450 @@
+//! Basic blocks, control-flow graph, dominators, immediate post-dominators and natural loops.
+//!
+//! Block boundaries follow the usual leader rule: the first instruction, every branch target and
+//! every instruction after a `bra`/`ret`/`exit`/`trap` start a block. A guarded terminator
+//! (`@p bra L`, `@p ret`) also falls through (PTX ISA §9.7.11).
+//!
+//! Dominators and post-dominators use the iterative algorithm of Cooper, Harvey & Kennedy,
+//! "A Simple, Fast Dominance Algorithm" (2001). Post-dominators are computed on the reversed
+//! graph with a virtual exit node that every exiting block flows to; a block's immediate
+//! post-dominator is the SIMT reconvergence point of a branch ending it (the standard
+//! immediate-post-dominator reconvergence of Fung et al., MICRO 2007, used by seed 002 §4.3).
+//! Natural loops: an edge t→h where h dominates t is a back edge; the loop body is h plus every
+//! block that reaches t without passing through h.
+
+use super::instr::{Instr, Opcode};
+
+/// A basic block: instructions `start..end` of the function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Block {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Block {
+    /// Instruction index range.
+    pub fn range(&self) -> std::ops::Range<usize> {
+        self.start as usize..self.end as usize
+    }
+
+    /// Index of the last instruction.
+    pub fn last(&self) -> u32 {
+        self.end.saturating_sub(1)
+    }
+}
+
+/// A natural loop.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Loop {
+    /// Header block.
+    pub header: u32,
+    /// Blocks of the loop body including the header, sorted.
+    pub blocks: Vec<u32>,
+    /// Sources of back edges to the header.
+    pub latches: Vec<u32>,
+}
+
+/// Control-flow graph of one function.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Cfg {
+    pub blocks: Vec<Block>,
+    /// Successor blocks (deduplicated; branch target first, then fall-through).
+    pub succs: Vec<Vec<u32>>,
+    pub preds: Vec<Vec<u32>>,
+    /// Block of each instruction.
+    pub block_of: Vec<u32>,
+    /// Reverse post-order of the blocks reachable from block 0.
+    pub rpo: Vec<u32>,
+    /// Immediate dominator (`None` for the entry and unreachable blocks).
+    pub idom: Vec<Option<u32>>,
+    /// Immediate post-dominator. `None`: the virtual exit (the block's paths end at different
+    /// exits, or it can never reach an exit).
+    pub ipdom: Vec<Option<u32>>,
+    /// Natural loops, one per header, ordered by header.
+    pub loops: Vec<Loop>,
+    /// Loop nesting depth of each block (0 = not in a loop).
+    pub loop_depth: Vec<u32>,
+}
+
+impl Cfg {
+    /// Builds the CFG of `instrs`. Branch targets must be valid instruction indices
+    /// (the parser guarantees it); an out-of-range target is ignored.
+    pub fn build(instrs: &[Instr]) -> Cfg {
+        let n = instrs.len();
+        if n == 0 {
+            return Cfg::default();
+        }
+        let mut leader = vec![false; n + 1];
+        leader[0] = true;
+        for (i, ins) in instrs.iter().enumerate() {
+            if let Some(t) = ins.branch_target() {
+                if (t as usize) < n {
+                    leader[t as usize] = true;
+                }
+            }
+            if ins.op.is_terminator() {
+                leader[i + 1] = true;
+            }
+        }
+        let mut blocks = Vec::new();
+        let mut block_of = vec![0u32; n];
+        let mut start = 0usize;
+        for i in 1..=n {
+            if leader[i] {
+                let b = blocks.len() as u32;
+                for slot in &mut block_of[start..i] {
+                    *slot = b;
+                }
+                blocks.push(Block {
+                    start: start as u32,
+                    end: i as u32,
+                });
+                start = i;
+            }
+        }
+        let nb = blocks.len();
+        let mut succs = vec![Vec::new(); nb];
+        for (b, blk) in blocks.iter().enumerate() {
+            let last = &instrs[blk.last() as usize];
+            let mut s = Vec::with_capacity(2);
+            if let Some(t) = last.branch_target() {
+                if (t as usize) < n {
+                    s.push(block_of[t as usize]);
+                }
+            }
+            let falls = !last.op.is_terminator() || last.guard.is_some();
+            if falls && (blk.end as usize) < n {
+                let f = block_of[blk.end as usize];
+                if !s.contains(&f) {
+                    s.push(f);
+                }
+            }
+            succs[b] = s;
+        }
+        let mut preds = vec![Vec::new(); nb];
+        for (b, ss) in succs.iter().enumerate() {
+            for &s in ss {
+                preds[s as usize].push(b as u32);
+            }
+        }
+        let rpo = reverse_postorder(nb, &[0], |b| &succs[b]);
+        let idom = dominators(nb, &rpo, |b| &preds[b], 0);
+        // post-dominators: reversed graph plus a virtual exit node `nb`
+        let exits: Vec<u32> = (0..nb as u32)
+            .filter(|&b| {
+                let last = &instrs[blocks[b as usize].last() as usize];
+                succs[b as usize].is_empty()
+                    || (matches!(last.op, Opcode::Ret | Opcode::Exit | Opcode::Trap)
+                        && last.guard.is_some())
+            })
+            .collect();
+        let mut rsuccs: Vec<Vec<u32>> = preds.clone();
+        rsuccs.push(exits.clone());
+        let mut rpreds: Vec<Vec<u32>> = succs.clone();
+        for &e in &exits {
+            rpreds[e as usize].push(nb as u32);
+        }
+        rpreds.push(Vec::new());
+        let rrpo = reverse_postorder(nb + 1, &[nb as u32], |b| &rsuccs[b]);
+        let ipd = dominators(nb + 1, &rrpo, |b| &rpreds[b], nb as u32);
+        let ipdom = (0..nb)
+            .map(|b| ipd[b].filter(|&p| (p as usize) < nb))
+            .collect();
+        let (loops, loop_depth) = natural_loops(nb, &succs, &preds, &idom, &rpo);
+        Cfg {
+            blocks,
+            succs,
+            preds,
+            block_of,
+            rpo,
+            idom,
+            ipdom,
+            loops,
+            loop_depth,
+        }
+    }
+
+    /// True if block `a` dominates block `b`.
+    pub fn dominates(&self, a: u32, b: u32) -> bool {
+        let mut x = Some(b);
+        let mut steps = 0;
+        while let Some(y) = x {
+            if y == a {
+                return true;
+            }
+            x = self.idom.get(y as usize).copied().flatten();
+            steps += 1;
+            if steps > self.blocks.len() {
+                break;
+            }
+        }
+        false
+    }
+
+    /// The reconvergence PC of a branch ending block `b`: the first instruction of its immediate
+    /// post-dominator, or `None` when threads only meet again at exit.
+    pub fn reconv_pc(&self, b: u32) -> Option<u32> {
+        let p = self.ipdom.get(b as usize).copied().flatten()?;
+        self.blocks.get(p as usize).map(|blk| blk.start)
+    }
+
+    /// The reconvergence PC of the branch at instruction `pc` (see [`Cfg::reconv_pc`]).
+    pub fn reconv_pc_of_instr(&self, pc: u32) -> Option<u32> {
+        let b = *self.block_of.get(pc as usize)?;
+        self.reconv_pc(b)
+    }
+
+    /// Blocks of the divergent region of a branch ending block `b`: every block reachable from
+    /// `b`'s successors without passing through `ipdom(b)` (sorted).
+    pub fn region(&self, b: u32) -> Vec<u32> {
+        let stop = self.ipdom.get(b as usize).copied().flatten();
+        let mut seen = vec![false; self.blocks.len()];
+        let mut stack: Vec<u32> = self.succs.get(b as usize).cloned().unwrap_or_default();
+        let mut out = Vec::new();
+        while let Some(x) = stack.pop() {
+            if Some(x) == stop || seen[x as usize] {
+                continue;
+            }
+            seen[x as usize] = true;
+            out.push(x);
+            stack.extend(self.succs[x as usize].iter().copied());
+        }
+        out.sort_unstable();
+        out
+    }
+}
+
+/// Reverse post-order from `roots` (iterative DFS).
+fn reverse_postorder<'a>(
+    n: usize,
+    roots: &[u32],
+    succ: impl Fn(usize) -> &'a Vec<u32>,
+) -> Vec<u32> {
+    let mut seen = vec![false; n];
+    let mut post = Vec::with_capacity(n);
+    for &r in roots {
+        if seen[r as usize] {
+            continue;
+        }
+        seen[r as usize] = true;
+        let mut stack: Vec<(u32, usize)> = vec![(r, 0)];
+        while let Some(&mut (b, ref mut k)) = stack.last_mut() {
+            let ss = succ(b as usize);
+            if *k < ss.len() {
+                let s = ss[*k];
+                *k += 1;
+                if !seen[s as usize] {
+                    seen[s as usize] = true;
+                    stack.push((s, 0));
+                }
+            } else {
+                post.push(b);
+                stack.pop();
+            }
+        }
+    }
+    post.reverse();
+    post
+}
+
+/// Cooper–Harvey–Kennedy iterative dominators. Returns the immediate dominator of each node
+/// (`None` for the root and for nodes not reachable from it).
+fn dominators<'a>(
+    n: usize,
+    rpo: &[u32],
+    pred: impl Fn(usize) -> &'a Vec<u32>,
+    root: u32,
+) -> Vec<Option<u32>> {
+    const UNDEF: usize = usize::MAX;
+    let mut order = vec![UNDEF; n];
+    for (i, &b) in rpo.iter().enumerate() {
+        order[b as usize] = i;
+    }
+    let mut idom = vec![UNDEF; n];
+    idom[root as usize] = root as usize;
+    let intersect = |idom: &Vec<usize>, mut a: usize, mut b: usize| {
+        while a != b {
+            while order[a] > order[b] {
+                a = idom[a];
+            }
+            while order[b] > order[a] {
+                b = idom[b];
+            }
+        }
+        a
+    };
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &b in rpo.iter().skip(1) {
+            let b = b as usize;
+            let mut new = UNDEF;
+            for &p in pred(b) {
+                let p = p as usize;
+                if idom[p] == UNDEF {
+                    continue;
+                }
+                new = if new == UNDEF {
+                    p
+                } else {
+                    intersect(&idom, p, new)
+                };
+            }
+            if new != UNDEF && idom[b] != new {
+                idom[b] = new;
+                changed = true;
+            }
+        }
+    }
+    (0..n)
+        .map(|b| {
+            if b == root as usize || idom[b] == UNDEF {
+                None
+            } else {
+                Some(idom[b] as u32)
+            }
+        })
+        .collect()
+}
+
+fn natural_loops(
+    nb: usize,
+    succs: &[Vec<u32>],
+    preds: &[Vec<u32>],
+    idom: &[Option<u32>],
+    rpo: &[u32],
+) -> (Vec<Loop>, Vec<u32>) {
+    // A block's dominators precede it in reverse post-order, so an edge t→h with h after t
+    // cannot be a back edge: skip the (O(depth)) dominator-tree walk for it (issue 3).
+    let mut rpo_index = vec![usize::MAX; nb];
+    for (i, &b) in rpo.iter().enumerate() {
+        if let Some(x) = rpo_index.get_mut(b as usize) {
+            *x = i;
+        }
+    }
+    let dominates = |a: u32, b: u32| {
+        let mut x = Some(b);
+        let mut steps = 0;
+        while let Some(y) = x {
+            if y == a {
+                return true;
+            }
+            x = idom[y as usize];
+            steps += 1;
+            if steps > nb {
+                break;
+            }
+        }
+        false
+    };
+    let mut by_header: std::collections::BTreeMap<u32, (Vec<bool>, Vec<u32>)> = Default::default();
+    for t in 0..nb as u32 {
+        for &h in &succs[t as usize] {
+            let (ih, it) = (rpo_index[h as usize], rpo_index[t as usize]);
+            if ih != usize::MAX && it != usize::MAX && ih > it {
+                continue;
+            }
+            if !dominates(h, t) {
+                continue;
+            }
+            let entry = by_header
+                .entry(h)
+                .or_insert_with(|| (vec![false; nb], Vec::new()));
+            entry.1.push(t);
+            let body = &mut entry.0;
+            body[h as usize] = true;
+            let mut stack = vec![t];
+            while let Some(x) = stack.pop() {
+                if body[x as usize] {
+                    continue;
+                }
+                body[x as usize] = true;
+                stack.extend(preds[x as usize].iter().copied());
+            }
+        }
+    }
+    let mut depth = vec![0u32; nb];
+    let loops = by_header
+        .into_iter()
+        .map(|(header, (body, latches))| {
+            let blocks: Vec<u32> = (0..nb as u32).filter(|&b| body[b as usize]).collect();
+            for &b in &blocks {
+                depth[b as usize] += 1;
+            }
+            Loop {
+                header,
+                blocks,
+                latches,
+            }
+        })
+        .collect();
+    (loops, depth)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::instr::{Guard, Operand, Reg};
+    use super::*;
+
+    fn op(o: Opcode) -> Instr {
+        Instr::new(o)
+    }
+    fn bra(t: u32, guarded: bool) -> Instr {
+        let mut i = Instr::new(Opcode::Bra);
+        i.src = vec![Operand::Label(t)];
+        if guarded {
+            i.guard = Some(Guard {
+                reg: Reg(0),
+                neg: false,
+            });
+        }
+        i
+    }
+
+    #[test]
+    fn diamond_reconverges_at_join() {
+        // 0: @p bra 3 | 1: add | 2: bra 4 | 3: add | 4: ret
+        let instrs = vec![
+            bra(3, true),
+            op(Opcode::Add),
+            bra(4, false),
+            op(Opcode::Add),
+            op(Opcode::Ret),
+        ];
+        let c = Cfg::build(&instrs);
+        assert_eq!(c.blocks.len(), 4);
+        assert_eq!(c.succs[0], vec![2, 1]);
+        assert_eq!(c.ipdom[0], Some(3));
+        assert_eq!(c.reconv_pc(0), Some(4));
+        assert_eq!(c.ipdom[3], None);
+        assert_eq!(c.idom[3], Some(0));
+        assert_eq!(c.region(0), vec![1, 2]);
+        assert!(c.loops.is_empty());
+    }
+
+    #[test]
+    fn loop_detected() {
+        // 0: add | 1: add | 2: @p bra 1 | 3: ret
+        let instrs = vec![
+            op(Opcode::Add),
+            op(Opcode::Add),
+            bra(1, true),
+            op(Opcode::Ret),
+        ];
+        let c = Cfg::build(&instrs);
+        assert_eq!(c.blocks.len(), 3);
+        assert_eq!(c.loops.len(), 1);
+        assert_eq!(c.loops[0].header, 1);
+        assert_eq!(c.loops[0].blocks, vec![1]);
+        assert_eq!(c.loop_depth, vec![0, 1, 0]);
+        assert_eq!(c.ipdom[1], Some(2));
+    }
+
+    #[test]
+    fn infinite_loop_has_no_ipdom() {
+        let instrs = vec![op(Opcode::Add), bra(0, false)];
+        let c = Cfg::build(&instrs);
+        assert_eq!(c.ipdom[0], None);
+        assert_eq!(c.loops.len(), 1);
+    }
+}

@@ -1,0 +1,826 @@
+//! Launch-spec loader: one TOML file per experiment (PTX file, device buffers and their
+//! initialisers, and one or more kernel launches). See `README.md` beside this file for the
+//! format; every error names the file, the `line:col` and the key.
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::path::Path;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::args::{build_params, LaunchArg, ParamBlock, ParamDesc};
+use super::data::{DType, HostData};
+use super::files::{DirFiles, SpecFiles};
+use super::init::{InitSpec, Num};
+use super::npy::read_npy;
+
+/// Largest buffer accepted, in bytes (1 GiB): a sanity bound for a 24 GiB simulation host, far
+/// above any workload's needs.
+pub const MAX_BUFFER_BYTES: u64 = 1 << 30;
+/// Largest grid dimensions (x, y, z): CUDA C++ Programming Guide, "Compute Capabilities",
+/// Table "Technical Specifications" (compute capability ≥ 3.0).
+pub const MAX_GRID_DIM: [u32; 3] = [(1 << 31) - 1, 65535, 65535];
+/// Largest block dimensions (x, y, z), same table.
+pub const MAX_BLOCK_DIM: [u32; 3] = [1024, 1024, 64];
+/// Largest number of threads per block, same table.
+pub const MAX_BLOCK_THREADS: u64 = 1024;
+/// Largest dynamic shared memory per block: 227 KiB, the opt-in maximum of compute capability
+/// 9.0 (same table); smaller GPUs are checked by the timing model's own configuration.
+pub const MAX_DYNAMIC_SHARED_BYTES: u32 = 227 * 1024;
+
+/// A 1-based `line:col` position in a spec file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Location {
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in characters.
+    pub col: usize,
+}
+
+/// A launch-spec error; every variant names the file, and all but `Read` the position.
+#[derive(Debug, thiserror::Error)]
+pub enum SpecError {
+    /// The spec file itself could not be read.
+    #[error("{file}: cannot read: {source}")]
+    Read {
+        file: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// TOML syntax, unknown key, missing key or wrong value type (message from the `toml` crate,
+    /// which names the key).
+    #[error("{file}:{line}:{col}: {message}")]
+    Syntax {
+        file: String,
+        line: usize,
+        col: usize,
+        message: String,
+    },
+    /// A value that parses but is invalid.
+    #[error("{file}:{line}:{col}: {key}: {message}")]
+    Invalid {
+        file: String,
+        line: usize,
+        col: usize,
+        key: String,
+        message: String,
+    },
+}
+
+/// One device buffer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BufferSpec {
+    /// Element type.
+    pub dtype: DType,
+    /// Number of elements (≥ 1).
+    pub len: usize,
+    /// Initialiser.
+    pub init: InitSpec,
+    /// Where the buffer's table is in the spec.
+    pub at: Location,
+}
+
+impl BufferSpec {
+    /// Size in bytes.
+    pub fn byte_len(&self) -> usize {
+        self.len * self.dtype.size()
+    }
+
+    /// The initial contents.
+    pub fn initial_data(&self) -> HostData {
+        self.init.generate(self.dtype, self.len)
+    }
+}
+
+/// One `[[launch]]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelLaunch {
+    /// Kernel (`.entry`) name.
+    pub kernel: String,
+    /// Grid dimensions in blocks.
+    pub grid: [u32; 3],
+    /// Block dimensions in threads.
+    pub block: [u32; 3],
+    /// Dynamic shared memory bytes (`0` when the key is absent).
+    pub dynamic_shared_bytes: u32,
+    /// Arguments in parameter order.
+    pub args: Vec<LaunchArg>,
+    /// Position of each argument in the spec.
+    pub arg_at: Vec<Location>,
+    /// Position of the `kernel` key.
+    pub at: Location,
+}
+
+impl KernelLaunch {
+    /// Threads per block.
+    pub fn threads_per_block(&self) -> u32 {
+        self.block[0] * self.block[1] * self.block[2]
+    }
+
+    /// Number of blocks.
+    pub fn num_blocks(&self) -> u64 {
+        self.grid.iter().map(|&g| g as u64).product()
+    }
+}
+
+/// A loaded and validated launch spec.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LaunchSpec {
+    /// The spec's name in messages (its path, or e.g. `builtin:conv3x3/spec.toml`).
+    pub file: String,
+    /// `ptx` as written.
+    pub ptx_path: String,
+    /// The PTX text it names.
+    pub ptx_source: String,
+    /// Device buffers by name.
+    pub buffers: BTreeMap<String, BufferSpec>,
+    /// Launches, run in order.
+    pub launches: Vec<KernelLaunch>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSpec {
+    ptx: Spanned<String>,
+    #[serde(default)]
+    buffers: BTreeMap<String, Spanned<RawBuffer>>,
+    launch: Spanned<Vec<Spanned<RawLaunch>>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBuffer {
+    dtype: Spanned<String>,
+    len: Spanned<i64>,
+    init: Spanned<toml::Table>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLaunch {
+    kernel: Spanned<String>,
+    grid: Spanned<Vec<Spanned<i64>>>,
+    block: Spanned<Vec<Spanned<i64>>>,
+    dynamic_shared_bytes: Option<Spanned<i64>>,
+    args: Spanned<Vec<Spanned<toml::Value>>>,
+}
+
+/// Error-building context: the file's name and text.
+struct Ctx<'a> {
+    file: &'a str,
+    text: &'a str,
+}
+
+impl Ctx<'_> {
+    fn loc(&self, span: &Range<usize>) -> Location {
+        let start = span.start.min(self.text.len());
+        let before = self.text.get(..start).unwrap_or("");
+        let line = before.matches('\n').count() + 1;
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let col = before.get(line_start..).map_or(0, |s| s.chars().count()) + 1;
+        Location { line, col }
+    }
+
+    fn err(&self, span: &Range<usize>, key: &str, message: impl Into<String>) -> SpecError {
+        let l = self.loc(span);
+        SpecError::Invalid {
+            file: self.file.to_string(),
+            line: l.line,
+            col: l.col,
+            key: key.to_string(),
+            message: message.into(),
+        }
+    }
+}
+
+/// Best-effort dotted key path (`buffers.img.len`, `launch[1].grid`) of the TOML text at byte
+/// `offset`, for naming keys in the `toml` crate's type errors: the last table header before the
+/// offset plus the key on the offset's line (when that line is `key = value`).
+fn key_at(text: &str, offset: usize) -> String {
+    let before = text.get(..offset.min(text.len())).unwrap_or("");
+    let mut table = String::new();
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for line in before.lines() {
+        let t = line.trim();
+        if let Some(h) = t.strip_prefix("[[").and_then(|r| r.split("]]").next()) {
+            let h = h.trim().to_string();
+            let n = counts.entry(h.clone()).or_insert(0);
+            table = format!("{h}[{n}]");
+            *n += 1;
+        } else if let Some(h) = t.strip_prefix('[').and_then(|r| r.split(']').next()) {
+            table = h.trim().to_string();
+        }
+    }
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let line = text
+        .get(line_start..)
+        .and_then(|r| r.lines().next())
+        .unwrap_or("");
+    let key = match line.split_once('=') {
+        Some((k, _)) if !line.trim_start().starts_with('[') => k.trim().trim_matches('"'),
+        _ => "",
+    };
+    match (table.is_empty(), key.is_empty()) {
+        (true, _) => key.to_string(),
+        (false, true) => table,
+        (false, false) => format!("{table}.{key}"),
+    }
+}
+
+/// True for a PTX identifier: `[a-zA-Z][a-zA-Z0-9_$]*` or `[_$%][a-zA-Z0-9_$]+`
+/// (PTX ISA, "Identifiers").
+pub fn is_ptx_identifier(s: &str) -> bool {
+    let mut c = s.chars();
+    let rest_ok = |r: std::str::Chars<'_>| {
+        r.clone()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+    };
+    match c.next() {
+        Some(f) if f.is_ascii_alphabetic() => rest_ok(c),
+        Some('_' | '$' | '%') => c.clone().next().is_some() && rest_ok(c),
+        _ => false,
+    }
+}
+
+/// True for a buffer name: `[A-Za-z_][A-Za-z0-9_]*` (also a safe `.npy` file stem).
+pub fn is_buffer_name(s: &str) -> bool {
+    let mut c = s.chars();
+    matches!(c.next(), Some(f) if f.is_ascii_alphabetic() || f == '_')
+        && c.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn num_of(v: &toml::Value) -> Option<Num> {
+    match v {
+        toml::Value::Integer(i) => Some(Num::Int(*i)),
+        toml::Value::Float(f) => Some(Num::Float(*f)),
+        _ => None,
+    }
+}
+
+/// Checks that `n` is a value of `dtype`; returns the reason when it is not.
+fn check_fits(dtype: DType, n: Num) -> Result<(), String> {
+    match (dtype.int_range(), n) {
+        (Some((lo, hi)), Num::Int(i)) => {
+            if (i as i128) < lo || (i as i128) > hi {
+                Err(format!("{i} does not fit {dtype} (range [{lo}, {hi}])"))
+            } else {
+                Ok(())
+            }
+        }
+        (Some(_), Num::Float(f)) => Err(format!(
+            "{f:?} is a float; {dtype} needs an integer literal"
+        )),
+        (None, Num::Int(i)) => {
+            let exact = if dtype == DType::F32 {
+                (i as f32) as i128 == i as i128
+            } else {
+                (i as f64) as i128 == i as i128
+            };
+            if exact {
+                Ok(())
+            } else {
+                Err(format!("{i} is not exactly representable as {dtype}"))
+            }
+        }
+        (None, Num::Float(f)) => {
+            if !f.is_finite() {
+                Err(format!("{f} is not finite"))
+            } else if dtype == DType::F32 && f.abs() > f32::MAX as f64 {
+                Err(format!("{f:e} is outside the f32 range"))
+            } else {
+                Ok(())
+            }
+        }
+    }
+}
+
+impl LaunchSpec {
+    /// Loads a spec file; `ptx` and `npy` paths resolve against the file's directory.
+    pub fn load(path: &Path) -> Result<LaunchSpec, SpecError> {
+        let file = path.display().to_string();
+        let bytes = std::fs::read(path).map_err(|source| SpecError::Read {
+            file: file.clone(),
+            source,
+        })?;
+        let text = String::from_utf8(bytes).map_err(|e| SpecError::Read {
+            file: file.clone(),
+            source: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+        })?;
+        let dir = path.parent().unwrap_or(Path::new("."));
+        LaunchSpec::parse(&file, &text, &DirFiles::new(dir))
+    }
+
+    /// Parses spec text named `file` (for messages), reading referenced files through `files`.
+    pub fn parse(file: &str, text: &str, files: &dyn SpecFiles) -> Result<LaunchSpec, SpecError> {
+        let ctx = Ctx { file, text };
+        let raw: RawSpec = toml::from_str(text).map_err(|e| {
+            let span = e.span();
+            let l = span.as_ref().map(|s| ctx.loc(s)).unwrap_or_default();
+            let key = span.map(|s| key_at(text, s.start)).unwrap_or_default();
+            let message = e.message().trim().to_string();
+            SpecError::Syntax {
+                file: file.to_string(),
+                line: l.line,
+                col: l.col,
+                message: if key.is_empty() {
+                    message
+                } else {
+                    format!("{key}: {message}")
+                },
+            }
+        })?;
+
+        // ptx
+        let ptx_path = raw.ptx.get_ref().clone();
+        let ptx_bytes = files.read(&ptx_path).map_err(|e| {
+            ctx.err(
+                &raw.ptx.span(),
+                "ptx",
+                format!("cannot read {}: {e}", files.describe(&ptx_path)),
+            )
+        })?;
+        let ptx_source = String::from_utf8(ptx_bytes).map_err(|_| {
+            ctx.err(
+                &raw.ptx.span(),
+                "ptx",
+                format!("{} is not UTF-8 text", files.describe(&ptx_path)),
+            )
+        })?;
+
+        // buffers
+        let mut buffers = BTreeMap::new();
+        for (name, b) in &raw.buffers {
+            let key = format!("buffers.{name}");
+            let span = b.span();
+            if !is_buffer_name(name) {
+                return Err(ctx.err(
+                    &span,
+                    &key,
+                    "buffer names must match [A-Za-z_][A-Za-z0-9_]*",
+                ));
+            }
+            let buf = parse_buffer(&ctx, &key, b.get_ref(), files)?;
+            buffers.insert(
+                name.clone(),
+                BufferSpec {
+                    at: ctx.loc(&span),
+                    ..buf
+                },
+            );
+        }
+
+        // launches
+        let mut launches = Vec::new();
+        if raw.launch.get_ref().is_empty() {
+            return Err(ctx.err(
+                &raw.launch.span(),
+                "launch",
+                "at least one [[launch]] is required",
+            ));
+        }
+        for (i, l) in raw.launch.get_ref().iter().enumerate() {
+            launches.push(parse_launch(&ctx, i, l.get_ref(), &buffers)?);
+        }
+
+        Ok(LaunchSpec {
+            file: file.to_string(),
+            ptx_path,
+            ptx_source,
+            buffers,
+            launches,
+        })
+    }
+
+    /// The initial contents of every buffer.
+    pub fn initial_buffers(&self) -> BTreeMap<String, HostData> {
+        self.buffers
+            .iter()
+            .map(|(n, b)| (n.clone(), b.initial_data()))
+            .collect()
+    }
+
+    /// Checks that every launch names one of `kernels` (the module's `.entry` names).
+    pub fn check_kernels(&self, kernels: &[&str]) -> Result<(), SpecError> {
+        for (i, l) in self.launches.iter().enumerate() {
+            if !kernels.contains(&l.kernel.as_str()) {
+                return Err(self.invalid(
+                    l.at,
+                    &format!("launch[{i}].kernel"),
+                    format!(
+                        "no kernel {:?} in {} (entries: {})",
+                        l.kernel,
+                        self.ptx_path,
+                        kernels.join(", ")
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Builds the param-space bytes for launch `index` of a kernel with `params`;
+    /// `buffer_addr` maps buffer names to device addresses (e.g. `GlobalMemory::address_of`).
+    pub fn param_block(
+        &self,
+        index: usize,
+        params: &[ParamDesc<'_>],
+        buffer_addr: &dyn Fn(&str) -> Option<u64>,
+    ) -> Result<ParamBlock, SpecError> {
+        let Some(l) = self.launches.get(index) else {
+            return Err(self.invalid(
+                Location::default(),
+                &format!("launch[{index}]"),
+                format!("no such launch ({} defined)", self.launches.len()),
+            ));
+        };
+        build_params(params, &l.args, buffer_addr).map_err(|e| {
+            let (at, key) = match &e {
+                super::args::ArgError::Bad { index: a, .. } => (
+                    l.arg_at.get(*a).copied().unwrap_or(l.at),
+                    format!("launch[{index}].args[{a}]"),
+                ),
+                super::args::ArgError::Extra { index: a, .. } => (
+                    l.arg_at.get(*a).copied().unwrap_or(l.at),
+                    format!("launch[{index}].args[{a}]"),
+                ),
+                super::args::ArgError::Missing { .. } => (l.at, format!("launch[{index}].args")),
+            };
+            self.invalid(at, &key, format!("kernel {}: {e}", l.kernel))
+        })
+    }
+
+    /// The spec with every default made explicit (`dynamic_shared_bytes`), as TOML text that
+    /// parses back to an equal spec with the same files; write it next to results.
+    pub fn to_resolved_toml(&self) -> String {
+        use toml::Value;
+        fn num(n: Num) -> Value {
+            match n {
+                Num::Int(i) => Value::Integer(i),
+                Num::Float(f) => Value::Float(f),
+            }
+        }
+        let mut root = toml::Table::new();
+        root.insert("ptx".into(), Value::String(self.ptx_path.clone()));
+        let mut bufs = toml::Table::new();
+        for (name, b) in &self.buffers {
+            let mut t = toml::Table::new();
+            t.insert("dtype".into(), Value::String(b.dtype.name().into()));
+            t.insert("len".into(), Value::Integer(b.len as i64));
+            let mut init = toml::Table::new();
+            match &b.init {
+                InitSpec::Fill { value } => {
+                    init.insert("kind".into(), Value::String("fill".into()));
+                    init.insert("value".into(), num(*value));
+                }
+                InitSpec::Iota { start, step } => {
+                    init.insert("kind".into(), Value::String("iota".into()));
+                    init.insert("start".into(), num(*start));
+                    init.insert("step".into(), num(*step));
+                }
+                InitSpec::Uniform { min, max, seed } => {
+                    init.insert("kind".into(), Value::String("uniform".into()));
+                    init.insert("min".into(), num(*min));
+                    init.insert("max".into(), num(*max));
+                    // Parsed from a non-negative i64, so it fits.
+                    init.insert("seed".into(), Value::Integer(*seed as i64));
+                }
+                InitSpec::Npy { path, .. } => {
+                    init.insert("kind".into(), Value::String("npy".into()));
+                    init.insert("path".into(), Value::String(path.clone()));
+                }
+            }
+            t.insert("init".into(), Value::Table(init));
+            bufs.insert(name.clone(), Value::Table(t));
+        }
+        root.insert("buffers".into(), Value::Table(bufs));
+        let launches = self
+            .launches
+            .iter()
+            .map(|l| {
+                let mut t = toml::Table::new();
+                let dims = |d: [u32; 3]| {
+                    Value::Array(d.iter().map(|&x| Value::Integer(x as i64)).collect())
+                };
+                t.insert("kernel".into(), Value::String(l.kernel.clone()));
+                t.insert("grid".into(), dims(l.grid));
+                t.insert("block".into(), dims(l.block));
+                t.insert(
+                    "dynamic_shared_bytes".into(),
+                    Value::Integer(l.dynamic_shared_bytes as i64),
+                );
+                let args = l
+                    .args
+                    .iter()
+                    .map(|a| match a {
+                        LaunchArg::Buffer(b) => Value::String(b.clone()),
+                        LaunchArg::Int(i) => Value::Integer(*i),
+                        LaunchArg::Float(f) => Value::Float(*f),
+                    })
+                    .collect();
+                t.insert("args".into(), Value::Array(args));
+                Value::Table(t)
+            })
+            .collect();
+        root.insert("launch".into(), Value::Array(launches));
+        toml::to_string(&root).unwrap_or_default()
+    }
+
+    fn invalid(&self, at: Location, key: &str, message: String) -> SpecError {
+        SpecError::Invalid {
+            file: self.file.clone(),
+            line: at.line,
+            col: at.col,
+            key: key.to_string(),
+            message,
+        }
+    }
+}
+
+fn parse_buffer(
+    ctx: &Ctx<'_>,
+    key: &str,
+    b: &RawBuffer,
+    files: &dyn SpecFiles,
+) -> Result<BufferSpec, SpecError> {
+    let dtype = DType::from_name(b.dtype.get_ref()).ok_or_else(|| {
+        ctx.err(
+            &b.dtype.span(),
+            &format!("{key}.dtype"),
+            format!(
+                "unknown dtype {:?} (expected one of f32 f64 i8 u8 i16 u16 i32 u32 i64 u64)",
+                b.dtype.get_ref()
+            ),
+        )
+    })?;
+    let len_key = format!("{key}.len");
+    let len = *b.len.get_ref();
+    let max_len = MAX_BUFFER_BYTES / dtype.size() as u64;
+    if len <= 0 || len as u64 > max_len {
+        return Err(ctx.err(
+            &b.len.span(),
+            &len_key,
+            format!("len {len} must be in [1, {max_len}] ({MAX_BUFFER_BYTES} bytes of {dtype})"),
+        ));
+    }
+    // Bounded by MAX_BUFFER_BYTES above, so it fits usize on 64-bit and 32-bit hosts.
+    let len = len as usize;
+    let init = parse_init(ctx, &format!("{key}.init"), &b.init, dtype, len, files)?;
+    Ok(BufferSpec {
+        dtype,
+        len,
+        init,
+        at: Location::default(),
+    })
+}
+
+fn parse_init(
+    ctx: &Ctx<'_>,
+    key: &str,
+    t: &Spanned<toml::Table>,
+    dtype: DType,
+    len: usize,
+    files: &dyn SpecFiles,
+) -> Result<InitSpec, SpecError> {
+    let span = t.span();
+    let table = t.get_ref();
+    let err = |k: &str, m: String| ctx.err(&span, &format!("{key}{k}"), m);
+    let kind = match table.get("kind") {
+        Some(toml::Value::String(s)) => s.as_str(),
+        Some(_) => return Err(err(".kind", "must be a string".into())),
+        None => {
+            return Err(err(
+                ".kind",
+                "missing (one of \"fill\", \"iota\", \"uniform\", \"npy\")".into(),
+            ))
+        }
+    };
+    let allowed: &[&str] = match kind {
+        "fill" => &["value"],
+        "iota" => &["start", "step"],
+        "uniform" => &["min", "max", "seed"],
+        "npy" => &["path"],
+        other => {
+            return Err(err(
+                ".kind",
+                format!(
+                    "unknown init kind {other:?} (one of \"fill\", \"iota\", \"uniform\", \"npy\")"
+                ),
+            ))
+        }
+    };
+    for k in table.keys() {
+        if k != "kind" && !allowed.contains(&k.as_str()) {
+            return Err(err(
+                &format!(".{k}"),
+                format!(
+                    "unknown key for kind {kind:?} (expected {})",
+                    allowed.join(", ")
+                ),
+            ));
+        }
+    }
+    for k in allowed {
+        if !table.contains_key(*k) {
+            return Err(err(
+                &format!(".{k}"),
+                format!("missing (kind {kind:?} needs {})", allowed.join(", ")),
+            ));
+        }
+    }
+    let num = |k: &str| -> Result<Num, SpecError> {
+        let n = table
+            .get(k)
+            .and_then(num_of)
+            .ok_or_else(|| err(&format!(".{k}"), "must be a number".into()))?;
+        check_fits(dtype, n).map_err(|m| err(&format!(".{k}"), m))?;
+        Ok(n)
+    };
+    match kind {
+        "fill" => Ok(InitSpec::Fill {
+            value: num("value")?,
+        }),
+        "iota" => {
+            let (start, step) = (num("start")?, num("step")?);
+            let last_i = (len - 1) as i128;
+            let last = if dtype.is_float() {
+                check_fits(
+                    dtype,
+                    Num::Float(start.as_f64() + last_i as f64 * step.as_f64()),
+                )
+            } else {
+                // Both are integers here (check_fits rejects floats for integer dtypes).
+                let (a, d) = match (start, step) {
+                    (Num::Int(a), Num::Int(d)) => (a as i128, d as i128),
+                    _ => (0, 0),
+                };
+                let v = a + last_i * d;
+                match dtype.int_range() {
+                    Some((lo, hi)) if v < lo || v > hi => Err(format!(
+                        "the last element {v} (index {last_i}) does not fit {dtype}"
+                    )),
+                    _ => Ok(()),
+                }
+            };
+            last.map_err(|m| err(".step", m))?;
+            Ok(InitSpec::Iota { start, step })
+        }
+        "uniform" => {
+            let (min, max) = (num("min")?, num("max")?);
+            let seed = match table.get("seed") {
+                Some(toml::Value::Integer(s)) if *s >= 0 => *s as u64,
+                _ => return Err(err(".seed", "must be an integer ≥ 0".into())),
+            };
+            if min.as_f64() > max.as_f64()
+                || matches!((min, max), (Num::Int(a), Num::Int(b)) if a > b)
+            {
+                return Err(err(".min", format!("min {min} exceeds max {max}")));
+            }
+            if dtype.is_float() && !(max.as_f64() - min.as_f64()).is_finite() {
+                return Err(err(".max", "max - min overflows f64".into()));
+            }
+            Ok(InitSpec::Uniform { min, max, seed })
+        }
+        _ => {
+            let path = match table.get("path") {
+                Some(toml::Value::String(p)) => p.clone(),
+                _ => return Err(err(".path", "must be a string".into())),
+            };
+            let bytes = files.read(&path).map_err(|e| {
+                err(
+                    ".path",
+                    format!("cannot read {}: {e}", files.describe(&path)),
+                )
+            })?;
+            let data = read_npy(&bytes)
+                .map_err(|e| err(".path", format!("{}: {e}", files.describe(&path))))?;
+            if data.dtype() != dtype || data.len() != len {
+                return Err(err(
+                    ".path",
+                    format!(
+                        "{} holds {} × {}, the buffer is {} × {}",
+                        files.describe(&path),
+                        data.len(),
+                        data.dtype(),
+                        len,
+                        dtype
+                    ),
+                ));
+            }
+            Ok(InitSpec::Npy { path, data })
+        }
+    }
+}
+
+fn dims(
+    ctx: &Ctx<'_>,
+    key: &str,
+    v: &Spanned<Vec<Spanned<i64>>>,
+    max: [u32; 3],
+) -> Result<[u32; 3], SpecError> {
+    let list = v.get_ref();
+    if list.len() != 3 {
+        return Err(ctx.err(
+            &v.span(),
+            key,
+            format!("needs exactly 3 dimensions [x, y, z], got {}", list.len()),
+        ));
+    }
+    let mut out = [1u32; 3];
+    for (i, d) in list.iter().enumerate() {
+        let x = *d.get_ref();
+        if x < 1 || x > max[i] as i64 {
+            return Err(ctx.err(
+                &d.span(),
+                &format!("{key}[{i}]"),
+                format!("{x} must be in [1, {}]", max[i]),
+            ));
+        }
+        out[i] = x as u32;
+    }
+    Ok(out)
+}
+
+fn parse_launch(
+    ctx: &Ctx<'_>,
+    i: usize,
+    l: &RawLaunch,
+    buffers: &BTreeMap<String, BufferSpec>,
+) -> Result<KernelLaunch, SpecError> {
+    let key = format!("launch[{i}]");
+    let kernel = l.kernel.get_ref().clone();
+    if !is_ptx_identifier(&kernel) {
+        return Err(ctx.err(
+            &l.kernel.span(),
+            &format!("{key}.kernel"),
+            format!("{kernel:?} is not a PTX identifier"),
+        ));
+    }
+    let grid = dims(ctx, &format!("{key}.grid"), &l.grid, MAX_GRID_DIM)?;
+    let block = dims(ctx, &format!("{key}.block"), &l.block, MAX_BLOCK_DIM)?;
+    let threads: u64 = block.iter().map(|&b| b as u64).product();
+    if threads > MAX_BLOCK_THREADS {
+        return Err(ctx.err(
+            &l.block.span(),
+            &format!("{key}.block"),
+            format!("{threads} threads per block exceeds {MAX_BLOCK_THREADS}"),
+        ));
+    }
+    let dynamic_shared_bytes = match &l.dynamic_shared_bytes {
+        None => 0,
+        Some(d) => {
+            let v = *d.get_ref();
+            if v < 0 || v > MAX_DYNAMIC_SHARED_BYTES as i64 {
+                return Err(ctx.err(
+                    &d.span(),
+                    &format!("{key}.dynamic_shared_bytes"),
+                    format!("{v} must be in [0, {MAX_DYNAMIC_SHARED_BYTES}]"),
+                ));
+            }
+            v as u32
+        }
+    };
+    let mut args = Vec::new();
+    let mut arg_at = Vec::new();
+    for (j, a) in l.args.get_ref().iter().enumerate() {
+        let akey = format!("{key}.args[{j}]");
+        let v = match a.get_ref() {
+            toml::Value::String(s) => {
+                if !buffers.contains_key(s) {
+                    return Err(ctx.err(
+                        &a.span(),
+                        &akey,
+                        format!(
+                            "unknown buffer {s:?} (buffers: {})",
+                            buffers.keys().cloned().collect::<Vec<_>>().join(", ")
+                        ),
+                    ));
+                }
+                LaunchArg::Buffer(s.clone())
+            }
+            toml::Value::Integer(n) => LaunchArg::Int(*n),
+            toml::Value::Float(f) => LaunchArg::Float(*f),
+            other => {
+                return Err(ctx.err(
+                    &a.span(),
+                    &akey,
+                    format!(
+                        "must be a buffer name or a number, got a {}",
+                        other.type_str()
+                    ),
+                ))
+            }
+        };
+        args.push(v);
+        arg_at.push(ctx.loc(&a.span()));
+    }
+    Ok(KernelLaunch {
+        kernel,
+        grid,
+        block,
+        dynamic_shared_bytes,
+        args,
+        arg_at,
+        at: ctx.loc(&l.kernel.span()),
+    })
+}

@@ -1,0 +1,365 @@
+//! Flat (single-region, 0-based) spaces: per-CTA shared memory, per-thread local memory, the
+//! kernel parameter space and the constant bank.
+
+use std::collections::BTreeMap;
+
+use super::{MemError, MemSpace, Space};
+
+/// Constant bank size: 64 KiB of `__constant__` memory (CUDA C++ Programming Guide, "Technical
+/// Specifications": constant memory size 64 KB for all compute capabilities).
+pub const CONST_BANK_BYTES: usize = 64 * 1024;
+
+#[inline]
+fn range(
+    space: Space,
+    region: &str,
+    len_total: usize,
+    addr: u64,
+    len: usize,
+) -> Result<std::ops::Range<usize>, MemError> {
+    let end = addr.checked_add(len as u64);
+    match end {
+        Some(e) if e <= len_total as u64 => Ok(addr as usize..e as usize),
+        _ if addr < len_total as u64 => Err(MemError::OutOfBounds {
+            space,
+            addr,
+            size: len,
+            region: region.to_string(),
+            base: 0,
+            end: len_total as u64,
+        }),
+        _ => Err(MemError::Unmapped {
+            space,
+            addr,
+            size: len,
+        }),
+    }
+}
+
+/// Layout of a kernel's shared variables: static variables in declaration order, each at its
+/// alignment, then the dynamic (`extern .shared`) area aligned to `dynamic_align`.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct SharedLayout {
+    /// Offset of each static variable, by name.
+    pub offsets: BTreeMap<String, u64>,
+    /// Bytes used by static variables.
+    pub static_bytes: usize,
+    /// Offset of the dynamic area (where every `extern .shared` symbol points).
+    pub dynamic_offset: u64,
+}
+
+impl SharedLayout {
+    /// Lays out `(name, size, align)` variables; `align` 0 means 1. The dynamic area starts at the
+    /// end of the static variables rounded up to `dynamic_align` (the largest `.align` among the
+    /// `extern .shared` declarations; 0 means 16).
+    pub fn new(vars: &[(&str, usize, usize)], dynamic_align: usize) -> SharedLayout {
+        let mut out = SharedLayout::default();
+        let mut at = 0usize;
+        for &(name, size, align) in vars {
+            at = at.next_multiple_of(align.max(1));
+            out.offsets.insert(name.to_string(), at as u64);
+            at = at.saturating_add(size);
+        }
+        out.static_bytes = at;
+        let dal = if dynamic_align == 0 {
+            16
+        } else {
+            dynamic_align
+        };
+        out.dynamic_offset = at.next_multiple_of(dal) as u64;
+        out
+    }
+
+    /// Total shared bytes a CTA needs with `dynamic_bytes` of dynamic shared memory.
+    pub fn total_bytes(&self, dynamic_bytes: usize) -> usize {
+        (self.dynamic_offset as usize).saturating_add(dynamic_bytes)
+    }
+}
+
+/// One CTA's shared memory: `[0, size)`, zero-initialised (the hardware leaves it undefined;
+/// zero makes runs deterministic).
+#[derive(Clone, Debug)]
+pub struct SharedMemory {
+    data: Vec<u8>,
+}
+
+impl SharedMemory {
+    /// `bytes` of zeroed shared memory (use [`SharedLayout::total_bytes`]).
+    pub fn new(bytes: usize) -> Self {
+        SharedMemory {
+            data: vec![0; bytes],
+        }
+    }
+
+    /// Size in bytes.
+    pub fn size(&self) -> usize {
+        self.data.len()
+    }
+
+    /// Zeroes the contents for reuse by the next CTA.
+    pub fn clear(&mut self) {
+        self.data.fill(0);
+    }
+
+    /// The whole contents.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.data
+    }
+}
+
+impl MemSpace for SharedMemory {
+    fn space(&self) -> Space {
+        Space::Shared
+    }
+
+    #[inline]
+    fn bytes(&self, addr: u64, len: usize) -> Result<&[u8], MemError> {
+        let r = range(
+            Space::Shared,
+            "CTA shared memory",
+            self.data.len(),
+            addr,
+            len,
+        )?;
+        Ok(&self.data[r])
+    }
+
+    #[inline]
+    fn bytes_mut(&mut self, addr: u64, len: usize) -> Result<&mut [u8], MemError> {
+        let r = range(
+            Space::Shared,
+            "CTA shared memory",
+            self.data.len(),
+            addr,
+            len,
+        )?;
+        Ok(&mut self.data[r])
+    }
+}
+
+/// One thread's local memory (`.local` variables and spills): `[0, size)`, zero-initialised.
+#[derive(Clone, Debug)]
+pub struct LocalMemory {
+    data: Vec<u8>,
+}
+
+impl LocalMemory {
+    /// `bytes` of zeroed local memory.
+    pub fn new(bytes: usize) -> Self {
+        LocalMemory {
+            data: vec![0; bytes],
+        }
+    }
+
+    /// Size in bytes.
+    pub fn size(&self) -> usize {
+        self.data.len()
+    }
+
+    /// Zeroes the contents for reuse.
+    pub fn clear(&mut self) {
+        self.data.fill(0);
+    }
+}
+
+impl MemSpace for LocalMemory {
+    fn space(&self) -> Space {
+        Space::Local
+    }
+
+    #[inline]
+    fn bytes(&self, addr: u64, len: usize) -> Result<&[u8], MemError> {
+        let r = range(
+            Space::Local,
+            "thread local memory",
+            self.data.len(),
+            addr,
+            len,
+        )?;
+        Ok(&self.data[r])
+    }
+
+    #[inline]
+    fn bytes_mut(&mut self, addr: u64, len: usize) -> Result<&mut [u8], MemError> {
+        let r = range(
+            Space::Local,
+            "thread local memory",
+            self.data.len(),
+            addr,
+            len,
+        )?;
+        Ok(&mut self.data[r])
+    }
+}
+
+/// The kernel parameter space (read-only): the bytes of a `ParamBlock`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParamSpace {
+    data: Vec<u8>,
+}
+
+impl ParamSpace {
+    /// Wraps param-space bytes (e.g. `ParamBlock::bytes`).
+    pub fn new(bytes: Vec<u8>) -> Self {
+        ParamSpace { data: bytes }
+    }
+
+    /// Size in bytes.
+    pub fn size(&self) -> usize {
+        self.data.len()
+    }
+}
+
+impl MemSpace for ParamSpace {
+    fn space(&self) -> Space {
+        Space::Param
+    }
+
+    #[inline]
+    fn bytes(&self, addr: u64, len: usize) -> Result<&[u8], MemError> {
+        let r = range(
+            Space::Param,
+            "kernel parameters",
+            self.data.len(),
+            addr,
+            len,
+        )?;
+        Ok(&self.data[r])
+    }
+
+    fn bytes_mut(&mut self, addr: u64, len: usize) -> Result<&mut [u8], MemError> {
+        Err(MemError::ReadOnly {
+            space: Space::Param,
+            addr,
+            size: len,
+        })
+    }
+}
+
+/// The constant bank: module `.const` variables with their initial bytes, read-only to kernels.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ConstSpace {
+    data: Vec<u8>,
+    offsets: BTreeMap<String, u64>,
+}
+
+impl ConstSpace {
+    /// An empty bank.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Places variable `name` with initial bytes `init` (zero-padded to `size`) at the next offset
+    /// aligned to `align` (0 means 1); returns its offset. Fails on duplicate names, `init` longer
+    /// than `size`, or overflowing the 64 KiB bank.
+    pub fn add(
+        &mut self,
+        name: &str,
+        size: usize,
+        align: usize,
+        init: &[u8],
+    ) -> Result<u64, MemError> {
+        let fail = |reason: String| MemError::Alloc {
+            space: Space::Const,
+            name: name.to_string(),
+            size,
+            reason,
+        };
+        if self.offsets.contains_key(name) {
+            return Err(fail("a constant of that name exists".into()));
+        }
+        if init.len() > size {
+            return Err(fail(format!(
+                "{} initial bytes exceed the size",
+                init.len()
+            )));
+        }
+        let off = self.data.len().next_multiple_of(align.max(1));
+        if off.saturating_add(size) > CONST_BANK_BYTES {
+            return Err(fail(format!(
+                "the constant bank holds {CONST_BANK_BYTES} bytes"
+            )));
+        }
+        self.data.resize(off, 0);
+        self.data.extend_from_slice(init);
+        self.data.resize(off + size, 0);
+        self.offsets.insert(name.to_string(), off as u64);
+        Ok(off as u64)
+    }
+
+    /// Offset of constant `name`.
+    pub fn address_of(&self, name: &str) -> Option<u64> {
+        self.offsets.get(name).copied()
+    }
+
+    /// Bytes in use.
+    pub fn size(&self) -> usize {
+        self.data.len()
+    }
+}
+
+impl MemSpace for ConstSpace {
+    fn space(&self) -> Space {
+        Space::Const
+    }
+
+    #[inline]
+    fn bytes(&self, addr: u64, len: usize) -> Result<&[u8], MemError> {
+        let r = range(Space::Const, "constant bank", self.data.len(), addr, len)?;
+        Ok(&self.data[r])
+    }
+
+    fn bytes_mut(&mut self, addr: u64, len: usize) -> Result<&mut [u8], MemError> {
+        Err(MemError::ReadOnly {
+            space: Space::Const,
+            addr,
+            size: len,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shared_layout_and_bounds() {
+        let l = SharedLayout::new(&[("a", 3, 1), ("b", 8, 8), ("c", 4, 4)], 0);
+        assert_eq!(l.offsets["a"], 0);
+        assert_eq!(l.offsets["b"], 8);
+        assert_eq!(l.offsets["c"], 16);
+        assert_eq!(l.static_bytes, 20);
+        assert_eq!(l.dynamic_offset, 32);
+        assert_eq!(l.total_bytes(100), 132);
+        let mut s = SharedMemory::new(l.total_bytes(100));
+        s.write_u32(128, 5).unwrap();
+        assert_eq!(s.read_u32(128).unwrap(), 5);
+        assert!(matches!(s.read_u64(128), Err(MemError::OutOfBounds { .. })));
+        assert!(matches!(s.read_u32(132), Err(MemError::Unmapped { .. })));
+        assert_eq!(s.atomic_u32(128, |x| x * 3).unwrap(), 5);
+        assert_eq!(s.read_u32(128).unwrap(), 15);
+        s.clear();
+        assert_eq!(s.read_u32(128).unwrap(), 0);
+    }
+
+    #[test]
+    fn local_param_const() {
+        let mut l = LocalMemory::new(16);
+        l.write_f64(8, 2.5).unwrap();
+        assert_eq!(l.read_f64(8).unwrap(), 2.5);
+        assert!(l.read_f64(16).is_err());
+        let mut p = ParamSpace::new(vec![1, 0, 0, 0, 2, 0, 0, 0]);
+        assert_eq!(p.read_u32(4).unwrap(), 2);
+        assert!(matches!(p.write_u32(0, 1), Err(MemError::ReadOnly { .. })));
+        let mut c = ConstSpace::new();
+        assert_eq!(c.add("k", 3, 1, &[7, 8]).unwrap(), 0);
+        assert_eq!(c.add("m", 4, 4, &1u32.to_le_bytes()).unwrap(), 4);
+        assert_eq!(c.read_u8(1).unwrap(), 8);
+        assert_eq!(c.read_u8(2).unwrap(), 0);
+        assert_eq!(c.read_u32(c.address_of("m").unwrap()).unwrap(), 1);
+        assert!(c.add("m", 4, 4, &[]).is_err());
+        assert!(c.add("big", CONST_BANK_BYTES, 4, &[]).is_err());
+        assert!(c.add("x", 1, 1, &[1, 2]).is_err());
+        assert!(matches!(c.write_u8(0, 1), Err(MemError::ReadOnly { .. })));
+    }
+}

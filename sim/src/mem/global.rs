@@ -1,0 +1,330 @@
+//! Global memory: named allocations at realistic, 256-byte-aligned device addresses.
+
+use std::collections::BTreeMap;
+
+use super::{MemError, MemSpace, Space};
+use crate::launch::{DType, HostData};
+
+/// Address of the first allocation (see the module docs for the address map).
+pub const GLOBAL_BASE: u64 = 0x7f00_0000_0000;
+/// Alignment of every allocation's base address.
+pub const ALLOC_ALIGN: u64 = 256;
+/// Minimum unmapped gap between consecutive allocations.
+pub const GUARD_BYTES: u64 = 256;
+/// Total global memory the model will allocate (16 GiB of address space; actual host memory is
+/// what is allocated).
+const GLOBAL_LIMIT: u64 = 16 << 30;
+
+/// One allocation's public description.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AllocInfo {
+    /// Allocation name (a launch-spec buffer name).
+    pub name: String,
+    /// Device address of the first byte.
+    pub base: u64,
+    /// Size in bytes.
+    pub size: usize,
+    /// Element type when allocated from a typed buffer.
+    pub dtype: Option<DType>,
+}
+
+/// Device global memory. Lookup is a binary search over allocation bases (allocations are
+/// handed out at increasing addresses, so the tables stay sorted).
+#[derive(Clone, Debug)]
+pub struct GlobalMemory {
+    bases: Vec<u64>,
+    ends: Vec<u64>,
+    data: Vec<Vec<u8>>,
+    info: Vec<AllocInfo>,
+    by_name: BTreeMap<String, usize>,
+    next: u64,
+}
+
+impl Default for GlobalMemory {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl GlobalMemory {
+    /// An empty memory whose first allocation will be at [`GLOBAL_BASE`].
+    pub fn new() -> Self {
+        GlobalMemory {
+            bases: Vec::new(),
+            ends: Vec::new(),
+            data: Vec::new(),
+            info: Vec::new(),
+            by_name: BTreeMap::new(),
+            next: GLOBAL_BASE,
+        }
+    }
+
+    fn alloc_bytes(
+        &mut self,
+        name: &str,
+        bytes: Vec<u8>,
+        dtype: Option<DType>,
+    ) -> Result<u64, MemError> {
+        let size = bytes.len();
+        let fail = |reason: String| MemError::Alloc {
+            space: Space::Global,
+            name: name.to_string(),
+            size,
+            reason,
+        };
+        if self.by_name.contains_key(name) {
+            return Err(fail("an allocation of that name exists".into()));
+        }
+        let base = self.next;
+        let end = base + size as u64;
+        if end - GLOBAL_BASE > GLOBAL_LIMIT {
+            return Err(fail(format!(
+                "exceeds the {GLOBAL_LIMIT}-byte global memory limit"
+            )));
+        }
+        self.next = (end + GUARD_BYTES).next_multiple_of(ALLOC_ALIGN);
+        self.by_name.insert(name.to_string(), self.bases.len());
+        self.bases.push(base);
+        self.ends.push(end);
+        self.data.push(bytes);
+        self.info.push(AllocInfo {
+            name: name.to_string(),
+            base,
+            size,
+            dtype,
+        });
+        Ok(base)
+    }
+
+    /// Allocates `bytes` zeroed bytes named `name`; returns the device address.
+    pub fn alloc(&mut self, name: &str, bytes: usize) -> Result<u64, MemError> {
+        if bytes as u64 > GLOBAL_LIMIT {
+            return Err(MemError::Alloc {
+                space: Space::Global,
+                name: name.to_string(),
+                size: bytes,
+                reason: format!("exceeds the {GLOBAL_LIMIT}-byte global memory limit"),
+            });
+        }
+        self.alloc_bytes(name, vec![0; bytes], None)
+    }
+
+    /// Allocates a buffer initialised from `data` (remembering its dtype for read-back).
+    pub fn alloc_host(&mut self, name: &str, data: &HostData) -> Result<u64, MemError> {
+        self.alloc_bytes(name, data.to_le_bytes(), Some(data.dtype()))
+    }
+
+    /// Allocates every buffer, in name order (so addresses are deterministic); returns the
+    /// addresses by name.
+    pub fn alloc_buffers(
+        &mut self,
+        buffers: &BTreeMap<String, HostData>,
+    ) -> Result<BTreeMap<String, u64>, MemError> {
+        buffers
+            .iter()
+            .map(|(n, d)| Ok((n.clone(), self.alloc_host(n, d)?)))
+            .collect()
+    }
+
+    /// Device address of allocation `name`.
+    pub fn address_of(&self, name: &str) -> Option<u64> {
+        self.by_name.get(name).map(|&i| self.bases[i])
+    }
+
+    /// All allocations in address order.
+    pub fn allocations(&self) -> &[AllocInfo] {
+        &self.info
+    }
+
+    /// The allocation containing `addr`, if any.
+    pub fn allocation_at(&self, addr: u64) -> Option<&AllocInfo> {
+        self.find(addr).map(|i| &self.info[i])
+    }
+
+    /// The raw bytes of allocation `name`.
+    pub fn allocation_bytes(&self, name: &str) -> Option<&[u8]> {
+        self.by_name.get(name).map(|&i| self.data[i].as_slice())
+    }
+
+    /// Copies allocation `name` back out, typed by its dtype (`u8` for untyped allocations).
+    pub fn read_back(&self, name: &str) -> Option<HostData> {
+        let &i = self.by_name.get(name)?;
+        let dtype = self.info[i].dtype.unwrap_or(DType::U8);
+        HostData::from_le_bytes(dtype, &self.data[i])
+    }
+
+    /// Copies every allocation back out, by name.
+    pub fn read_back_all(&self) -> BTreeMap<String, HostData> {
+        self.by_name
+            .keys()
+            .filter_map(|n| Some((n.clone(), self.read_back(n)?)))
+            .collect()
+    }
+
+    /// Index of the allocation whose range contains `addr`.
+    #[inline]
+    fn find(&self, addr: u64) -> Option<usize> {
+        let i = self.bases.partition_point(|&b| b <= addr).checked_sub(1)?;
+        (addr < self.ends[i]).then_some(i)
+    }
+
+    #[inline]
+    fn locate(&self, addr: u64, len: usize) -> Result<(usize, usize), MemError> {
+        let i = match self.find(addr) {
+            Some(i) => i,
+            None => {
+                return Err(MemError::Unmapped {
+                    space: Space::Global,
+                    addr,
+                    size: len,
+                })
+            }
+        };
+        let off = (addr - self.bases[i]) as usize;
+        let past_end = match addr.checked_add(len as u64) {
+            Some(e) => e > self.ends[i],
+            None => true,
+        };
+        if past_end {
+            return Err(MemError::OutOfBounds {
+                space: Space::Global,
+                addr,
+                size: len,
+                region: self.info[i].name.clone(),
+                base: self.bases[i],
+                end: self.ends[i],
+            });
+        }
+        Ok((i, off))
+    }
+}
+
+impl MemSpace for GlobalMemory {
+    fn space(&self) -> Space {
+        Space::Global
+    }
+
+    #[inline]
+    fn bytes(&self, addr: u64, len: usize) -> Result<&[u8], MemError> {
+        let (i, off) = self.locate(addr, len)?;
+        Ok(&self.data[i][off..off + len])
+    }
+
+    #[inline]
+    fn bytes_mut(&mut self, addr: u64, len: usize) -> Result<&mut [u8], MemError> {
+        let (i, off) = self.locate(addr, len)?;
+        Ok(&mut self.data[i][off..off + len])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allocations_are_aligned_guarded_and_named() {
+        let mut m = GlobalMemory::new();
+        let a = m.alloc("a", 10).unwrap();
+        let b = m.alloc("b", 256).unwrap();
+        let c = m.alloc("c", 1).unwrap();
+        assert_eq!(a, GLOBAL_BASE);
+        // a ends at +10; +256 guard = +266 → next 256 multiple = +512.
+        assert_eq!(b, GLOBAL_BASE + 512);
+        // b ends at +768; +256 = +1024 (already aligned).
+        assert_eq!(c, GLOBAL_BASE + 1024);
+        assert_eq!(m.address_of("b"), Some(b));
+        assert_eq!(m.address_of("z"), None);
+        assert!(matches!(m.alloc("a", 4), Err(MemError::Alloc { .. })));
+        assert!(matches!(
+            m.alloc("huge", 1 << 40),
+            Err(MemError::Alloc { .. })
+        ));
+    }
+
+    #[test]
+    fn loads_stores_and_bounds() {
+        let mut m = GlobalMemory::new();
+        let a = m
+            .alloc_host("x", &HostData::U32(vec![1, 2, 3, 0xdead_beef]))
+            .unwrap();
+        assert_eq!(m.read_u32(a + 12).unwrap(), 0xdead_beef);
+        assert_eq!(m.read_u16(a + 12).unwrap(), 0xbeef);
+        assert_eq!(m.read_u8(a + 15).unwrap(), 0xde);
+        assert_eq!(m.read_u64(a).unwrap(), 1 | (2 << 32));
+        m.write_u32(a + 4, 7).unwrap();
+        m.write_u8(a + 1, 1).unwrap();
+        assert_eq!(
+            m.read_back("x"),
+            Some(HostData::U32(vec![0x101, 7, 3, 0xdead_beef]))
+        );
+        let mut v = [0u8; 16];
+        m.load_into(a, &mut v).unwrap();
+        assert_eq!(&v[4..8], &[7, 0, 0, 0]);
+        // Overrun of the last element: out of bounds, naming the allocation.
+        let e = m
+            .read_u64(a + 8)
+            .map(|_| ())
+            .and_then(|_| m.read_u64(a + 16))
+            .unwrap_err();
+        assert_eq!(
+            e,
+            MemError::Unmapped {
+                space: Space::Global,
+                addr: a + 16,
+                size: 8
+            }
+        );
+        let e = m.load_into(a + 8, &mut [0u8; 16]).unwrap_err();
+        assert!(matches!(e, MemError::Misaligned { .. }), "{e}");
+        let e = m.bytes(a + 12, 8).unwrap_err();
+        assert!(
+            matches!(&e, MemError::OutOfBounds { region, .. } if region == "x"),
+            "{e}"
+        );
+        assert!(e.to_string().contains("0x7f000000000c"), "{e}");
+        assert!(matches!(
+            m.read_u32(a + 2),
+            Err(MemError::Misaligned { .. })
+        ));
+        assert!(matches!(m.read_u32(0), Err(MemError::Unmapped { .. })));
+        assert!(matches!(
+            m.read_u32(GLOBAL_BASE - 4),
+            Err(MemError::Unmapped { .. })
+        ));
+        assert!(matches!(m.load(a, 3), Err(MemError::BadSize { .. })));
+        assert!(matches!(
+            m.bytes(u64::MAX, 2),
+            Err(MemError::Unmapped { .. })
+        ));
+    }
+
+    #[test]
+    fn atomics_return_old_value() {
+        let mut m = GlobalMemory::new();
+        let a = m.alloc_host("c", &HostData::F32(vec![1.5, 0.0])).unwrap();
+        assert_eq!(m.atomic_f32(a, |x| x + 2.0).unwrap(), 1.5);
+        assert_eq!(m.read_f32(a).unwrap(), 3.5);
+        let b = m.alloc("n", 8).unwrap();
+        assert_eq!(m.atomic_u64(b, |x| x + 5).unwrap(), 0);
+        assert_eq!(m.atomic_u32(b, |x| if x == 5 { 9 } else { x }).unwrap(), 5);
+        assert_eq!(m.read_u64(b).unwrap(), 9);
+        assert!(m.atomic_u32(b + 8, |x| x).is_err());
+    }
+
+    #[test]
+    fn buffers_round_trip_in_name_order() {
+        let mut bufs = BTreeMap::new();
+        bufs.insert("b".to_string(), HostData::I8(vec![-1, 2]));
+        bufs.insert("a".to_string(), HostData::F64(vec![0.25]));
+        let mut m = GlobalMemory::new();
+        let addrs = m.alloc_buffers(&bufs).unwrap();
+        assert_eq!(addrs["a"], GLOBAL_BASE);
+        assert!(addrs["b"] > addrs["a"] && addrs["b"].is_multiple_of(ALLOC_ALIGN));
+        assert_eq!(m.read_back_all(), bufs);
+        assert_eq!(
+            m.allocation_at(addrs["b"] + 1).map(|i| i.name.as_str()),
+            Some("b")
+        );
+        assert_eq!(m.allocation_at(addrs["b"] + 2), None);
+    }
+}

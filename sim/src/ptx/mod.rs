@@ -1,0 +1,11 @@
+//! PTX front-end: tokenizer and parser producing the decoded IR ([`crate::ir::Module`]).
+//!
+//! Grammar follows the PTX ISA (version 8.x) as emitted by nvcc/NVRTC 11.x–12.x for
+//! sm_70..sm_90. Unsupported constructs are errors naming file, line, column and the text.
+
+pub mod error;
+pub mod lexer;
+pub mod parser;
+
+pub use error::{Pos, PtxError};
+pub use parser::parse;

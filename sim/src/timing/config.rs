@@ -1,0 +1,460 @@
+//! GPU configuration of the timing model.
+//!
+//! Every field is required (`deny_unknown_fields`, no `#[serde(default)]`): a preset (TOML) must
+//! set everything, and [`GpuConfig::validate`] rejects out-of-range values with the field's
+//! path. The RTX 2060-like preset in `rtx2060.toml` (next to this file) documents the source of
+//! every value; [`GpuConfig::rtx2060_like`] loads it.
+//!
+//! The structure mirrors the object tree of the model (Ramulator-2 style): `GpuConfig` →
+//! `SmConfig` (schedulers, collectors, register file, execution units) and `MemoryConfig`.
+
+use serde::{Deserialize, Serialize};
+
+/// A whole GPU.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GpuConfig {
+    /// Preset name, copied into results.
+    pub name: String,
+    /// Streaming multiprocessors.
+    pub sms: u32,
+    /// Core clock in MHz (only used to convert cycles to time in reports).
+    pub core_clock_mhz: f64,
+    /// CTAs the global block scheduler may start per SM per cycle
+    /// (GPGPU-Sim `issue_block2core`: one CTA per SM per cycle).
+    pub cta_launches_per_cycle: u32,
+    pub sm: SmConfig,
+    pub memory: MemoryConfig,
+}
+
+/// One SM.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SmConfig {
+    pub limits: SmLimits,
+    /// Sub-cores (processing blocks). Each has its own scheduler, register-file banks,
+    /// collector units and execution units; warp slot `w` belongs to sub-core `w % sub_cores`
+    /// (GPGPU-Sim `-gpgpu_sub_core_model 1`, `shader.cc` `scheduler_unit` warp assignment).
+    pub sub_cores: u32,
+    pub scheduler: SchedulerConfig,
+    pub collectors: CollectorConfig,
+    pub register_file: RegisterFileConfig,
+    pub units: UnitsConfig,
+}
+
+/// Occupancy limits of one SM and allocation granularities (CUDA occupancy rules).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SmLimits {
+    pub max_warps: u32,
+    pub max_threads: u32,
+    pub max_ctas: u32,
+    /// 32-bit registers per SM (all sub-cores together).
+    pub registers: u32,
+    /// Registers are allocated per warp in units of this many registers
+    /// (CUDA Occupancy Calculator, "Register allocation unit size": 256 on cc 7.x).
+    pub register_alloc_unit: u32,
+    /// Maximum registers per thread (255 on cc 3.5+).
+    pub max_registers_per_thread: u32,
+    /// Shared memory per SM available to CTAs, bytes.
+    pub shared_bytes: u32,
+    /// Shared memory allocation unit in bytes (CUDA Occupancy Calculator: 256 on cc 7.x).
+    pub shared_alloc_unit: u32,
+}
+
+/// Warp scheduling policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SchedulerPolicy {
+    /// Loose round robin: start after the warp issued last (GPGPU-Sim `lrr`).
+    Lrr,
+    /// Greedy-then-oldest: keep issuing from the last warp, else the oldest ready one
+    /// (Rogers et al., MICRO 2012; GPGPU-Sim `gto`).
+    Gto,
+    /// Two-level: only an active set of `active_warps` warps may issue; a warp waiting on a
+    /// long-latency (memory) result leaves the set and the oldest pending warp enters
+    /// (Gebhart et al., ISCA 2011; Narasiman et al., MICRO 2011; seed 002 §8 uses 6 active).
+    TwoLevel { active_warps: u32 },
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SchedulerConfig {
+    pub policy: SchedulerPolicy,
+    /// Instructions each scheduler may issue per cycle (one per warp).
+    pub issue_width: u32,
+}
+
+/// Operand collector units (Gebhart et al. / NVIDIA US patent 7,834,881; GPGPU-Sim
+/// `opndcoll_rfu_t`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CollectorConfig {
+    /// Collector units per sub-core (at most 64).
+    pub units_per_sub_core: u32,
+    /// Operands a collector unit can receive per cycle (its crossbar input ports).
+    pub read_ports_per_unit: u32,
+    /// Collector units that may dispatch to execution units per cycle per sub-core.
+    pub dispatch_per_cycle: u32,
+}
+
+/// Register-file banking of the reference design and the arbiter.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RegisterFileConfig {
+    /// Banks per sub-core.
+    pub banks_per_sub_core: u32,
+    /// Accesses (read or write) each bank serves per cycle.
+    pub ports_per_bank: u32,
+    /// Which bank holds register `r` of warp `w`.
+    pub bank_mapping: BankMapping,
+    /// Register rows (one 32-lane × 32-bit warp register each) per sub-array, for sub-array
+    /// occupancy statistics (the unit sub-array power gating switches, seed 002 §4.4).
+    pub rows_per_subarray: u32,
+    /// Bank→collector operand transfers the crossbar carries per cycle per sub-core.
+    pub crossbar_width: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BankMapping {
+    /// `bank = (reg + warp) % banks` (GPGPU-Sim `register_bank()` with `bank_warp_shift`).
+    WarpInterleaved,
+    /// `bank = reg % banks`.
+    RegisterModulo,
+}
+
+/// Latency (cycles from dispatch to result) and initiation interval (cycles before the unit
+/// accepts the next warp instruction).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OpTiming {
+    pub latency: u32,
+    pub initiation: u32,
+}
+
+/// A pipelined execution unit type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnitConfig {
+    /// Units of this type per sub-core.
+    pub per_sub_core: u32,
+    /// Timing of ordinary instructions on this unit.
+    pub timing: OpTiming,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnitsConfig {
+    /// FP32 (and FP16) pipeline.
+    pub sp: UnitConfig,
+    /// Integer pipeline.
+    pub int: UnitConfig,
+    /// Special functions (transcendentals; divisions run here too, GPGPU-Sim).
+    pub sfu: UnitConfig,
+    /// FP64 pipeline.
+    pub dp: UnitConfig,
+    /// Tensor cores (no PTX `mma` is executed yet; kept for presets).
+    pub tensor: UnitConfig,
+    /// Integer division / remainder (on the SFU).
+    pub int_div: OpTiming,
+    /// FP32 division (on the SFU).
+    pub fp_div: OpTiming,
+    /// FP64 division (on the DP unit).
+    pub dp_div: OpTiming,
+    /// Branch / control instructions: cycles until the warp may issue again.
+    pub branch: OpTiming,
+    /// Load/store units per SM (shared by the sub-cores).
+    pub ldst_per_sm: u32,
+    /// Cycles an `ld.param` / `ld.const` takes: kernel parameters and constants are
+    /// constant-bank operands in SASS (`c[0x0][..]`) served by a constant cache that Accel-Sim
+    /// treats as perfect (`-gpgpu_perfect_inst_const_cache 1`).
+    pub const_latency: u32,
+}
+
+/// Memory hierarchy parameters used by [`crate::timing::memory::StubMemory`] (until the
+/// cycle-level components in `timing::mem` are wired in).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MemoryConfig {
+    pub l1d: CacheConfig,
+    /// Cycles from LD/ST dispatch to data for an L1D hit.
+    pub l1d_hit_latency: u32,
+    /// 128 B lines (tag lookups) the L1D processes per cycle.
+    pub l1d_lines_per_cycle: u32,
+    pub shared: SharedMemConfig,
+    /// L2 per slice.
+    pub l2_slice: CacheConfig,
+    pub l2_slices: u32,
+    /// Cycles from LD/ST dispatch to data for an L2 hit.
+    pub l2_hit_latency: u32,
+    /// 32 B sectors each L2 slice serves per cycle.
+    pub l2_sectors_per_cycle_per_slice: u32,
+    /// Cycles from LD/ST dispatch to data for a DRAM access (unloaded).
+    pub dram_latency: u32,
+    pub dram_channels: u32,
+    /// DRAM bytes per core cycle, all channels together.
+    pub dram_bytes_per_cycle: f64,
+}
+
+/// A set-associative cache (tags only: data lives in the functional memory).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CacheConfig {
+    pub sets: u32,
+    pub ways: u32,
+    pub line_bytes: u32,
+    pub sector_bytes: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SharedMemConfig {
+    pub banks: u32,
+    pub bank_bytes: u32,
+    /// Cycles from LD/ST dispatch to data without bank conflicts.
+    pub latency: u32,
+}
+
+/// A configuration value out of range (names the field path).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("GPU config `{preset}`: {field}: {message}")]
+pub struct ConfigError {
+    pub preset: String,
+    pub field: String,
+    pub message: String,
+}
+
+/// Error loading a preset file.
+#[derive(Debug, thiserror::Error)]
+pub enum PresetError {
+    #[error("{file}: {source}")]
+    Toml {
+        file: String,
+        #[source]
+        source: toml::de::Error,
+    },
+    #[error("{file}: {source}")]
+    Invalid {
+        file: String,
+        #[source]
+        source: ConfigError,
+    },
+}
+
+const RTX2060_TOML: &str = include_str!("rtx2060.toml");
+
+impl GpuConfig {
+    /// Parses a TOML preset and validates it. `file` names the source in errors.
+    pub fn from_toml(file: &str, text: &str) -> Result<GpuConfig, PresetError> {
+        let cfg: GpuConfig = toml::from_str(text).map_err(|source| PresetError::Toml {
+            file: file.to_string(),
+            source,
+        })?;
+        cfg.validate().map_err(|source| PresetError::Invalid {
+            file: file.to_string(),
+            source,
+        })?;
+        Ok(cfg)
+    }
+
+    /// The RTX 2060-like preset (`sim/src/timing/rtx2060.toml`; sources in its comments).
+    pub fn rtx2060_like() -> Result<GpuConfig, PresetError> {
+        Self::from_toml("rtx2060.toml", RTX2060_TOML)
+    }
+
+    /// Checks every value's range. Errors name the field path.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let err = |field: &str, message: String| ConfigError {
+            preset: self.name.clone(),
+            field: field.to_string(),
+            message,
+        };
+        let pos = |field: &str, v: u32| -> Result<(), ConfigError> {
+            if v == 0 {
+                Err(err(field, "must be at least 1".into()))
+            } else {
+                Ok(())
+            }
+        };
+        let pow2 = |field: &str, v: u32| -> Result<(), ConfigError> {
+            if !v.is_power_of_two() {
+                Err(err(field, format!("{v} is not a power of two")))
+            } else {
+                Ok(())
+            }
+        };
+        pos("sms", self.sms)?;
+        if !(self.core_clock_mhz.is_finite() && self.core_clock_mhz > 0.0) {
+            return Err(err("core_clock_mhz", "must be a positive number".into()));
+        }
+        pos("cta_launches_per_cycle", self.cta_launches_per_cycle)?;
+        let s = &self.sm;
+        let l = &s.limits;
+        pos("sm.limits.max_warps", l.max_warps)?;
+        if l.max_warps > 1024 {
+            return Err(err("sm.limits.max_warps", "at most 1024".into()));
+        }
+        pos("sm.limits.max_threads", l.max_threads)?;
+        pos("sm.limits.max_ctas", l.max_ctas)?;
+        pos("sm.limits.registers", l.registers)?;
+        pos("sm.limits.register_alloc_unit", l.register_alloc_unit)?;
+        pos("sm.limits.shared_alloc_unit", l.shared_alloc_unit)?;
+        if l.max_registers_per_thread == 0 || l.max_registers_per_thread > 255 {
+            return Err(err(
+                "sm.limits.max_registers_per_thread",
+                "must be in 1..=255".into(),
+            ));
+        }
+        pos("sm.sub_cores", s.sub_cores)?;
+        if s.sub_cores > l.max_warps {
+            return Err(err("sm.sub_cores", "more sub-cores than warps".into()));
+        }
+        if !l.registers.is_multiple_of(s.sub_cores * 32) {
+            return Err(err(
+                "sm.limits.registers",
+                "must divide into 32-lane warp registers evenly among the sub-cores".into(),
+            ));
+        }
+        pos("sm.scheduler.issue_width", s.scheduler.issue_width)?;
+        if let SchedulerPolicy::TwoLevel { active_warps } = s.scheduler.policy {
+            pos("sm.scheduler.policy.two_level.active_warps", active_warps)?;
+        }
+        pos(
+            "sm.collectors.units_per_sub_core",
+            s.collectors.units_per_sub_core,
+        )?;
+        if s.collectors.units_per_sub_core > 64 {
+            return Err(err("sm.collectors.units_per_sub_core", "at most 64".into()));
+        }
+        pos(
+            "sm.collectors.read_ports_per_unit",
+            s.collectors.read_ports_per_unit,
+        )?;
+        pos(
+            "sm.collectors.dispatch_per_cycle",
+            s.collectors.dispatch_per_cycle,
+        )?;
+        let r = &s.register_file;
+        pos("sm.register_file.banks_per_sub_core", r.banks_per_sub_core)?;
+        if r.banks_per_sub_core > 64 {
+            return Err(err(
+                "sm.register_file.banks_per_sub_core",
+                "at most 64".into(),
+            ));
+        }
+        pos("sm.register_file.ports_per_bank", r.ports_per_bank)?;
+        pos("sm.register_file.rows_per_subarray", r.rows_per_subarray)?;
+        pos("sm.register_file.crossbar_width", r.crossbar_width)?;
+        // warp registers (32 lanes x 32 bit) per sub-core, spread over its banks
+        let per_sub = l.registers / s.sub_cores / 32;
+        if !per_sub.is_multiple_of(r.banks_per_sub_core) {
+            return Err(err(
+                "sm.register_file.banks_per_sub_core",
+                "warp registers per sub-core must divide evenly among the banks".into(),
+            ));
+        }
+        let u = &s.units;
+        for (name, c) in [
+            ("sp", u.sp),
+            ("int", u.int),
+            ("sfu", u.sfu),
+            ("dp", u.dp),
+            ("tensor", u.tensor),
+        ] {
+            pos(&format!("sm.units.{name}.per_sub_core"), c.per_sub_core)?;
+            pos(&format!("sm.units.{name}.timing.latency"), c.timing.latency)?;
+            pos(
+                &format!("sm.units.{name}.timing.initiation"),
+                c.timing.initiation,
+            )?;
+        }
+        for (name, t) in [
+            ("int_div", u.int_div),
+            ("fp_div", u.fp_div),
+            ("dp_div", u.dp_div),
+            ("branch", u.branch),
+        ] {
+            pos(&format!("sm.units.{name}.latency"), t.latency)?;
+            pos(&format!("sm.units.{name}.initiation"), t.initiation)?;
+        }
+        pos("sm.units.ldst_per_sm", u.ldst_per_sm)?;
+        pos("sm.units.const_latency", u.const_latency)?;
+        let m = &self.memory;
+        for (name, c) in [("memory.l1d", m.l1d), ("memory.l2_slice", m.l2_slice)] {
+            pos(&format!("{name}.sets"), c.sets)?;
+            pos(&format!("{name}.ways"), c.ways)?;
+            pow2(&format!("{name}.line_bytes"), c.line_bytes)?;
+            pow2(&format!("{name}.sector_bytes"), c.sector_bytes)?;
+            if c.sector_bytes > c.line_bytes || c.line_bytes / c.sector_bytes > 32 {
+                return Err(err(
+                    &format!("{name}.sector_bytes"),
+                    "1..=32 sectors per line required".into(),
+                ));
+            }
+        }
+        pos("memory.l1d_hit_latency", m.l1d_hit_latency)?;
+        pos("memory.l1d_lines_per_cycle", m.l1d_lines_per_cycle)?;
+        pos("memory.shared.banks", m.shared.banks)?;
+        pow2("memory.shared.bank_bytes", m.shared.bank_bytes)?;
+        pos("memory.shared.latency", m.shared.latency)?;
+        pos("memory.l2_slices", m.l2_slices)?;
+        pos("memory.l2_hit_latency", m.l2_hit_latency)?;
+        pos(
+            "memory.l2_sectors_per_cycle_per_slice",
+            m.l2_sectors_per_cycle_per_slice,
+        )?;
+        pos("memory.dram_latency", m.dram_latency)?;
+        pos("memory.dram_channels", m.dram_channels)?;
+        if !(m.dram_bytes_per_cycle.is_finite() && m.dram_bytes_per_cycle > 0.0) {
+            return Err(err(
+                "memory.dram_bytes_per_cycle",
+                "must be a positive number".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Registers per sub-core.
+    pub fn registers_per_sub_core(&self) -> u32 {
+        self.sm.limits.registers / self.sm.sub_cores.max(1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_preset_parses_and_validates() {
+        let c = GpuConfig::from_toml("rtx2060.toml", RTX2060_TOML).expect("preset");
+        assert_eq!(c.sms, 30);
+        assert_eq!(c.sm.sub_cores, 4);
+        assert_eq!(c.sm.register_file.banks_per_sub_core, 2);
+        assert_eq!(c.sm.collectors.units_per_sub_core, 2);
+        assert_eq!(GpuConfig::rtx2060_like().expect("preset"), c);
+        // 3 MB of L2: 24 slices x 64 sets x 16 ways x 128 B
+        let l2 = c.memory.l2_slices * c.memory.l2_slice.sets * c.memory.l2_slice.ways * 128;
+        assert_eq!(l2, 3 * 1024 * 1024);
+    }
+
+    #[test]
+    fn unknown_and_missing_keys_are_rejected() {
+        let extra = format!("{RTX2060_TOML}\nbogus = 1\n");
+        assert!(GpuConfig::from_toml("x.toml", &extra).is_err());
+        let missing = RTX2060_TOML.replace("sms = 30", "");
+        let e = GpuConfig::from_toml("x.toml", &missing).unwrap_err();
+        assert!(e.to_string().contains("sms"), "{e}");
+    }
+
+    #[test]
+    fn out_of_range_values_name_the_field() {
+        let mut c = GpuConfig::rtx2060_like().expect("preset");
+        c.sm.register_file.banks_per_sub_core = 0;
+        let e = c.validate().unwrap_err();
+        assert_eq!(e.field, "sm.register_file.banks_per_sub_core");
+        let mut c = GpuConfig::rtx2060_like().expect("preset");
+        c.memory.l1d.line_bytes = 100;
+        assert_eq!(c.validate().unwrap_err().field, "memory.l1d.line_bytes");
+    }
+}

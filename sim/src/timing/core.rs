@@ -1,0 +1,1749 @@
+//! The cycle-level SM pipeline and the GPU run loop.
+//!
+//! Per SM and cycle, stages run in reverse pipeline order (as GPGPU-Sim's
+//! `shader_core_ctx::cycle()`), so an instruction advances at most one stage per cycle:
+//!
+//! 1. **design tick**, then **completion**: results whose latency elapsed join their
+//!    sub-core's writeback queue.
+//! 2. **writeback**: each result register gets a bank port (writes have priority over reads,
+//!    GPGPU-Sim `opndcoll_rfu_t::writeback` / seed 003 §II "writes always have priority");
+//!    the value is written into the RF design; when all are written the scoreboard is
+//!    released.
+//! 3. **operand read**: per bank, the oldest queued read is granted if a port is left, the
+//!    collector's input port is free and the crossbar has capacity (seed 003 §II: "the oldest
+//!    request of each queue is granted access by the arbiter unit only if the port of the OCU
+//!    and the bank it needs are available"). The value is read from the design at grant and
+//!    lands in the collector the next cycle (plus any design delay).
+//! 4. **dispatch**: a collector whose operands are all present dispatches to a free execution
+//!    unit; the functional model executes the instruction at this point, reading the
+//!    collected values; its results are buffered until writeback. Memory instructions get
+//!    their timing from the [`MemoryTiming`] model (or the design's `global_access`).
+//! 5. **issue**: each sub-core's scheduler (LRR / GTO / two-level) picks warps whose next
+//!    instruction passes the scoreboard (RAW/WAW on registers and predicates), asks the
+//!    design for a collector unit and queues the operand reads at the banks the design routes
+//!    them to.
+//!
+//! A warp has at most one instruction between issue and dispatch: its next instruction (and
+//! PC) is known only after the functional model executed the previous one. With 2 collector
+//! units per sub-core this costs little (each instruction holds a collector for ≥ 2 cycles).
+//!
+//! CTAs are started one per SM per cycle while the SM's occupancy limits (CTAs, threads,
+//! warps, registers at allocation granularity, shared memory) and the design's
+//! `can_allocate` allow (GPGPU-Sim `issue_block2core`). When no SM makes progress in a cycle,
+//! the loop jumps to the next cycle at which something is scheduled to happen.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+use super::activity::{Activity, CoreActivity, MemActivity, RfActivity, StallBreakdown};
+use super::config::{ConfigError, GpuConfig, OpTiming, SchedulerPolicy};
+use super::functional::{
+    FunctionalWarpModel, InstrInfo, MemOpKind, MemSpaceKind, ModelError, UnitClass, WarpKey,
+    WarpRegisters,
+};
+use super::memory::{MemoryTiming, StubMemory};
+use super::rf::{
+    CollectorChoice, Delay, MemRoute, OperandRef, RegisterFileDesign, ReleaseCause, RfCtx, RfError,
+    RfStats, Route, WarpSlot, WriteRef,
+};
+use crate::analysis::{Analysis, ArchReg};
+
+/// Why a timed run failed.
+#[derive(Debug, thiserror::Error)]
+pub enum TimingError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error("functional model, warp {warp}: {source}")]
+    Model {
+        warp: WarpKey,
+        #[source]
+        source: ModelError,
+    },
+    #[error("register file design: {0}")]
+    Rf(#[from] RfError),
+    #[error("a CTA ({threads} threads, {regs} registers/thread, {shared} B shared) does not fit on an empty SM: {why}")]
+    CtaTooLarge {
+        threads: u32,
+        regs: u32,
+        shared: u32,
+        why: String,
+    },
+    #[error("design layout: {0}")]
+    Layout(String),
+    #[error("instruction at pc {pc} uses register R{reg}; the scoreboard supports R0..R255")]
+    RegisterRange { pc: u32, reg: u16 },
+    #[error("deadlock at cycle {cycle}: {live_warps} warps resident and nothing scheduled (barrier never completed?)")]
+    Deadlock { cycle: u64, live_warps: u32 },
+    #[error("cycle limit of {limit} reached")]
+    CycleLimit { limit: u64 },
+}
+
+/// Options of a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunOptions {
+    /// Abort after this many cycles (runaway kernels).
+    pub max_cycles: u64,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            max_cycles: 1 << 40,
+        }
+    }
+}
+
+type RegMask = [u64; 4];
+
+#[inline]
+fn mask_set(m: &mut RegMask, r: u16) {
+    m[usize::from(r >> 6)] |= 1 << (r & 63);
+}
+#[inline]
+fn mask_clear(m: &mut RegMask, r: u16) {
+    m[usize::from(r >> 6)] &= !(1 << (r & 63));
+}
+
+/// Release and reuse tables of one function, copied from its [`Analysis`].
+#[derive(Clone, Debug, Default)]
+struct FuncTables {
+    pir: Vec<Vec<u16>>,
+    dead_dst: Vec<Vec<u16>>,
+    pbr: Vec<Vec<u16>>,
+    uses: Vec<Vec<u32>>,
+    defs: Vec<Vec<u32>>,
+    reuse_src: Vec<Vec<Option<u32>>>,
+    reuse_dst: Vec<Vec<Option<u32>>>,
+}
+
+fn gprs(v: &[ArchReg]) -> Vec<u16> {
+    v.iter()
+        .filter_map(|a| match a {
+            ArchReg::R(r) => Some(*r),
+            ArchReg::P(_) => None,
+        })
+        .collect()
+}
+
+impl FuncTables {
+    fn from_analysis(a: &Analysis) -> FuncTables {
+        FuncTables {
+            pir: a.release.pir.iter().map(|v| gprs(v)).collect(),
+            dead_dst: a.release.dead_dst.iter().map(|v| gprs(v)).collect(),
+            pbr: a.release.pbr.iter().map(|v| gprs(v)).collect(),
+            uses: a.arch_ud.uses.clone(),
+            defs: a.arch_ud.defs.clone(),
+            reuse_src: a.reuse.src.clone(),
+            reuse_dst: a.reuse.dst.clone(),
+        }
+    }
+
+    fn reuse(units: &[Vec<u32>], dist: &[Vec<Option<u32>>], pc: u32, reg: u16) -> Option<u32> {
+        let u = units.get(pc as usize)?;
+        let k = u.binary_search(&u32::from(reg)).ok()?;
+        dist.get(pc as usize)?.get(k).copied().flatten()
+    }
+}
+
+/// An operand slot of a collector unit.
+#[derive(Clone, Copy, Debug)]
+struct OpSlot {
+    reg: u16,
+    granted: bool,
+    ready_at: u64,
+    last_use: bool,
+    reuse: Option<u32>,
+    values: [u32; 32],
+}
+
+#[derive(Clone, Debug)]
+struct Collector {
+    busy: bool,
+    slot: u16,
+    info: Option<InstrInfo>,
+    ops: Vec<OpSlot>,
+    /// Operands not granted yet.
+    pending: u32,
+    /// All granted operands present at this cycle.
+    ready_at: u64,
+    /// Allocation order (oldest dispatches first).
+    seq: u64,
+    /// Read grants received this cycle.
+    grants_now: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum StallKind {
+    Issued,
+    Idle,
+    NoInstruction,
+    Scoreboard,
+    Memory,
+    CollectorFull,
+    Barrier,
+}
+
+const N_POOLS: usize = 5;
+
+#[derive(Clone, Debug)]
+struct SubCore {
+    warps: Vec<u16>,
+    collectors: Vec<Collector>,
+    free_mask: u64,
+    bank_q: Vec<VecDeque<(u16, u8)>>,
+    bank_ports_used: Vec<u8>,
+    /// next free cycle per unit, per pool (Sp, Int, Sfu, Dp, Tensor).
+    units: [Vec<u64>; N_POOLS],
+    wb_q: VecDeque<usize>,
+    last_issued: Option<u16>,
+    active_set: Vec<u16>,
+    last_stall: StallKind,
+    order: Vec<u16>,
+    /// Something that can change an issue decision happened since the last evaluation.
+    dirty: bool,
+    /// Earliest cycle a blocked warp unblocks by itself (branch redirect).
+    wake_at: u64,
+    /// Scratch: GTO sort keys, dispatch candidates.
+    keys: Vec<(bool, Reverse<u8>, u64, u16)>,
+    cands: Vec<usize>,
+}
+
+#[derive(Clone, Debug)]
+struct Warp {
+    key: WarpKey,
+    cta: usize,
+    age: u64,
+    sub_core: u8,
+    next: Option<InstrInfo>,
+    in_collector: bool,
+    at_barrier: bool,
+    exited: bool,
+    no_issue_until: u64,
+    pending: RegMask,
+    pending_mem: RegMask,
+    pending_pred: u32,
+    inflight: u32,
+    /// Registers (sources and destinations) of `next`, for the scoreboard check.
+    next_mask: RegMask,
+}
+
+fn reg_mask(i: &Option<InstrInfo>) -> RegMask {
+    let mut m = [0u64; 4];
+    if let Some(i) = i {
+        for &r in i.srcs.as_slice().iter().chain(i.dsts.as_slice()) {
+            if r < 256 {
+                mask_set(&mut m, r);
+            }
+        }
+    }
+    m
+}
+
+#[derive(Clone, Debug)]
+struct CtaState {
+    id: u32,
+    warps: Vec<u16>,
+    live: u32,
+    at_barrier: u32,
+    regs: u32,
+    shared: u32,
+    threads: u32,
+}
+
+#[derive(Clone, Debug)]
+struct WbEntry {
+    slot: u16,
+    info: InstrInfo,
+    collector: u16,
+    from_load: bool,
+    writes: Vec<(u16, [u32; 32], u32)>,
+    /// Writes already done.
+    done: usize,
+    /// Route of the next write (computed once).
+    route: Option<Route>,
+    /// Earliest cycle the scoreboard may be released (design write delays).
+    complete_at: u64,
+}
+
+struct Sm<D: RegisterFileDesign> {
+    id: u32,
+    design: D,
+    warps: Vec<Option<Warp>>,
+    preds: Vec<u32>,
+    subs: Vec<SubCore>,
+    ctas: Vec<Option<CtaState>>,
+    used_threads: u32,
+    used_warps: u32,
+    used_regs: u32,
+    used_shared: u32,
+    used_ctas: u32,
+    ldst_free: Vec<u64>,
+    events: BinaryHeap<Reverse<(u64, u64, usize)>>,
+    wb: Vec<Option<WbEntry>>,
+    wb_free: Vec<usize>,
+    act: CoreActivity,
+    rf_act: RfActivity,
+    mem_act: MemActivity,
+    collector_seq: u64,
+    /// Crossbar transfers per sub-core per cycle.
+    xbar_width: u32,
+    /// Operand reads a collector accepts per cycle.
+    col_ports: u32,
+    /// Bank ports of the design.
+    ports: u8,
+    /// Warp instructions per `UnitClass` (index = discriminant).
+    by_class: [u64; N_CLASSES],
+}
+
+const N_CLASSES: usize = 13;
+const CLASSES: [UnitClass; N_CLASSES] = [
+    UnitClass::Sp,
+    UnitClass::Int,
+    UnitClass::Sfu,
+    UnitClass::Dp,
+    UnitClass::Tensor,
+    UnitClass::IntDiv,
+    UnitClass::FpDiv,
+    UnitClass::DpDiv,
+    UnitClass::Mem,
+    UnitClass::Branch,
+    UnitClass::Barrier,
+    UnitClass::Exit,
+    UnitClass::Nop,
+];
+
+/// Per-class dispatch data: pool index (None = no unit) and timing.
+fn class_timing(cfg: &GpuConfig, c: UnitClass) -> (Option<usize>, OpTiming) {
+    let u = &cfg.sm.units;
+    let one = OpTiming {
+        latency: 1,
+        initiation: 1,
+    };
+    match c {
+        UnitClass::Sp => (Some(0), u.sp.timing),
+        UnitClass::Int => (Some(1), u.int.timing),
+        UnitClass::Sfu => (Some(2), u.sfu.timing),
+        UnitClass::IntDiv => (Some(2), u.int_div),
+        UnitClass::FpDiv => (Some(2), u.fp_div),
+        UnitClass::Dp => (Some(3), u.dp.timing),
+        UnitClass::DpDiv => (Some(3), u.dp_div),
+        UnitClass::Tensor => (Some(4), u.tensor.timing),
+        UnitClass::Branch => (Some(0), u.branch),
+        UnitClass::Mem | UnitClass::Barrier | UnitClass::Exit | UnitClass::Nop => (None, one),
+    }
+}
+
+/// The register adapter handed to the functional `step`: serves collected operands, buffers
+/// writes for writeback, and keeps predicates in the SM's predicate file.
+struct Collected<'a, D: RegisterFileDesign> {
+    ops: &'a [OpSlot],
+    design: &'a D,
+    warp: WarpSlot,
+    preds: &'a mut [u32],
+    writes: &'a mut Vec<(u16, [u32; 32], u32)>,
+    uncollected: u64,
+}
+
+impl<D: RegisterFileDesign> WarpRegisters for Collected<'_, D> {
+    fn read(&mut self, reg: u16) -> [u32; 32] {
+        if let Some(w) = self.writes.iter().rev().find(|w| w.0 == reg) {
+            // read-after-write inside one instruction: merge over the collected/peeked value
+            let mut base = self
+                .ops
+                .iter()
+                .find(|o| o.reg == reg)
+                .map(|o| o.values)
+                .unwrap_or_else(|| self.design.peek(self.warp, reg));
+            for (l, b) in base.iter_mut().enumerate() {
+                if w.2 >> l & 1 != 0 {
+                    *b = w.1[l];
+                }
+            }
+            return base;
+        }
+        if let Some(o) = self.ops.iter().find(|o| o.reg == reg) {
+            return o.values;
+        }
+        self.uncollected += 1;
+        self.design.peek(self.warp, reg)
+    }
+    fn write(&mut self, reg: u16, values: &[u32; 32], mask: u32) {
+        if let Some(w) = self.writes.iter_mut().find(|w| w.0 == reg) {
+            for (l, (d, v)) in w.1.iter_mut().zip(values).enumerate() {
+                if mask >> l & 1 != 0 {
+                    *d = *v;
+                }
+            }
+            w.2 |= mask;
+        } else {
+            self.writes.push((reg, *values, mask));
+        }
+    }
+    fn read_pred(&mut self, p: u16) -> u32 {
+        self.preds.get(usize::from(p)).copied().unwrap_or(0)
+    }
+    fn write_pred(&mut self, p: u16, bits: u32, mask: u32) {
+        if let Some(s) = self.preds.get_mut(usize::from(p)) {
+            *s = (*s & !mask) | (bits & mask);
+        }
+    }
+}
+
+/// Everything shared by the SMs during a run.
+struct Shared<'a> {
+    cfg: &'a GpuConfig,
+    tables: Vec<Option<FuncTables>>,
+    regs_per_thread: u32,
+    reserved_regs_per_warp: u32,
+    warps_per_cta: u32,
+    shared_per_cta: u32,
+    warp_age: u64,
+}
+
+/// Runs a launch on the GPU `cfg` with RF design instances from `make_design` (one per SM)
+/// and the stub memory model. Returns the run's activity.
+pub fn run<F, D>(
+    cfg: &GpuConfig,
+    model: &mut F,
+    make_design: impl FnMut(u32) -> D,
+    opts: &RunOptions,
+) -> Result<Activity<D::Stats>, TimingError>
+where
+    F: FunctionalWarpModel,
+    D: RegisterFileDesign,
+{
+    cfg.validate()?;
+    let mut mem = StubMemory::new(&cfg.memory, cfg.sms, cfg.sm.units.const_latency);
+    run_with_memory(cfg, model, make_design, &mut mem, opts)
+}
+
+/// [`run`] with a caller-supplied memory model.
+pub fn run_with_memory<F, D, M>(
+    cfg: &GpuConfig,
+    model: &mut F,
+    mut make_design: impl FnMut(u32) -> D,
+    mem: &mut M,
+    opts: &RunOptions,
+) -> Result<Activity<D::Stats>, TimingError>
+where
+    F: FunctionalWarpModel,
+    D: RegisterFileDesign,
+    M: MemoryTiming,
+{
+    cfg.validate()?;
+    let grid = model.grid();
+    let lim = &cfg.sm.limits;
+    let alloc = lim.register_alloc_unit.max(1);
+    let reserved = (grid.regs_per_thread.max(1) * 32).div_ceil(alloc) * alloc;
+    let shared_unit = lim.shared_alloc_unit.max(1);
+    let shared_per_cta = grid.shared_bytes_per_cta.div_ceil(shared_unit) * shared_unit;
+    let too_large = |why: &str| TimingError::CtaTooLarge {
+        threads: grid.threads_per_cta,
+        regs: grid.regs_per_thread,
+        shared: grid.shared_bytes_per_cta,
+        why: why.to_string(),
+    };
+    if grid.regs_per_thread > lim.max_registers_per_thread {
+        return Err(too_large("registers per thread above the limit"));
+    }
+    if grid.warps_per_cta > lim.max_warps || grid.warps_per_cta * 32 > lim.max_threads {
+        return Err(too_large("too many threads"));
+    }
+    if reserved * grid.warps_per_cta > lim.registers {
+        return Err(too_large("too many registers"));
+    }
+    if shared_per_cta > lim.shared_bytes {
+        return Err(too_large("too much shared memory"));
+    }
+    let tables = model
+        .analyses()
+        .iter()
+        .map(|a| a.as_ref().map(FuncTables::from_analysis))
+        .collect();
+    let mut sh = Shared {
+        cfg,
+        tables,
+        regs_per_thread: grid.regs_per_thread,
+        reserved_regs_per_warp: reserved,
+        warps_per_cta: grid.warps_per_cta,
+        shared_per_cta,
+        warp_age: 0,
+    };
+    let mut sms: Vec<Sm<D>> = Vec::with_capacity(cfg.sms as usize);
+    for i in 0..cfg.sms {
+        let d = make_design(i);
+        sms.push(Sm::new(cfg, i, d)?);
+    }
+    let mut now: u64 = 0;
+    let mut next_cta: u32 = 0;
+    let mut simulated: u64 = 0;
+    let mut rr: usize = 0;
+    loop {
+        simulated += 1;
+        let mut progress = false;
+        // CTA dispatch
+        if next_cta < grid.ctas {
+            let n = sms.len();
+            for k in 0..n {
+                let i = (rr + k) % n;
+                for _ in 0..cfg.cta_launches_per_cycle {
+                    if next_cta >= grid.ctas {
+                        break;
+                    }
+                    if sms[i].try_launch(&mut sh, model, next_cta, now)? {
+                        next_cta += 1;
+                        progress = true;
+                    } else {
+                        break;
+                    }
+                }
+            }
+            rr = (rr + 1) % n.max(1);
+            if next_cta < grid.ctas && sms.iter().all(|s| s.used_ctas == 0) {
+                return Err(too_large("the RF design cannot allocate it"));
+            }
+        }
+        for sm in sms.iter_mut() {
+            progress |= sm.cycle(&mut sh, model, mem, now)?;
+        }
+        let busy = sms.iter().any(|s| s.used_ctas > 0);
+        if !busy && next_cta >= grid.ctas {
+            break;
+        }
+        if now >= opts.max_cycles {
+            return Err(TimingError::CycleLimit {
+                limit: opts.max_cycles,
+            });
+        }
+        if progress {
+            now += 1;
+            continue;
+        }
+        let next = sms.iter().filter_map(|s| s.next_event(now)).min();
+        match next {
+            Some(t) if t > now => {
+                let skip = t - now - 1;
+                for s in sms.iter_mut() {
+                    s.account_skipped(skip);
+                }
+                now = t;
+            }
+            Some(_) => now += 1,
+            None => {
+                if next_cta < grid.ctas {
+                    now += 1;
+                    continue;
+                }
+                return Err(TimingError::Deadlock {
+                    cycle: now,
+                    live_warps: sms.iter().map(|s| s.used_warps).sum(),
+                });
+            }
+        }
+    }
+    // finish
+    let mut core = CoreActivity::default();
+    let mut rf = RfActivity::default();
+    let mut memact = MemActivity::default();
+    let mut stats = D::Stats::default();
+    let mut name = String::new();
+    for sm in sms.iter_mut() {
+        for (k, c) in CLASSES.iter().enumerate() {
+            if sm.by_class[k] > 0 {
+                *sm.act
+                    .instructions_by_class
+                    .entry(format!("{c:?}"))
+                    .or_insert(0) += sm.by_class[k];
+            }
+        }
+        let mut ctx = RfCtx {
+            now,
+            sm: sm.id,
+            act: &mut sm.rf_act,
+        };
+        sm.design.finish(&mut ctx);
+        core.merge(&sm.act);
+        rf.merge(&sm.rf_act);
+        memact.merge(&sm.mem_act);
+        stats.merge(&sm.design.stats());
+        if name.is_empty() {
+            name = sm.design.name();
+        }
+    }
+    Ok(Activity {
+        gpu: cfg.name.clone(),
+        design: name,
+        cycles: now + 1,
+        simulated_cycles: simulated,
+        core,
+        rf,
+        memory: memact,
+        design_stats: stats,
+    })
+}
+
+impl<D: RegisterFileDesign> Sm<D> {
+    fn new(cfg: &GpuConfig, id: u32, design: D) -> Result<Sm<D>, TimingError> {
+        let layout = design.layout();
+        let banks = usize::from(layout.banks_per_sub_core);
+        if banks == 0 || banks > 64 || layout.ports_per_bank == 0 {
+            return Err(TimingError::Layout(format!(
+                "{} banks x {} ports per sub-core",
+                banks, layout.ports_per_bank
+            )));
+        }
+        let s = &cfg.sm;
+        let nsub = s.sub_cores as usize;
+        let ncol = s.collectors.units_per_sub_core as usize;
+        let u = &s.units;
+        let subs = (0..nsub)
+            .map(|sc| SubCore {
+                warps: (0..s.limits.max_warps as u16)
+                    .filter(|w| usize::from(*w) % nsub == sc)
+                    .collect(),
+                collectors: (0..ncol)
+                    .map(|_| Collector {
+                        busy: false,
+                        slot: 0,
+                        info: None,
+                        ops: Vec::with_capacity(16),
+                        pending: 0,
+                        ready_at: 0,
+                        seq: 0,
+                        grants_now: 0,
+                    })
+                    .collect(),
+                free_mask: if ncol >= 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << ncol) - 1
+                },
+                bank_q: vec![VecDeque::new(); banks],
+                bank_ports_used: vec![0; banks],
+                units: [
+                    vec![0; u.sp.per_sub_core as usize],
+                    vec![0; u.int.per_sub_core as usize],
+                    vec![0; u.sfu.per_sub_core as usize],
+                    vec![0; u.dp.per_sub_core as usize],
+                    vec![0; u.tensor.per_sub_core as usize],
+                ],
+                wb_q: VecDeque::new(),
+                last_issued: None,
+                active_set: Vec::new(),
+                last_stall: StallKind::Idle,
+                order: Vec::new(),
+                dirty: true,
+                wake_at: 0,
+                keys: Vec::new(),
+                cands: Vec::new(),
+            })
+            .collect();
+        let nb = nsub * banks;
+        Ok(Sm {
+            id,
+            design,
+            warps: vec![None; s.limits.max_warps as usize],
+            preds: vec![0; s.limits.max_warps as usize * 32],
+            subs,
+            ctas: vec![None; s.limits.max_ctas as usize],
+            used_threads: 0,
+            used_warps: 0,
+            used_regs: 0,
+            used_shared: 0,
+            used_ctas: 0,
+            ldst_free: vec![0; u.ldst_per_sm as usize],
+            events: BinaryHeap::new(),
+            wb: Vec::new(),
+            wb_free: Vec::new(),
+            act: CoreActivity {
+                bank_reads: vec![0; nb],
+                bank_writes: vec![0; nb],
+                ..CoreActivity::default()
+            },
+            rf_act: RfActivity::default(),
+            mem_act: MemActivity::default(),
+            collector_seq: 0,
+            xbar_width: s.register_file.crossbar_width,
+            col_ports: s.collectors.read_ports_per_unit,
+            ports: layout.ports_per_bank,
+            by_class: [0; N_CLASSES],
+        })
+    }
+
+    fn nsub(&self) -> usize {
+        self.subs.len()
+    }
+
+    /// Starts CTA `cta` if it fits. Returns whether it was launched.
+    fn try_launch<F: FunctionalWarpModel>(
+        &mut self,
+        sh: &mut Shared,
+        model: &mut F,
+        cta: u32,
+        now: u64,
+    ) -> Result<bool, TimingError> {
+        let lim = &sh.cfg.sm.limits;
+        let wpc = sh.warps_per_cta;
+        let threads = wpc * 32;
+        let regs = sh.reserved_regs_per_warp * wpc;
+        if self.used_ctas + 1 > lim.max_ctas
+            || self.used_threads + threads > lim.max_threads
+            || self.used_warps + wpc > lim.max_warps
+            || self.used_regs + regs > lim.registers
+            || self.used_shared + sh.shared_per_cta > lim.shared_bytes
+        {
+            return Ok(false);
+        }
+        let Some(cslot) = self.ctas.iter().position(|c| c.is_none()) else {
+            return Ok(false);
+        };
+        let nsub = self.nsub();
+        let slots: Vec<u16> = (0..self.warps.len() as u16)
+            .filter(|&w| self.warps[usize::from(w)].is_none())
+            .take(wpc as usize)
+            .collect();
+        if slots.len() < wpc as usize {
+            return Ok(false);
+        }
+        let ws: Vec<WarpSlot> = slots
+            .iter()
+            .map(|&s| WarpSlot {
+                slot: s,
+                sub_core: (usize::from(s) % nsub) as u8,
+            })
+            .collect();
+        if !self.design.can_allocate(&ws, sh.regs_per_thread) {
+            return Ok(false);
+        }
+        model.start_cta(cta).map_err(|source| TimingError::Model {
+            warp: cta * wpc,
+            source,
+        })?;
+        for (i, w) in ws.iter().enumerate() {
+            let mut ctx = RfCtx {
+                now,
+                sm: self.id,
+                act: &mut self.rf_act,
+            };
+            self.design
+                .allocate_warp(&mut ctx, *w, sh.regs_per_thread)?;
+            let key = cta * wpc + i as u32;
+            sh.warp_age += 1;
+            let base = usize::from(w.slot) * 32;
+            self.preds[base..base + 32].fill(0);
+            self.subs[usize::from(w.sub_core)].dirty = true;
+            self.warps[usize::from(w.slot)] = Some(Warp {
+                key,
+                cta: cslot,
+                age: sh.warp_age,
+                sub_core: w.sub_core,
+                next_mask: [0; 4],
+                next: model.next_instr(key),
+                in_collector: false,
+                at_barrier: false,
+                exited: false,
+                no_issue_until: 0,
+                pending: [0; 4],
+                pending_mem: [0; 4],
+                pending_pred: 0,
+                inflight: 0,
+            });
+            if let Some(w) = self.warps[usize::from(w.slot)].as_mut() {
+                w.next_mask = reg_mask(&w.next);
+            }
+        }
+        self.ctas[cslot] = Some(CtaState {
+            id: cta,
+            warps: slots,
+            live: wpc,
+            at_barrier: 0,
+            regs,
+            shared: sh.shared_per_cta,
+            threads,
+        });
+        self.used_ctas += 1;
+        self.used_threads += threads;
+        self.used_warps += wpc;
+        self.used_regs += regs;
+        self.used_shared += sh.shared_per_cta;
+        self.act.ctas_launched += 1;
+        self.act.warps_launched += u64::from(wpc);
+        // pbr of the entry block
+        for w in &ws {
+            self.apply_pbr(sh, model, w.slot, now);
+        }
+        Ok(true)
+    }
+
+    /// Releases the pbr list of the block the warp is about to enter.
+    fn apply_pbr<F: FunctionalWarpModel>(&mut self, sh: &Shared, model: &F, slot: u16, now: u64) {
+        let Some(w) = self.warps[usize::from(slot)].as_ref() else {
+            return;
+        };
+        let Some(next) = w.next else {
+            return;
+        };
+        let Some(block) = model.block_start(next.func, next.pc) else {
+            return;
+        };
+        let Some(Some(t)) = sh.tables.get(next.func as usize) else {
+            return;
+        };
+        let Some(list) = t.pbr.get(block as usize) else {
+            return;
+        };
+        if list.is_empty() {
+            return;
+        }
+        let ws = WarpSlot {
+            slot,
+            sub_core: w.sub_core,
+        };
+        let mut ctx = RfCtx {
+            now,
+            sm: self.id,
+            act: &mut self.rf_act,
+        };
+        for &r in list {
+            self.design.release(&mut ctx, ws, r, ReleaseCause::Pbr);
+            self.act.releases_pbr += 1;
+        }
+    }
+
+    /// One cycle of this SM. Returns whether anything changed.
+    fn cycle<F: FunctionalWarpModel, M: MemoryTiming>(
+        &mut self,
+        sh: &mut Shared,
+        model: &mut F,
+        mem: &mut M,
+        now: u64,
+    ) -> Result<bool, TimingError> {
+        if self.used_ctas == 0 && self.events.is_empty() {
+            for s in self.subs.iter_mut() {
+                s.last_stall = StallKind::Idle;
+            }
+            self.act.stalls.idle += self.subs.len() as u64;
+            return Ok(false);
+        }
+        let mut progress = false;
+        {
+            let mut ctx = RfCtx {
+                now,
+                sm: self.id,
+                act: &mut self.rf_act,
+            };
+            self.design.tick(&mut ctx);
+        }
+        // completions -> writeback queues
+        while let Some(&Reverse((t, _, idx))) = self.events.peek() {
+            if t > now {
+                break;
+            }
+            self.events.pop();
+            progress = true;
+            let Some(e) = self.wb[idx].as_ref() else {
+                continue;
+            };
+            if e.done >= e.writes.len() && e.complete_at <= now {
+                self.complete(sh, model, idx, now);
+            } else {
+                let sc = self.warps[usize::from(e.slot)]
+                    .as_ref()
+                    .map_or(0, |w| usize::from(w.sub_core));
+                self.subs[sc].wb_q.push_back(idx);
+            }
+        }
+        for sc in 0..self.nsub() {
+            self.subs[sc].bank_ports_used.fill(0);
+            progress |= self.writeback(sh, model, mem, sc, now);
+            progress |= self.read_operands(mem, sc, now);
+            progress |= self.dispatch(sh, model, mem, sc, now)?;
+            progress |= self.issue(sh, sc, now)?;
+        }
+        Ok(progress)
+    }
+
+    fn writeback<F: FunctionalWarpModel, M: MemoryTiming>(
+        &mut self,
+        sh: &mut Shared,
+        model: &mut F,
+        mem: &mut M,
+        sc: usize,
+        now: u64,
+    ) -> bool {
+        let mut progress = false;
+        let ports = self.ports;
+        let nbanks = self.subs[sc].bank_q.len();
+        let mut i = 0;
+        while i < self.subs[sc].wb_q.len() {
+            let idx = self.subs[sc].wb_q[i];
+            let mut finished = false;
+            if let Some(e) = self.wb[idx].as_mut() {
+                let ws = WarpSlot {
+                    slot: e.slot,
+                    sub_core: sc as u8,
+                };
+                while e.done < e.writes.len() {
+                    let (reg, vals, mask) = e.writes[e.done];
+                    let wr = WriteRef {
+                        warp: ws,
+                        reg,
+                        collector: e.collector,
+                        func: e.info.func,
+                        pc: e.info.pc,
+                        reuse: sh
+                            .tables
+                            .get(e.info.func as usize)
+                            .and_then(|t| t.as_ref())
+                            .and_then(|t| FuncTables::reuse(&t.defs, &t.reuse_dst, e.info.pc, reg)),
+                        from_load: e.from_load,
+                    };
+                    let mut ctx = RfCtx {
+                        now,
+                        sm: self.id,
+                        act: &mut self.rf_act,
+                    };
+                    let route = match e.route {
+                        Some(r) => r,
+                        None => {
+                            let r = self.design.route_write(&mut ctx, &wr);
+                            e.route = Some(r);
+                            r
+                        }
+                    };
+                    if let Route::Bank(b) = route {
+                        let b = usize::from(b).min(nbanks - 1);
+                        if self.subs[sc].bank_ports_used[b] >= ports {
+                            self.act.write_port_stalls += 1;
+                            break;
+                        }
+                        self.subs[sc].bank_ports_used[b] += 1;
+                        self.act.bank_writes[sc * nbanks + b] += 1;
+                    }
+                    let out = self.design.write(&mut ctx, &wr, &vals, mask);
+                    let extra = match out.delay {
+                        Delay::None => 0,
+                        Delay::Cycles(c) => u64::from(c),
+                        Delay::Memory { fetch, extra } => {
+                            mem.fetch(now, self.id, &fetch, &mut self.mem_act)
+                                .saturating_sub(now)
+                                + u64::from(extra)
+                        }
+                    };
+                    if let Some(sp) = out.spill {
+                        mem.fetch(now, self.id, &sp, &mut self.mem_act);
+                    }
+                    e.complete_at = e.complete_at.max(now + extra);
+                    e.done += 1;
+                    e.route = None;
+                    progress = true;
+                }
+                finished = e.done >= e.writes.len();
+            }
+            if finished {
+                self.subs[sc].wb_q.remove(i);
+                let at = self.wb[idx].as_ref().map_or(now, |e| e.complete_at);
+                if at > now {
+                    self.events.push(Reverse((at, idx as u64, idx)));
+                } else {
+                    self.complete(sh, model, idx, now);
+                }
+                progress = true;
+            } else {
+                i += 1;
+            }
+        }
+        progress
+    }
+
+    /// Final step of an instruction: scoreboard release, dead-destination release, warp exit.
+    fn complete<F: FunctionalWarpModel>(
+        &mut self,
+        sh: &mut Shared,
+        model: &mut F,
+        idx: usize,
+        now: u64,
+    ) {
+        let Some(e) = self.wb[idx].take() else {
+            return;
+        };
+        self.wb_free.push(idx);
+        let slot = usize::from(e.slot);
+        let Some(w) = self.warps[slot].as_mut() else {
+            return;
+        };
+        for &r in e.info.dsts.as_slice() {
+            mask_clear(&mut w.pending, r);
+            mask_clear(&mut w.pending_mem, r);
+        }
+        w.pending_pred &= !e.info.dst_preds;
+        w.inflight = w.inflight.saturating_sub(1);
+        self.subs[usize::from(w.sub_core)].dirty = true;
+        let ws = WarpSlot {
+            slot: e.slot,
+            sub_core: w.sub_core,
+        };
+        if let Some(Some(t)) = sh.tables.get(e.info.func as usize) {
+            if let Some(list) = t.dead_dst.get(e.info.pc as usize) {
+                let mut ctx = RfCtx {
+                    now,
+                    sm: self.id,
+                    act: &mut self.rf_act,
+                };
+                for &r in list {
+                    self.design.release(&mut ctx, ws, r, ReleaseCause::DeadDst);
+                    self.act.releases_dead_dst += 1;
+                }
+            }
+        }
+        self.maybe_retire(model, e.slot, now);
+    }
+
+    /// Frees a warp (and its CTA) once it has exited and drained.
+    fn maybe_retire<F: FunctionalWarpModel>(&mut self, model: &mut F, slot: u16, now: u64) {
+        let Some(w) = self.warps[usize::from(slot)].as_ref() else {
+            return;
+        };
+        if !w.exited || w.inflight > 0 || w.in_collector {
+            return;
+        }
+        let ws = WarpSlot {
+            slot,
+            sub_core: w.sub_core,
+        };
+        let cslot = w.cta;
+        let mut ctx = RfCtx {
+            now,
+            sm: self.id,
+            act: &mut self.rf_act,
+        };
+        self.design.free_warp(&mut ctx, ws);
+        self.warps[usize::from(slot)] = None;
+        let sc = usize::from(ws.sub_core);
+        self.subs[sc].dirty = true;
+        self.subs[sc].active_set.retain(|&s| s != slot);
+        if self.subs[sc].last_issued == Some(slot) {
+            self.subs[sc].last_issued = None;
+        }
+        let Some(c) = self.ctas[cslot].as_mut() else {
+            return;
+        };
+        c.live -= 1;
+        if c.live == 0 {
+            let c = self.ctas[cslot].take();
+            if let Some(c) = c {
+                self.used_ctas -= 1;
+                self.used_threads -= c.threads;
+                self.used_warps -= c.warps.len() as u32;
+                self.used_regs -= c.regs;
+                self.used_shared -= c.shared;
+                model.finish_cta(c.id);
+            }
+        } else {
+            self.check_barrier(cslot);
+        }
+    }
+
+    /// Releases a CTA barrier once every live warp arrived.
+    fn check_barrier(&mut self, cslot: usize) {
+        let Some(c) = self.ctas[cslot].as_mut() else {
+            return;
+        };
+        if c.at_barrier == 0 || c.at_barrier < c.live {
+            return;
+        }
+        c.at_barrier = 0;
+        let slots = c.warps.clone();
+        for s in slots {
+            if let Some(w) = self.warps[usize::from(s)].as_mut() {
+                w.at_barrier = false;
+                self.subs[usize::from(w.sub_core)].dirty = true;
+            }
+        }
+    }
+
+    fn read_operands<M: MemoryTiming>(&mut self, mem: &mut M, sc: usize, now: u64) -> bool {
+        let mut progress = false;
+        if self.subs[sc].bank_q.iter().all(|q| q.is_empty()) {
+            return false;
+        }
+        let ports = self.ports;
+        let xbar = (self.xbar_width, self.col_ports);
+        let nb = self.subs[sc].bank_q.len();
+        for c in self.subs[sc].collectors.iter_mut() {
+            c.grants_now = 0;
+        }
+        let mut transfers = 0u32;
+        for b in 0..nb {
+            let mut left = ports.saturating_sub(self.subs[sc].bank_ports_used[b]);
+            while left > 0 && transfers < xbar.0 {
+                let Some(&(col, op)) = self.subs[sc].bank_q[b].front() else {
+                    break;
+                };
+                let (c_i, o_i) = (usize::from(col), usize::from(op));
+                if self.subs[sc].collectors[c_i].grants_now >= xbar.1 {
+                    break;
+                }
+                self.subs[sc].bank_q[b].pop_front();
+                left -= 1;
+                transfers += 1;
+                let c = &mut self.subs[sc].collectors[c_i];
+                c.grants_now += 1;
+                let (Some(info), Some(o)) = (c.info.as_ref(), c.ops.get(o_i)) else {
+                    continue;
+                };
+                let opref = OperandRef {
+                    warp: WarpSlot {
+                        slot: c.slot,
+                        sub_core: sc as u8,
+                    },
+                    reg: o.reg,
+                    collector: col,
+                    func: info.func,
+                    pc: info.pc,
+                    reuse: o.reuse,
+                    last_use: o.last_use,
+                };
+                let mut ctx = RfCtx {
+                    now,
+                    sm: self.id,
+                    act: &mut self.rf_act,
+                };
+                let out = self.design.read(&mut ctx, &opref);
+                let extra = match out.delay {
+                    Delay::None => 0,
+                    Delay::Cycles(x) => u64::from(x),
+                    Delay::Memory { fetch, extra } => {
+                        mem.fetch(now, self.id, &fetch, &mut self.mem_act)
+                            .saturating_sub(now + 1)
+                            + u64::from(extra)
+                    }
+                };
+                let c = &mut self.subs[sc].collectors[c_i];
+                let slot = &mut c.ops[o_i];
+                slot.values = out.values;
+                slot.granted = true;
+                slot.ready_at = now + 1 + extra;
+                c.pending -= 1;
+                c.ready_at = c.ready_at.max(slot.ready_at);
+                self.subs[sc].bank_ports_used[b] += 1;
+                self.act.bank_reads[sc * nb + b] += 1;
+                self.act.crossbar_transfers += 1;
+                self.act.collector_writes += 1;
+                progress = true;
+            }
+            if !self.subs[sc].bank_q[b].is_empty() {
+                self.act.bank_conflict_cycles += 1;
+            }
+        }
+        progress
+    }
+
+    fn dispatch<F: FunctionalWarpModel, M: MemoryTiming>(
+        &mut self,
+        sh: &mut Shared,
+        model: &mut F,
+        mem: &mut M,
+        sc: usize,
+        now: u64,
+    ) -> Result<bool, TimingError> {
+        let mut progress = false;
+        let mut dispatched = 0;
+        let limit = sh.cfg.sm.collectors.dispatch_per_cycle;
+        let mut cands = std::mem::take(&mut self.subs[sc].cands);
+        cands.clear();
+        cands.extend(
+            self.subs[sc]
+                .collectors
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| c.busy && c.pending == 0 && c.ready_at <= now)
+                .map(|(i, _)| i),
+        );
+        if cands.len() > 1 {
+            cands.sort_unstable_by_key(|&i| self.subs[sc].collectors[i].seq);
+        }
+        for &ci in &cands {
+            if dispatched >= limit {
+                break;
+            }
+            if self.try_dispatch(sh, model, mem, sc, ci, now)? {
+                dispatched += 1;
+                progress = true;
+            } else {
+                self.act.exec_unit_busy_cycles += 1;
+            }
+        }
+        self.subs[sc].cands = cands;
+        for c in self.subs[sc].collectors.iter() {
+            if c.busy && (c.pending > 0 || c.ready_at > now) {
+                self.act.operand_wait_cycles += 1;
+            }
+        }
+        Ok(progress)
+    }
+
+    fn try_dispatch<F: FunctionalWarpModel, M: MemoryTiming>(
+        &mut self,
+        sh: &mut Shared,
+        model: &mut F,
+        mem: &mut M,
+        sc: usize,
+        ci: usize,
+        now: u64,
+    ) -> Result<bool, TimingError> {
+        let Some(info) = self.subs[sc].collectors[ci].info else {
+            return Ok(false);
+        };
+        let (pool, timing) = class_timing(sh.cfg, info.class);
+        // unit availability
+        let unit = match pool {
+            Some(p) => {
+                let u = &self.subs[sc].units[p];
+                match (0..u.len()).find(|&k| u[k] <= now) {
+                    Some(k) => Some((p, k)),
+                    None => return Ok(false),
+                }
+            }
+            None => None,
+        };
+        let ldst = if info.class == UnitClass::Mem {
+            match (0..self.ldst_free.len()).find(|&k| self.ldst_free[k] <= now) {
+                Some(k) => Some(k),
+                None => return Ok(false),
+            }
+        } else {
+            None
+        };
+        let slot = self.subs[sc].collectors[ci].slot;
+        let Some(w) = self.warps[usize::from(slot)].as_ref() else {
+            return Ok(false);
+        };
+        let key = w.key;
+        let cta = w.cta;
+        let ws = WarpSlot {
+            slot,
+            sub_core: sc as u8,
+        };
+        // functional execution with the collected operands
+        let idx = self.wb_free.pop().unwrap_or_else(|| {
+            self.wb.push(None);
+            self.wb.len() - 1
+        });
+        let mut writes = Vec::with_capacity(info.dsts.len());
+        let pbase = usize::from(slot) * 32;
+        let (step, uncollected) = {
+            let c = &self.subs[sc].collectors[ci];
+            let mut ad = Collected {
+                ops: &c.ops,
+                design: &self.design,
+                warp: ws,
+                preds: &mut self.preds[pbase..pbase + 32],
+                writes: &mut writes,
+                uncollected: 0,
+            };
+            let r = model.step(key, &mut ad);
+            let u = ad.uncollected;
+            (r, u)
+        };
+        let step = step.map_err(|source| TimingError::Model { warp: key, source })?;
+        self.act.uncollected_reads += uncollected;
+        self.act.warp_instructions += 1;
+        self.act.thread_instructions += u64::from(step.active_mask.count_ones());
+        self.by_class[info.class as usize] += 1;
+        self.act.collector_reads += self.subs[sc].collectors[ci].ops.len() as u64;
+        // pir releases
+        if let Some(Some(t)) = sh.tables.get(info.func as usize) {
+            if let Some(list) = t.pir.get(info.pc as usize) {
+                let mut ctx = RfCtx {
+                    now,
+                    sm: self.id,
+                    act: &mut self.rf_act,
+                };
+                for &r in list {
+                    self.design.release(&mut ctx, ws, r, ReleaseCause::Pir);
+                    self.act.releases_pir += 1;
+                }
+            }
+        }
+        // timing
+        let mut from_load = false;
+        let ready = match info.class {
+            UnitClass::Mem => {
+                let lk = ldst.unwrap_or(0);
+                match &step.mem {
+                    Some(acc) => {
+                        from_load = acc.kind != MemOpKind::Store
+                            && matches!(acc.space, MemSpaceKind::Global | MemSpaceKind::Local);
+                        let route =
+                            if matches!(acc.space, MemSpaceKind::Global | MemSpaceKind::Local) {
+                                let mut ctx = RfCtx {
+                                    now,
+                                    sm: self.id,
+                                    act: &mut self.rf_act,
+                                };
+                                self.design
+                                    .global_access(&mut ctx, ws, acc, info.dsts.as_slice())
+                            } else {
+                                MemRoute::Hierarchy
+                            };
+                        match route {
+                            MemRoute::Served { latency } => {
+                                self.mem_act.rf_design_served += 1;
+                                self.ldst_free[lk] = now + 1;
+                                now + u64::from(latency.max(1))
+                            }
+                            MemRoute::Hierarchy | MemRoute::SkipL1 { .. } => {
+                                let (skip, extra) = match route {
+                                    MemRoute::SkipL1 { extra } => (true, u64::from(extra)),
+                                    _ => (false, 0),
+                                };
+                                let t =
+                                    mem.access(now + extra, self.id, acc, skip, &mut self.mem_act);
+                                self.ldst_free[lk] = now + u64::from(t.ldst_cycles.max(1));
+                                t.ready_at.max(now + 1)
+                            }
+                        }
+                    }
+                    None => {
+                        self.ldst_free[lk] = now + 1;
+                        now + 1
+                    }
+                }
+            }
+            _ => {
+                if let Some((p, k)) = unit {
+                    self.subs[sc].units[p][k] = now + u64::from(timing.initiation.max(1));
+                }
+                now + u64::from(timing.latency.max(1))
+            }
+        };
+        // free the collector
+        {
+            let c = &mut self.subs[sc].collectors[ci];
+            c.busy = false;
+            c.info = None;
+            c.ops.clear();
+            self.subs[sc].free_mask |= 1 << ci;
+            let mut ctx = RfCtx {
+                now,
+                sm: self.id,
+                act: &mut self.rf_act,
+            };
+            self.design.collector_released(&mut ctx, ws, ci as u16);
+        }
+        // warp state
+        self.subs[sc].dirty = true;
+        let next = model.next_instr(key);
+        let mut barrier_arrived = false;
+        if let Some(w) = self.warps[usize::from(slot)].as_mut() {
+            w.in_collector = false;
+            w.inflight += 1;
+            w.next = next;
+            w.next_mask = reg_mask(&next);
+            if info.class == UnitClass::Mem && from_load {
+                for &r in info.dsts.as_slice() {
+                    mask_set(&mut w.pending_mem, r);
+                }
+            }
+            if info.class == UnitClass::Branch {
+                w.no_issue_until = now + u64::from(timing.latency);
+            }
+            if step.exited || next.is_none() {
+                w.exited = true;
+            }
+            if step.barrier && !w.exited {
+                w.at_barrier = true;
+                barrier_arrived = true;
+            }
+        }
+        if barrier_arrived {
+            if let Some(c) = self.ctas[cta].as_mut() {
+                c.at_barrier += 1;
+            }
+            self.check_barrier(cta);
+        }
+        self.wb[idx] = Some(WbEntry {
+            slot,
+            info,
+            collector: ci as u16,
+            from_load,
+            writes,
+            done: 0,
+            route: None,
+            complete_at: ready,
+        });
+        self.events.push(Reverse((ready, idx as u64, idx)));
+        self.apply_pbr(sh, model, slot, now);
+        Ok(true)
+    }
+
+    /// Why warp `slot` cannot issue now (None = it can).
+    fn blocked(&self, slot: u16, now: u64) -> Option<StallKind> {
+        let Some(w) = self.warps[usize::from(slot)].as_ref() else {
+            return Some(StallKind::Idle);
+        };
+        if w.at_barrier {
+            return Some(StallKind::Barrier);
+        }
+        if w.exited || w.in_collector || w.no_issue_until > now {
+            return Some(StallKind::NoInstruction);
+        }
+        let Some(i) = w.next.as_ref() else {
+            return Some(StallKind::NoInstruction);
+        };
+        let mut hit = false;
+        let mut mem = false;
+        for k in 0..4 {
+            let h = w.pending[k] & w.next_mask[k];
+            hit |= h != 0;
+            mem |= h & w.pending_mem[k] != 0;
+        }
+        if (i.src_preds | i.dst_preds) & w.pending_pred != 0 {
+            hit = true;
+        }
+        if hit {
+            return Some(if mem {
+                StallKind::Memory
+            } else {
+                StallKind::Scoreboard
+            });
+        }
+        None
+    }
+
+    fn build_order(&mut self, sh: &Shared, sc: usize, now: u64) {
+        let mut order = std::mem::take(&mut self.subs[sc].order);
+        order.clear();
+        let policy = sh.cfg.sm.scheduler.policy;
+        let sub = &self.subs[sc];
+        let resident = |s: u16| self.warps[usize::from(s)].is_some();
+        match policy {
+            SchedulerPolicy::Lrr => {
+                let n = sub.warps.len();
+                let start = sub
+                    .last_issued
+                    .and_then(|l| sub.warps.iter().position(|&s| s == l))
+                    .map_or(0, |p| p + 1);
+                for k in 0..n {
+                    let s = sub.warps[(start + k) % n];
+                    if resident(s) {
+                        order.push(s);
+                    }
+                }
+            }
+            SchedulerPolicy::Gto => {
+                order.extend(sub.warps.iter().copied().filter(|&s| resident(s)));
+                let mut keys = std::mem::take(&mut self.subs[sc].keys);
+                self.sort_gto(&mut order, self.subs[sc].last_issued, &mut keys);
+                self.subs[sc].keys = keys;
+            }
+            SchedulerPolicy::TwoLevel { active_warps } => {
+                // demote warps waiting on memory or done; promote oldest pending non-blocked
+                let mut active = std::mem::take(&mut self.subs[sc].active_set);
+                active.retain(|&s| {
+                    resident(s)
+                        && !matches!(
+                            self.blocked(s, now),
+                            Some(StallKind::Memory) | Some(StallKind::Barrier)
+                        )
+                        && !self.warps[usize::from(s)]
+                            .as_ref()
+                            .is_some_and(|w| w.exited)
+                });
+                let mut pending: Vec<u16> = self.subs[sc]
+                    .warps
+                    .iter()
+                    .copied()
+                    .filter(|&s| {
+                        resident(s)
+                            && !active.contains(&s)
+                            && !matches!(
+                                self.blocked(s, now),
+                                Some(StallKind::Memory) | Some(StallKind::Barrier)
+                            )
+                            && !self.warps[usize::from(s)]
+                                .as_ref()
+                                .is_some_and(|w| w.exited)
+                    })
+                    .collect();
+                pending.sort_by_key(|&s| self.warps[usize::from(s)].as_ref().map_or(0, |w| w.age));
+                for s in pending {
+                    if active.len() >= active_warps as usize {
+                        break;
+                    }
+                    active.push(s);
+                }
+                order.extend(active.iter().copied());
+                let mut keys = std::mem::take(&mut self.subs[sc].keys);
+                self.sort_gto(&mut order, self.subs[sc].last_issued, &mut keys);
+                self.subs[sc].keys = keys;
+                self.subs[sc].active_set = active;
+            }
+        }
+        self.subs[sc].order = order;
+    }
+
+    fn sort_gto(
+        &self,
+        order: &mut [u16],
+        last: Option<u16>,
+        keys: &mut Vec<(bool, Reverse<u8>, u64, u16)>,
+    ) {
+        keys.clear();
+        for &s in order.iter() {
+            let w = self.warps[usize::from(s)].as_ref();
+            let age = w.map_or(u64::MAX, |w| w.age);
+            let pri = w.map_or(0, |w| {
+                self.design.warp_priority(WarpSlot {
+                    slot: s,
+                    sub_core: w.sub_core,
+                })
+            });
+            keys.push((Some(s) != last, Reverse(pri), age, s));
+        }
+        keys.sort_unstable();
+        for (o, k) in order.iter_mut().zip(keys.iter()) {
+            *o = k.3;
+        }
+    }
+
+    fn issue(&mut self, sh: &mut Shared, sc: usize, now: u64) -> Result<bool, TimingError> {
+        if !self.subs[sc].dirty && now < self.subs[sc].wake_at {
+            // nothing changed since the last evaluation: same decision (no issue)
+            Self::count_stall(&mut self.act.stalls, self.subs[sc].last_stall, 1);
+            return Ok(false);
+        }
+        self.subs[sc].dirty = false;
+        self.subs[sc].wake_at = u64::MAX;
+        self.build_order(sh, sc, now);
+        let order = std::mem::take(&mut self.subs[sc].order);
+        let width = sh.cfg.sm.scheduler.issue_width;
+        let mut issued = 0;
+        let mut reason: Option<StallKind> = None;
+        for &slot in &order {
+            if issued >= width {
+                break;
+            }
+            if let Some(r) = self.blocked(slot, now) {
+                if reason.is_none() {
+                    reason = Some(r);
+                }
+                if let Some(w) = self.warps[usize::from(slot)].as_ref() {
+                    if w.no_issue_until > now {
+                        let s = &mut self.subs[sc];
+                        s.wake_at = s.wake_at.min(w.no_issue_until);
+                    }
+                }
+                continue;
+            }
+            if self.subs[sc].free_mask == 0 {
+                // a ready warp found no collector: that is the reason, whatever came before
+                reason = Some(StallKind::CollectorFull);
+                break;
+            }
+            let ws = WarpSlot {
+                slot,
+                sub_core: sc as u8,
+            };
+            let choice = {
+                let mut ctx = RfCtx {
+                    now,
+                    sm: self.id,
+                    act: &mut self.rf_act,
+                };
+                self.design
+                    .choose_collector(&mut ctx, ws, self.subs[sc].free_mask)
+            };
+            let ci = match choice {
+                CollectorChoice::Use(c)
+                    if usize::from(c) < self.subs[sc].collectors.len()
+                        && self.subs[sc].free_mask >> c & 1 != 0 =>
+                {
+                    usize::from(c)
+                }
+                _ => {
+                    // the design's policy may change its mind next cycle
+                    self.subs[sc].dirty = true;
+                    reason = Some(StallKind::CollectorFull);
+                    continue;
+                }
+            };
+            self.issue_to(sh, sc, ci, slot, now)?;
+            issued += 1;
+        }
+        self.subs[sc].order = order;
+        let kind = if issued > 0 {
+            StallKind::Issued
+        } else {
+            reason.unwrap_or(StallKind::Idle)
+        };
+        self.subs[sc].last_stall = kind;
+        if issued > 0 {
+            self.subs[sc].dirty = true;
+        }
+        Self::count_stall(&mut self.act.stalls, kind, 1);
+        Ok(issued > 0)
+    }
+
+    fn count_stall(s: &mut StallBreakdown, k: StallKind, n: u64) {
+        match k {
+            StallKind::Issued => s.issued += n,
+            StallKind::Idle => s.idle += n,
+            StallKind::NoInstruction => s.no_instruction += n,
+            StallKind::Scoreboard => s.scoreboard += n,
+            StallKind::Memory => s.memory += n,
+            StallKind::CollectorFull => s.collector_full += n,
+            StallKind::Barrier => s.barrier += n,
+        }
+    }
+
+    fn issue_to(
+        &mut self,
+        sh: &Shared,
+        sc: usize,
+        ci: usize,
+        slot: u16,
+        now: u64,
+    ) -> Result<(), TimingError> {
+        let Some(w) = self.warps[usize::from(slot)].as_mut() else {
+            return Ok(());
+        };
+        let Some(info) = w.next else {
+            return Ok(());
+        };
+        for &r in info.dsts.as_slice().iter().chain(info.srcs.as_slice()) {
+            if r >= 256 {
+                return Err(TimingError::RegisterRange {
+                    pc: info.pc,
+                    reg: r,
+                });
+            }
+        }
+        for &r in info.dsts.as_slice() {
+            mask_set(&mut w.pending, r);
+        }
+        w.pending_pred |= info.dst_preds;
+        w.in_collector = true;
+        self.subs[sc].last_issued = Some(slot);
+        self.subs[sc].free_mask &= !(1u64 << ci);
+        self.collector_seq += 1;
+        self.act.collector_allocations += 1;
+        let tables = sh.tables.get(info.func as usize).and_then(|t| t.as_ref());
+        let pir = tables.and_then(|t| t.pir.get(info.pc as usize));
+        let ws = WarpSlot {
+            slot,
+            sub_core: sc as u8,
+        };
+        let nb = self.subs[sc].bank_q.len();
+        let SubCore {
+            collectors, bank_q, ..
+        } = &mut self.subs[sc];
+        let c = &mut collectors[ci];
+        c.busy = true;
+        c.slot = slot;
+        c.info = Some(info);
+        c.ops.clear();
+        c.pending = 0;
+        c.ready_at = now + 1;
+        c.seq = self.collector_seq;
+        for (k, &r) in info.srcs.as_slice().iter().enumerate() {
+            let reuse = tables.and_then(|t| FuncTables::reuse(&t.uses, &t.reuse_src, info.pc, r));
+            let last_use = pir.is_some_and(|l| l.contains(&r));
+            let op = OperandRef {
+                warp: ws,
+                reg: r,
+                collector: ci as u16,
+                func: info.func,
+                pc: info.pc,
+                reuse,
+                last_use,
+            };
+            let mut ctx = RfCtx {
+                now,
+                sm: self.id,
+                act: &mut self.rf_act,
+            };
+            let route = self.design.route_read(&mut ctx, &op);
+            let mut slot_v = OpSlot {
+                reg: r,
+                granted: false,
+                ready_at: u64::MAX,
+                last_use,
+                reuse,
+                values: [0; 32],
+            };
+            match route {
+                Route::Bank(b) => {
+                    let b = usize::from(b).min(nb - 1);
+                    bank_q[b].push_back((ci as u16, k as u8));
+                    c.pending += 1;
+                }
+                Route::Bypass => {
+                    let out = self.design.read(&mut ctx, &op);
+                    let extra = match out.delay {
+                        Delay::None => 0,
+                        Delay::Cycles(x) => u64::from(x),
+                        // a bypass cannot wait for memory; treat as its extra cycles
+                        Delay::Memory { extra, .. } => u64::from(extra),
+                    };
+                    slot_v.values = out.values;
+                    slot_v.granted = true;
+                    slot_v.ready_at = now + 1 + extra;
+                    c.ready_at = c.ready_at.max(slot_v.ready_at);
+                    self.act.bypassed_reads += 1;
+                    self.act.collector_writes += 1;
+                }
+            }
+            c.ops.push(slot_v);
+        }
+        Ok(())
+    }
+
+    /// Earliest future cycle at which something is scheduled on this SM.
+    fn next_event(&self, now: u64) -> Option<u64> {
+        let mut t: Option<u64> = None;
+        let mut upd = |x: u64| {
+            if x > now {
+                t = Some(t.map_or(x, |y: u64| y.min(x)));
+            }
+        };
+        if let Some(Reverse((x, _, _))) = self.events.peek() {
+            upd(*x);
+        }
+        for s in &self.subs {
+            for c in &s.collectors {
+                if c.busy && c.pending == 0 {
+                    upd(c.ready_at);
+                    for u in s.units.iter().flatten() {
+                        upd(*u);
+                    }
+                    for u in &self.ldst_free {
+                        upd(*u);
+                    }
+                }
+            }
+            if !s.wb_q.is_empty() {
+                upd(now + 1);
+            }
+        }
+        for w in self.warps.iter().flatten() {
+            upd(w.no_issue_until);
+        }
+        t
+    }
+
+    fn account_skipped(&mut self, n: u64) {
+        if n == 0 {
+            return;
+        }
+        for s in &self.subs {
+            Self::count_stall(&mut self.act.stalls, s.last_stall, n);
+            for c in &s.collectors {
+                if c.busy {
+                    self.act.operand_wait_cycles += n;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,371 @@
+//! The only file coupling the timing core to the functional executor of [`crate::exec`]:
+//! [`ExecModel`] implements [`FunctionalWarpModel`] over `exec::CtaExec`, and
+//! [`run_spec_timed`] runs a whole launch spec through the timing model (the timed twin of
+//! `exec::run_spec`), returning the final buffers and one [`Activity`] per launch.
+
+use std::collections::BTreeMap;
+
+use super::activity::Activity;
+use super::config::GpuConfig;
+use super::core::{run_with_memory, RunOptions, TimingError};
+use super::functional::{
+    classify, FunctionalWarpModel, GridShape, InstrInfo, MemOpKind, MemSpaceKind, ModelError,
+    RegList, StepInfo, WarpKey, WarpMemAccess, WarpRegisters,
+};
+use super::memory::StubMemory;
+use super::rf::RegisterFileDesign;
+use crate::analysis::{analyze, Analysis, ArchReg};
+use crate::exec::{
+    BarrierEvent, CtaExec, Kernel, LaunchConfig, MemKind, Program, RegisterAccess, WarpId,
+};
+use crate::ir::{Function, Space};
+use crate::launch::{HostData, LaunchSpec};
+use crate::mem::{self, ConstSpace, GlobalMemory, ParamSpace};
+
+/// Adapts the timing core's per-warp register view to the executor's `RegisterAccess`.
+struct Regs<'r> {
+    inner: &'r mut dyn WarpRegisters,
+}
+
+impl RegisterAccess for Regs<'_> {
+    fn read(&mut self, _warp: WarpId, reg: ArchReg) -> [u32; 32] {
+        match reg {
+            ArchReg::R(r) => self.inner.read(r),
+            ArchReg::P(_) => [0; 32],
+        }
+    }
+    fn write(&mut self, _warp: WarpId, reg: ArchReg, values: &[u32; 32], mask: u32) {
+        if let ArchReg::R(r) = reg {
+            self.inner.write(r, values, mask);
+        }
+    }
+    fn read_pred(&mut self, _warp: WarpId, p: ArchReg) -> u32 {
+        match p {
+            ArchReg::P(p) => self.inner.read_pred(p),
+            ArchReg::R(_) => 0,
+        }
+    }
+    fn write_pred(&mut self, _warp: WarpId, p: ArchReg, bits: u32, mask: u32) {
+        if let ArchReg::P(p) = p {
+            self.inner.write_pred(p, bits, mask);
+        }
+    }
+}
+
+/// One kernel launch of the functional executor, driven warp by warp by the timing core.
+pub struct ExecModel<'a> {
+    kernel: &'a Kernel,
+    launch: &'a LaunchConfig,
+    params: &'a ParamSpace,
+    consts: &'a ConstSpace,
+    global: &'a mut GlobalMemory,
+    gridid: u64,
+    func: Function,
+    func_index: u32,
+    analyses: Vec<Option<Analysis>>,
+    infos: Vec<Result<InstrInfo, String>>,
+    ctas: Vec<Option<CtaExec<'a>>>,
+    grid: GridShape,
+}
+
+fn info_of(func: u32, pc: u32, ins: &crate::exec::ExecInstr) -> Result<InstrInfo, String> {
+    let mut srcs = RegList::default();
+    let mut dsts = RegList::default();
+    let (mut sp, mut dp) = (0u32, 0u32);
+    for (list, regs, preds) in [
+        (ins.src_regs.as_slice(), &mut srcs, &mut sp),
+        (ins.dst_regs.as_slice(), &mut dsts, &mut dp),
+    ] {
+        for a in list {
+            match *a {
+                ArchReg::R(r) => {
+                    if !regs.push(r) {
+                        return Err(format!("line {}: more than 16 registers", ins.line));
+                    }
+                }
+                ArchReg::P(p) if p < 32 => *preds |= 1 << p,
+                ArchReg::P(p) => return Err(format!("line {}: predicate P{p} > P31", ins.line)),
+            }
+        }
+    }
+    Ok(InstrInfo {
+        func,
+        pc,
+        class: classify(ins.op, ins.ty),
+        srcs,
+        dsts,
+        src_preds: sp,
+        dst_preds: dp,
+        active_mask: 0,
+    })
+}
+
+impl<'a> ExecModel<'a> {
+    /// A model of `kernel` (lowered from `func`, function `func_index` of its module).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        func: &Function,
+        func_index: u32,
+        functions: usize,
+        kernel: &'a Kernel,
+        launch: &'a LaunchConfig,
+        params: &'a ParamSpace,
+        consts: &'a ConstSpace,
+        global: &'a mut GlobalMemory,
+        gridid: u64,
+    ) -> Result<ExecModel<'a>, ModelError> {
+        let threads = launch.threads_per_cta();
+        let ctas = u32::try_from(launch.ctas())
+            .map_err(|_| ModelError(format!("{} CTAs: too many", launch.ctas())))?;
+        if threads == 0 || threads > 1024 || ctas == 0 {
+            return Err(ModelError(format!(
+                "kernel {}: bad launch shape grid {:?} block {:?}",
+                kernel.name, launch.grid, launch.block
+            )));
+        }
+        let a = analyze(func);
+        let mut analyses = vec![None; functions.max(func_index as usize + 1)];
+        analyses[func_index as usize] = Some(a);
+        let infos = kernel
+            .instrs
+            .iter()
+            .enumerate()
+            .map(|(pc, i)| info_of(func_index, pc as u32, i))
+            .collect();
+        let grid = GridShape {
+            ctas,
+            threads_per_cta: threads,
+            warps_per_cta: threads.div_ceil(32),
+            regs_per_thread: kernel.gprs,
+            preds_per_thread: kernel.preds,
+            shared_bytes_per_cta: u32::try_from(kernel.shared_bytes(launch.dynamic_shared_bytes))
+                .unwrap_or(u32::MAX),
+        };
+        Ok(ExecModel {
+            kernel,
+            launch,
+            params,
+            consts,
+            global,
+            gridid,
+            func: func.clone(),
+            func_index,
+            analyses,
+            infos,
+            ctas: (0..ctas).map(|_| None).collect(),
+            grid,
+        })
+    }
+
+    fn split(&self, key: WarpKey) -> (usize, usize) {
+        let wpc = self.grid.warps_per_cta.max(1);
+        ((key / wpc) as usize, (key % wpc) as usize)
+    }
+}
+
+fn mem_access(a: &crate::exec::MemAccess) -> WarpMemAccess {
+    let first = if a.mask == 0 {
+        0
+    } else {
+        a.mask.trailing_zeros() as usize
+    };
+    let mut addrs = a.addrs;
+    let space = match a.space {
+        Space::Shared | Space::SharedCluster => MemSpaceKind::Shared,
+        Space::Local => MemSpaceKind::Local,
+        Space::Param => MemSpaceKind::Param,
+        Space::Const => MemSpaceKind::Const,
+        Space::Global | Space::Tex => MemSpaceKind::Global,
+        Space::Generic => {
+            let (s, _) = mem::classify_generic(a.addrs[first]);
+            for (l, x) in addrs.iter_mut().enumerate() {
+                if a.mask >> l & 1 != 0 {
+                    *x = mem::classify_generic(*x).1;
+                }
+            }
+            match s {
+                mem::Space::Shared => MemSpaceKind::Shared,
+                mem::Space::Local => MemSpaceKind::Local,
+                mem::Space::Param => MemSpaceKind::Param,
+                mem::Space::Const => MemSpaceKind::Const,
+                mem::Space::Global => MemSpaceKind::Global,
+            }
+        }
+    };
+    WarpMemAccess {
+        space,
+        kind: match a.kind {
+            MemKind::Load => MemOpKind::Load,
+            MemKind::Store => MemOpKind::Store,
+            MemKind::Atomic => MemOpKind::Atomic,
+        },
+        bytes_per_lane: a.size,
+        mask: a.mask,
+        addrs,
+    }
+}
+
+impl FunctionalWarpModel for ExecModel<'_> {
+    fn grid(&self) -> GridShape {
+        self.grid
+    }
+
+    fn start_cta(&mut self, cta: u32) -> Result<(), ModelError> {
+        let slot = self
+            .ctas
+            .get_mut(cta as usize)
+            .ok_or_else(|| ModelError(format!("CTA {cta} out of range")))?;
+        *slot = Some(CtaExec::new(
+            self.kernel,
+            self.launch,
+            self.params,
+            self.consts,
+            self.launch.ctaid(u64::from(cta)),
+            0,
+            self.gridid,
+        ));
+        Ok(())
+    }
+
+    fn finish_cta(&mut self, cta: u32) {
+        if let Some(s) = self.ctas.get_mut(cta as usize) {
+            *s = None;
+        }
+    }
+
+    fn next_instr(&self, warp: WarpKey) -> Option<InstrInfo> {
+        let (c, w) = self.split(warp);
+        let ws = self.ctas.get(c)?.as_ref()?.warp(w)?;
+        let top = ws.stack.last()?;
+        let mut i = self.infos.get(top.pc as usize)?.as_ref().ok().copied()?;
+        i.active_mask = top.mask;
+        Some(i)
+    }
+
+    fn step(
+        &mut self,
+        warp: WarpKey,
+        regs: &mut dyn WarpRegisters,
+    ) -> Result<StepInfo, ModelError> {
+        let (c, w) = self.split(warp);
+        let pc = self
+            .ctas
+            .get(c)
+            .and_then(|x| x.as_ref())
+            .and_then(|x| x.warp(w))
+            .and_then(|ws| ws.stack.last())
+            .map(|t| t.pc);
+        if let Some(Some(Err(e))) = pc.map(|pc| self.infos.get(pc as usize)) {
+            return Err(ModelError(e.clone()));
+        }
+        let cta = self
+            .ctas
+            .get_mut(c)
+            .and_then(|x| x.as_mut())
+            .ok_or_else(|| ModelError(format!("warp {warp}: CTA not started")))?;
+        let mut r = Regs { inner: regs };
+        let s = cta
+            .step(w, &mut r, self.global)
+            .map_err(|e| ModelError(e.to_string()))?;
+        Ok(StepInfo {
+            active_mask: s.active_mask,
+            mem: s.mem.as_ref().map(mem_access),
+            barrier: s.barrier != BarrierEvent::None,
+            exited: s.warp_done,
+        })
+    }
+
+    fn analyses(&self) -> &[Option<Analysis>] {
+        &self.analyses
+    }
+
+    fn block_start(&self, func: u32, pc: u32) -> Option<u32> {
+        if func != self.func_index {
+            return None;
+        }
+        let cfg = &self.func.cfg;
+        let b = *cfg.block_of.get(pc as usize)?;
+        (cfg.blocks.get(b as usize)?.start == pc).then_some(b)
+    }
+}
+
+/// Result of [`run_spec_timed`].
+#[derive(Debug)]
+pub struct TimedSpecRun<S: serde::Serialize> {
+    /// Final contents of every spec buffer.
+    pub buffers: BTreeMap<String, HostData>,
+    /// One activity record per launch, in launch order.
+    pub launches: Vec<Activity<S>>,
+}
+
+/// Runs every launch of `spec` through the timing model of `cfg` with RF designs from
+/// `make_design` (called once per SM per launch) and the stub memory model.
+pub fn run_spec_timed<D: RegisterFileDesign>(
+    spec: &LaunchSpec,
+    cfg: &GpuConfig,
+    mut make_design: impl FnMut(u32) -> D,
+    opts: &RunOptions,
+) -> Result<TimedSpecRun<D::Stats>, TimingError> {
+    let model_err = |e: String| TimingError::Model {
+        warp: 0,
+        source: ModelError(e),
+    };
+    cfg.validate()?;
+    let mut global = GlobalMemory::new();
+    global
+        .alloc_buffers(&spec.initial_buffers())
+        .map_err(|e| model_err(e.to_string()))?;
+    let module = crate::ptx::parse(&spec.ptx_path, &spec.ptx_source)
+        .map_err(|e| model_err(e.to_string()))?;
+    let program = Program::load(&spec.ptx_path, &module, &mut global)
+        .map_err(|e| model_err(e.to_string()))?;
+    let names: Vec<&str> = program.kernels.iter().map(|k| k.name.as_str()).collect();
+    spec.check_kernels(&names)
+        .map_err(|e| model_err(e.to_string()))?;
+    let mut mem = StubMemory::new(&cfg.memory, cfg.sms, cfg.sm.units.const_latency);
+    let mut launches = Vec::new();
+    for (i, l) in spec.launches.iter().enumerate() {
+        let kernel = program
+            .kernel(&l.kernel)
+            .ok_or_else(|| model_err(format!("no kernel {}", l.kernel)))?;
+        let fi = module
+            .function_index(&l.kernel)
+            .ok_or_else(|| model_err(format!("no kernel {}", l.kernel)))?;
+        let func = &module.functions[fi as usize];
+        let descs = kernel.param_descs();
+        let pb = spec
+            .param_block(i, &descs, &|n| global.address_of(n))
+            .map_err(|e| model_err(e.to_string()))?;
+        let params = ParamSpace::new(pb.bytes);
+        let launch = LaunchConfig {
+            grid: l.grid,
+            block: l.block,
+            dynamic_shared_bytes: l.dynamic_shared_bytes,
+        };
+        let mut model = ExecModel::new(
+            func,
+            fi,
+            module.functions.len(),
+            kernel,
+            &launch,
+            &params,
+            &program.consts,
+            &mut global,
+            i as u64,
+        )
+        .map_err(|source| TimingError::Model { warp: 0, source })?;
+        launches.push(run_with_memory(
+            cfg,
+            &mut model,
+            &mut make_design,
+            &mut mem,
+            opts,
+        )?);
+    }
+    let buffers = spec
+        .buffers
+        .keys()
+        .filter_map(|n| Some((n.clone(), global.read_back(n)?)))
+        .collect();
+    Ok(TimedSpecRun { buffers, launches })
+}

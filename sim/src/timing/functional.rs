@@ -1,0 +1,558 @@
+//! The functional side of a timed run: what the timing core needs from a SIMT executor.
+//!
+//! The timing core drives a [`FunctionalWarpModel`]: it asks for the next instruction of a
+//! warp (static facts: registers, unit class, PC), times its issue and operand collection,
+//! then calls [`FunctionalWarpModel::step`] at dispatch with a [`WarpRegisters`] adapter that
+//! serves the *collected* operand values and buffers the results until writeback. All the
+//! coupling with the executor of `crate::exec` lives in this file (see the adapter notes in
+//! `README.md`).
+//!
+//! [`SyntheticModel`] is a value-checking stand-in executor for tests: it walks straight-line
+//! PTX, computes every destination as a hash of its sources (so a register file that loses or
+//! mixes up a value changes the final checksum) and produces synthetic, fully coalesced
+//! addresses.
+
+use serde::Serialize;
+
+use crate::analysis::{analyze, Analysis, ArchReg};
+use crate::ir::{Function, Module, Opcode, Space, Ty};
+
+/// A warp as the functional model names it: `cta * warps_per_cta + warp_in_cta`.
+pub type WarpKey = u32;
+
+/// Execution resource an instruction needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum UnitClass {
+    /// FP32/FP16 pipeline.
+    Sp,
+    /// Integer pipeline (also moves, logic, comparisons, warp-level data exchange).
+    Int,
+    /// Special-function unit (transcendentals).
+    Sfu,
+    /// FP64 pipeline.
+    Dp,
+    /// Tensor cores.
+    Tensor,
+    /// Integer division / remainder (on the SFU).
+    IntDiv,
+    /// FP32 division (on the SFU).
+    FpDiv,
+    /// FP64 division (on the DP unit).
+    DpDiv,
+    /// Loads, stores, atomics (LD/ST unit).
+    Mem,
+    /// Branches, calls, returns.
+    Branch,
+    /// `bar.sync` and friends.
+    Barrier,
+    /// `exit` / `ret` of the kernel.
+    Exit,
+    /// No execution resource (fences, prefetches).
+    Nop,
+}
+
+/// Up to 16 general registers of one instruction, inline.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RegList {
+    regs: [u16; 16],
+    len: u8,
+}
+
+impl RegList {
+    /// Adds `r` unless already present. Returns false if the list is full.
+    pub fn push(&mut self, r: u16) -> bool {
+        if self.as_slice().contains(&r) {
+            return true;
+        }
+        if usize::from(self.len) >= self.regs.len() {
+            return false;
+        }
+        self.regs[usize::from(self.len)] = r;
+        self.len += 1;
+        true
+    }
+    pub fn as_slice(&self) -> &[u16] {
+        &self.regs[..usize::from(self.len)]
+    }
+    pub fn len(&self) -> usize {
+        usize::from(self.len)
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// Static facts about the next instruction of a warp.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InstrInfo {
+    /// Function index in the module (for release flags and reuse distances).
+    pub func: u32,
+    pub pc: u32,
+    pub class: UnitClass,
+    /// General registers read (guard and address registers included).
+    pub srcs: RegList,
+    /// General registers written.
+    pub dsts: RegList,
+    /// Predicates read (bit `p` = `P<p>`).
+    pub src_preds: u32,
+    /// Predicates written.
+    pub dst_preds: u32,
+    /// Lanes that will execute.
+    pub active_mask: u32,
+}
+
+/// State space of a memory access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum MemSpaceKind {
+    Global,
+    Shared,
+    Local,
+    Param,
+    Const,
+}
+
+/// Direction of a memory access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum MemOpKind {
+    Load,
+    Store,
+    Atomic,
+}
+
+/// The per-lane addresses of one warp memory instruction, as executed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WarpMemAccess {
+    pub space: MemSpaceKind,
+    pub kind: MemOpKind,
+    /// Bytes each lane accesses.
+    pub bytes_per_lane: u32,
+    /// Lanes that accessed memory.
+    pub mask: u32,
+    /// Address of each lane (undefined outside `mask`).
+    pub addrs: [u64; 32],
+}
+
+/// What executing one instruction did.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct StepInfo {
+    pub active_mask: u32,
+    pub mem: Option<WarpMemAccess>,
+    /// The warp reached a CTA barrier and must wait for the others.
+    pub barrier: bool,
+    /// The warp has finished.
+    pub exited: bool,
+}
+
+/// Register access of one warp during one `step` (the executor's `RegisterAccess` without the
+/// warp argument: the adapter is bound to the stepping warp).
+pub trait WarpRegisters {
+    fn read(&mut self, reg: u16) -> [u32; 32];
+    fn write(&mut self, reg: u16, values: &[u32; 32], mask: u32);
+    fn read_pred(&mut self, p: u16) -> u32;
+    fn write_pred(&mut self, p: u16, bits: u32, mask: u32);
+}
+
+/// Shape and resources of a launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct GridShape {
+    pub ctas: u32,
+    pub threads_per_cta: u32,
+    pub warps_per_cta: u32,
+    /// Architectural registers per thread (allocator count, before rounding).
+    pub regs_per_thread: u32,
+    /// Predicate registers per thread.
+    pub preds_per_thread: u32,
+    /// Static + dynamic shared memory per CTA.
+    pub shared_bytes_per_cta: u32,
+}
+
+/// A functional executor failed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ModelError(pub String);
+
+/// The functional executor as the timing core drives it.
+pub trait FunctionalWarpModel {
+    fn grid(&self) -> GridShape;
+    /// Creates the warps of CTA `cta` (linear index), keys `cta * warps_per_cta + i`.
+    fn start_cta(&mut self, cta: u32) -> Result<(), ModelError>;
+    /// Drops the state of a finished CTA.
+    fn finish_cta(&mut self, cta: u32);
+    /// The instruction warp `warp` executes next; `None` once it has exited.
+    fn next_instr(&self, warp: WarpKey) -> Option<InstrInfo>;
+    /// Executes that instruction. All register values go through `regs`.
+    fn step(&mut self, warp: WarpKey, regs: &mut dyn WarpRegisters)
+        -> Result<StepInfo, ModelError>;
+    /// Analyses of the module's functions (index = function index) for release flags and
+    /// reuse distances; `None` entries for declarations.
+    fn analyses(&self) -> &[Option<Analysis>];
+    /// If `pc` is the first instruction of a basic block of function `func`, its block index
+    /// (for per-branch release lists, `Release::pbr`).
+    fn block_start(&self, func: u32, pc: u32) -> Option<u32>;
+}
+
+/// Unit class of an IR instruction (PTX ISA §9.7; division placement as GPGPU-Sim: "All Div
+/// operations are executed on SFU unit", except FP64 which runs on the DP unit).
+pub fn classify(op: Opcode, ty: Ty) -> UnitClass {
+    use Opcode::*;
+    let f64_ = ty == Ty::F64;
+    let fp = ty.is_float();
+    match op {
+        Ld | Ldu | St | Atom | Red | Prefetch | Prefetchu => match op {
+            Prefetch | Prefetchu => UnitClass::Nop,
+            _ => UnitClass::Mem,
+        },
+        Div | Rem if f64_ => UnitClass::DpDiv,
+        Div if fp => UnitClass::FpDiv,
+        Div | Rem => UnitClass::IntDiv,
+        Rcp | Sqrt | Rsqrt if f64_ => UnitClass::DpDiv,
+        Rcp | Sqrt | Rsqrt | Sin | Cos | Lg2 | Ex2 | Tanh => UnitClass::Sfu,
+        Bra | Call | Brkpt | Trap => UnitClass::Branch,
+        Ret | Exit => UnitClass::Exit,
+        Bar | BarWarp => UnitClass::Barrier,
+        Membar | Fence | Nanosleep | Pmevent => UnitClass::Nop,
+        _ if f64_ => UnitClass::Dp,
+        Add | Sub | Mul | Mad | Fma | Abs | Neg | Min | Max | Setp | Set | Testp | Copysign
+            if fp =>
+        {
+            UnitClass::Sp
+        }
+        Cvt if fp => UnitClass::Sp,
+        _ => UnitClass::Int,
+    }
+}
+
+/// Splits analysis units of `pc` into general registers and a predicate mask.
+fn arch_lists(a: &Analysis, units: &[u32]) -> Result<(RegList, u32), ModelError> {
+    let mut regs = RegList::default();
+    let mut preds = 0u32;
+    for &u in units {
+        match a.alloc.arch_of_unit(u) {
+            ArchReg::R(r) => {
+                if !regs.push(r) {
+                    return Err(ModelError(
+                        "more than 16 registers in one instruction".into(),
+                    ));
+                }
+            }
+            ArchReg::P(p) => {
+                if p >= 32 {
+                    return Err(ModelError(format!("predicate P{p} out of range (max P31)")));
+                }
+                preds |= 1 << p;
+            }
+        }
+    }
+    Ok((regs, preds))
+}
+
+/// Value-checking stand-in executor over straight-line PTX (see the module doc).
+///
+/// Semantics: every destination register lane gets `mix(pc, lane, sources)`; predicates get
+/// bit 0 of another mix. Loads/stores access `base(pc) + (global warp × 32 + lane) × size`,
+/// i.e. fully coalesced, distinct per warp. Unguarded `bra` jumps; a guarded `bra` is an error
+/// (no real values to decide it). `bar` is a barrier, `ret`/`exit` end the warp.
+pub struct SyntheticModel {
+    func: Function,
+    func_index: u32,
+    analyses: Vec<Option<Analysis>>,
+    infos: Vec<InstrInfo>,
+    grid: GridShape,
+    /// Per warp: current PC (`u32::MAX` = exited or not started) and checksum.
+    pc: Vec<u32>,
+    /// Fold of every value written, per warp, in program order.
+    pub checksums: Vec<u64>,
+}
+
+fn mix(mut h: u64, v: u64) -> u64 {
+    // SplitMix64 finaliser (Steele, Lea & Flood, OOPSLA 2014).
+    h ^= v.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    h = (h ^ (h >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    h = (h ^ (h >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    h ^ (h >> 31)
+}
+
+impl SyntheticModel {
+    /// Builds the model for kernel `kernel` of `module`, launched with `ctas` CTAs of
+    /// `threads_per_cta` threads.
+    pub fn new(
+        module: &Module,
+        kernel: &str,
+        ctas: u32,
+        threads_per_cta: u32,
+    ) -> Result<SyntheticModel, ModelError> {
+        let func_index = module
+            .function_index(kernel)
+            .ok_or_else(|| ModelError(format!("kernel `{kernel}` not found")))?;
+        let func = module
+            .functions
+            .get(func_index as usize)
+            .cloned()
+            .ok_or_else(|| ModelError(format!("kernel `{kernel}` not found")))?;
+        if ctas == 0 || threads_per_cta == 0 || threads_per_cta > 1024 {
+            return Err(ModelError(format!(
+                "bad launch shape: {ctas} CTAs of {threads_per_cta} threads"
+            )));
+        }
+        let a = analyze(&func);
+        let mut infos = Vec::with_capacity(func.instrs.len());
+        for (pc, ins) in func.instrs.iter().enumerate() {
+            let (srcs, src_preds) = arch_lists(&a, &a.arch_ud.uses[pc])?;
+            let (dsts, dst_preds) = arch_lists(&a, &a.arch_ud.defs[pc])?;
+            infos.push(InstrInfo {
+                func: func_index,
+                pc: pc as u32,
+                class: classify(ins.op, ins.ty),
+                srcs,
+                dsts,
+                src_preds,
+                dst_preds,
+                active_mask: 0,
+            });
+        }
+        let warps_per_cta = threads_per_cta.div_ceil(32);
+        let grid = GridShape {
+            ctas,
+            threads_per_cta,
+            warps_per_cta,
+            regs_per_thread: a.alloc.registers,
+            preds_per_thread: a.alloc.predicates,
+            shared_bytes_per_cta: func.shared_bytes(),
+        };
+        let mut analyses: Vec<Option<Analysis>> = vec![None; module.functions.len()];
+        if let Some(s) = analyses.get_mut(func_index as usize) {
+            *s = Some(a);
+        }
+        let n = (ctas * warps_per_cta) as usize;
+        Ok(SyntheticModel {
+            func,
+            func_index,
+            analyses,
+            infos,
+            grid,
+            pc: vec![u32::MAX; n],
+            checksums: vec![0; n],
+        })
+    }
+
+    fn lane_mask(&self, warp: WarpKey) -> u32 {
+        let w = warp % self.grid.warps_per_cta;
+        let threads = self.grid.threads_per_cta - w * 32;
+        if threads >= 32 {
+            u32::MAX
+        } else {
+            (1u32 << threads) - 1
+        }
+    }
+
+    /// Runs every warp to completion without timing, registers in a flat array. Returns the
+    /// per-warp checksums a timed run must reproduce.
+    pub fn run_untimed(&mut self) -> Result<Vec<u64>, ModelError> {
+        struct Flat {
+            r: Vec<[u32; 32]>,
+            p: Vec<u32>,
+        }
+        impl WarpRegisters for Flat {
+            fn read(&mut self, reg: u16) -> [u32; 32] {
+                self.r.get(usize::from(reg)).copied().unwrap_or([0; 32])
+            }
+            fn write(&mut self, reg: u16, values: &[u32; 32], mask: u32) {
+                if let Some(s) = self.r.get_mut(usize::from(reg)) {
+                    for (l, (d, v)) in s.iter_mut().zip(values).enumerate() {
+                        if mask >> l & 1 != 0 {
+                            *d = *v;
+                        }
+                    }
+                }
+            }
+            fn read_pred(&mut self, p: u16) -> u32 {
+                self.p.get(usize::from(p)).copied().unwrap_or(0)
+            }
+            fn write_pred(&mut self, p: u16, bits: u32, mask: u32) {
+                if let Some(s) = self.p.get_mut(usize::from(p)) {
+                    *s = (*s & !mask) | (bits & mask);
+                }
+            }
+        }
+        let g = self.grid;
+        for cta in 0..g.ctas {
+            self.start_cta(cta)?;
+            for w in 0..g.warps_per_cta {
+                let key = cta * g.warps_per_cta + w;
+                let mut regs = Flat {
+                    r: vec![[0; 32]; g.regs_per_thread as usize],
+                    p: vec![0; 32],
+                };
+                let mut guard = 0u64;
+                while self.next_instr(key).is_some() {
+                    let s = self.step(key, &mut regs)?;
+                    guard += 1;
+                    if s.barrier {
+                        // straight-line code: barriers are no-ops for a lone warp
+                    }
+                    if guard > 10_000_000 {
+                        return Err(ModelError("instruction limit".into()));
+                    }
+                }
+            }
+            self.finish_cta(cta);
+        }
+        Ok(self.checksums.clone())
+    }
+}
+
+impl FunctionalWarpModel for SyntheticModel {
+    fn grid(&self) -> GridShape {
+        self.grid
+    }
+
+    fn start_cta(&mut self, cta: u32) -> Result<(), ModelError> {
+        if cta >= self.grid.ctas {
+            return Err(ModelError(format!("CTA {cta} out of range")));
+        }
+        for w in 0..self.grid.warps_per_cta {
+            let k = (cta * self.grid.warps_per_cta + w) as usize;
+            self.pc[k] = 0;
+            self.checksums[k] = 0;
+        }
+        Ok(())
+    }
+
+    fn finish_cta(&mut self, _cta: u32) {}
+
+    fn next_instr(&self, warp: WarpKey) -> Option<InstrInfo> {
+        let pc = *self.pc.get(warp as usize)?;
+        let mut i = *self.infos.get(pc as usize)?;
+        i.active_mask = self.lane_mask(warp);
+        Some(i)
+    }
+
+    fn step(
+        &mut self,
+        warp: WarpKey,
+        regs: &mut dyn WarpRegisters,
+    ) -> Result<StepInfo, ModelError> {
+        let w = warp as usize;
+        let pc = *self
+            .pc
+            .get(w)
+            .ok_or_else(|| ModelError(format!("warp {warp} out of range")))?;
+        let info = *self
+            .infos
+            .get(pc as usize)
+            .ok_or_else(|| ModelError(format!("warp {warp} has exited")))?;
+        let ins = &self.func.instrs[pc as usize];
+        let mask = self.lane_mask(warp);
+        // read every source, hash per lane
+        let mut lane_h = [mix(u64::from(pc), u64::from(self.func_index)); 32];
+        for &r in info.srcs.as_slice() {
+            let v = regs.read(r);
+            for (h, x) in lane_h.iter_mut().zip(v) {
+                *h = mix(*h, u64::from(x));
+            }
+        }
+        for p in 0..32u16 {
+            if info.src_preds >> p & 1 != 0 {
+                let b = regs.read_pred(p);
+                for (l, h) in lane_h.iter_mut().enumerate() {
+                    *h = mix(*h, u64::from(b >> l & 1));
+                }
+            }
+        }
+        let mut cs = self.checksums[w];
+        for (k, &r) in info.dsts.as_slice().iter().enumerate() {
+            let v: [u32; 32] = std::array::from_fn(|l| mix(lane_h[l], k as u64) as u32);
+            regs.write(r, &v, mask);
+            for (l, x) in v.iter().enumerate() {
+                if mask >> l & 1 != 0 {
+                    cs = mix(cs, u64::from(*x));
+                }
+            }
+        }
+        for p in 0..32u16 {
+            if info.dst_preds >> p & 1 != 0 {
+                let bits = (0..32).fold(0u32, |acc, l| {
+                    acc | (((mix(lane_h[l], 99 + u64::from(p)) & 1) as u32) << l)
+                });
+                regs.write_pred(p, bits, mask);
+                cs = mix(cs, u64::from(bits & mask));
+            }
+        }
+        self.checksums[w] = cs;
+        let mut out = StepInfo {
+            active_mask: mask,
+            ..StepInfo::default()
+        };
+        let mut next = pc + 1;
+        match info.class {
+            UnitClass::Mem => {
+                let space = match ins.space {
+                    Space::Shared | Space::SharedCluster => MemSpaceKind::Shared,
+                    Space::Local => MemSpaceKind::Local,
+                    Space::Param => MemSpaceKind::Param,
+                    Space::Const => MemSpaceKind::Const,
+                    _ => MemSpaceKind::Global,
+                };
+                let kind = match ins.op {
+                    Opcode::St => MemOpKind::Store,
+                    Opcode::Atom | Opcode::Red => MemOpKind::Atomic,
+                    _ => MemOpKind::Load,
+                };
+                let size = ins.ty.size().max(1) * u32::from(ins.vec.max(1));
+                let base: u64 = match space {
+                    MemSpaceKind::Shared => 0,
+                    _ => 0x7f00_0000_0000 + u64::from(pc) * (1 << 24),
+                };
+                let gw = match space {
+                    MemSpaceKind::Shared => u64::from(warp % self.grid.warps_per_cta),
+                    _ => u64::from(warp),
+                };
+                let addrs: [u64; 32] =
+                    std::array::from_fn(|l| base + (gw * 32 + l as u64) * u64::from(size));
+                out.mem = Some(WarpMemAccess {
+                    space,
+                    kind,
+                    bytes_per_lane: size,
+                    mask,
+                    addrs,
+                });
+            }
+            UnitClass::Branch if ins.op == Opcode::Bra => {
+                if ins.guard.is_some() {
+                    return Err(ModelError(format!(
+                        "line {}: the synthetic model cannot evaluate a guarded branch",
+                        ins.line
+                    )));
+                }
+                next = ins.branch_target().unwrap_or(pc + 1);
+            }
+            UnitClass::Branch => {
+                return Err(ModelError(format!(
+                    "line {}: the synthetic model does not execute {:?}",
+                    ins.line, ins.op
+                )))
+            }
+            UnitClass::Barrier => out.barrier = ins.op == Opcode::Bar,
+            UnitClass::Exit => {
+                out.exited = true;
+                next = u32::MAX;
+            }
+            _ => {}
+        }
+        self.pc[w] = next;
+        Ok(out)
+    }
+
+    fn analyses(&self) -> &[Option<Analysis>] {
+        &self.analyses
+    }
+
+    fn block_start(&self, func: u32, pc: u32) -> Option<u32> {
+        if func != self.func_index {
+            return None;
+        }
+        let cfg = &self.func.cfg;
+        let b = *cfg.block_of.get(pc as usize)?;
+        (cfg.blocks.get(b as usize)?.start == pc).then_some(b)
+    }
+}

@@ -1,0 +1,298 @@
+//! The register-file seam: the trait every RF design implements.
+//!
+//! The timing core owns the *pipeline* (schedulers, scoreboard, collector units, per-bank
+//! request queues, the arbiter, the crossbar, execution units, writeback); a design owns the
+//! *storage*: where a register lives (bank, row, renaming table, collector cache, tagged
+//! array), its value, and what an access costs beyond the bank port. The core calls the design
+//! at the pipeline stage where the hardware touches the register file:
+//!
+//! | stage | call | who decides |
+//! |---|---|---|
+//! | CTA launch / warp exit | [`RegisterFileDesign::can_allocate`], [`allocate_warp`](RegisterFileDesign::allocate_warp), [`free_warp`](RegisterFileDesign::free_warp) | capacity, placement |
+//! | issue | [`choose_collector`](RegisterFileDesign::choose_collector), [`warp_priority`](RegisterFileDesign::warp_priority) | collector allocation policy (seed 003 §IV-B) |
+//! | collector allocation | [`route_read`](RegisterFileDesign::route_read) per source | bank to queue at, or a bypass (collector-cache hit) |
+//! | arbiter grant | [`read`](RegisterFileDesign::read) | value + extra delay (wake-up, rename lookup, tag miss → memory) |
+//! | dispatch | [`release`](RegisterFileDesign::release) (`Pir`) | seed 002 per-instruction release |
+//! | LD/ST | [`global_access`](RegisterFileDesign::global_access) | serve a load from registers (seeds 000/001) or the tagged array (seed 004) |
+//! | writeback | [`route_write`](RegisterFileDesign::route_write), [`write`](RegisterFileDesign::write) | physical register chosen at write time (seed 002), collector-cache update (seed 003) |
+//! | block entry | [`release`](RegisterFileDesign::release) (`Pbr`) | seed 002 per-branch release |
+//! | every simulated cycle | [`tick`](RegisterFileDesign::tick) | drowsy / gating state (lazy: cycles may be skipped) |
+//!
+//! One design instance serves one SM (the core builds one per SM through a factory).
+//! Designs count their own events in `Self::Stats` (typed, serialisable, summed over SMs) and
+//! the common occupancy/interval statistics through [`crate::timing::activity::RegTracker`]
+//! into the [`RfCtx::act`] record. Registers here are general 32-bit architectural registers
+//! `R<n>` (predicates live in the core's predicate file).
+
+use serde::Serialize;
+
+use super::activity::RfActivity;
+use super::functional::WarpMemAccess;
+
+/// A hardware warp slot of an SM and the sub-core it belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct WarpSlot {
+    /// Slot index within the SM, `0..max_warps`.
+    pub slot: u16,
+    /// Sub-core (`slot % sub_cores`).
+    pub sub_core: u8,
+}
+
+/// Architectural register number (`R<n>`).
+pub type RegId = u16;
+
+/// Where a register access goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Route {
+    /// Queue at this bank (index within the sub-core, `< RfLayout::banks_per_sub_core`).
+    Bank(u16),
+    /// No bank port needed: served by another structure (collector cache hit, value already
+    /// in the collector, write filtered to a cache only). Not counted as a bank access.
+    Bypass,
+}
+
+/// Extra time an access takes beyond the bank port cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Delay {
+    /// Ready in the normal pipeline time.
+    None,
+    /// Ready after this many extra cycles (wake-up of a drowsy/gated register, renaming-table
+    /// bank conflict, merge ALU, ...).
+    Cycles(u32),
+    /// Ready once this memory access completes (seed 004: a register missing from the tagged
+    /// array is fetched from the memory hierarchy); `extra` cycles are added after it.
+    Memory { fetch: MemFetch, extra: u32 },
+}
+
+/// A memory access a design asks the core to perform (timing only; the design keeps values).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemFetch {
+    pub addr: u64,
+    pub bytes: u32,
+    pub write: bool,
+}
+
+/// One source operand of an instruction in a collector unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OperandRef {
+    pub warp: WarpSlot,
+    pub reg: RegId,
+    /// Collector unit (index within the sub-core) holding the instruction.
+    pub collector: u16,
+    /// Function index and PC of the instruction.
+    pub func: u32,
+    pub pc: u32,
+    /// Static distance (instructions) to the next read of this register, from
+    /// `analysis.reuse` (seed 003 near/far bits); `None` = no later read.
+    pub reuse: Option<u32>,
+    /// The instruction releases this register after reading it (seed 002 pir).
+    pub last_use: bool,
+}
+
+/// One destination register at writeback.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WriteRef {
+    pub warp: WarpSlot,
+    pub reg: RegId,
+    /// Collector unit the instruction was collected in (seed 003 writes results back into
+    /// the warp's CCU through port D).
+    pub collector: u16,
+    pub func: u32,
+    pub pc: u32,
+    /// Static distance to the first read of the written value (`None`: never read).
+    pub reuse: Option<u32>,
+    /// The instruction was a load from global/local memory.
+    pub from_load: bool,
+}
+
+/// Result of a granted read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReadOutcome {
+    /// All 32 lanes.
+    pub values: [u32; 32],
+    pub delay: Delay,
+}
+
+/// Result of a write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WriteOutcome {
+    /// Extra time before the write is complete (the scoreboard is released after it).
+    pub delay: Delay,
+    /// A memory write the design needs as a side effect (seed 004: a victim register or
+    /// dirty line spilled to L2), timed but not waited for.
+    pub spill: Option<MemFetch>,
+}
+
+impl WriteOutcome {
+    pub const DONE: WriteOutcome = WriteOutcome {
+        delay: Delay::None,
+        spill: None,
+    };
+}
+
+/// Why a register is released.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum ReleaseCause {
+    /// Per-instruction release flag on a source operand (seed 002 §5.1).
+    Pir,
+    /// Per-branch release at the start of a (reconvergence) block (seed 002 §5.2).
+    Pbr,
+    /// A destination written but never read.
+    DeadDst,
+}
+
+/// The design's choice of collector unit for an issuing warp.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CollectorChoice {
+    /// Use this free collector (index within the sub-core).
+    Use(u16),
+    /// Do not issue this warp now (seed 003's STHLD wait, or its "same CCU only" rule).
+    Wait,
+}
+
+/// What the LD/ST stage should do with a global/local memory instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemRoute {
+    /// Through the normal memory hierarchy (L1D, L2, DRAM).
+    Hierarchy,
+    /// Through the hierarchy without the L1D (the design replaces it, seed 004; its own
+    /// lookup took `extra` cycles).
+    SkipL1 { extra: u32 },
+    /// Served by the design after `latency` cycles without a memory access (seeds 000/001:
+    /// the data already sits in registers; seed 004: hit in the tagged array).
+    Served { latency: u32 },
+}
+
+/// Static facts the core needs about a design.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct RfLayout {
+    /// Banks per sub-core (the arbiter keeps one request queue per bank).
+    pub banks_per_sub_core: u16,
+    /// Accesses per bank per cycle.
+    pub ports_per_bank: u8,
+}
+
+/// Context of every design call.
+pub struct RfCtx<'a> {
+    /// Current core cycle.
+    pub now: u64,
+    /// SM index.
+    pub sm: u32,
+    /// Common RF statistics of this SM (fill through `RegTracker`).
+    pub act: &'a mut RfActivity,
+}
+
+/// A design refused an operation.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RfError {
+    #[error("register file full: cannot allocate {regs} registers for warp slot {slot}")]
+    Full { slot: u16, regs: u32 },
+    #[error("register R{reg} of warp slot {slot} is not allocated")]
+    NotAllocated { slot: u16, reg: u16 },
+    #[error("{0}")]
+    Other(String),
+}
+
+/// A design's own statistics: typed, serialisable, summable over SMs.
+pub trait RfStats: Clone + Default + Serialize + std::fmt::Debug {
+    fn merge(&mut self, other: &Self);
+}
+
+/// No design-specific statistics (serialises as an empty table).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NoStats;
+
+impl Serialize for NoStats {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        s.serialize_struct("NoStats", 0)?.end()
+    }
+}
+
+impl RfStats for NoStats {
+    fn merge(&mut self, _other: &Self) {}
+}
+
+/// A register-file design. See the module documentation for when each method is called.
+pub trait RegisterFileDesign {
+    type Stats: RfStats;
+
+    /// Name used in reports.
+    fn name(&self) -> String;
+    /// Banks and ports the core's arbiter models.
+    fn layout(&self) -> RfLayout;
+
+    /// Whether the warps of a new CTA (slots already chosen) fit, each needing
+    /// `regs_per_thread` registers. Called after the SM-level occupancy limits passed.
+    fn can_allocate(&self, warps: &[WarpSlot], regs_per_thread: u32) -> bool;
+    /// Reserves storage for a warp (a renaming design may reserve nothing here).
+    fn allocate_warp(
+        &mut self,
+        ctx: &mut RfCtx,
+        warp: WarpSlot,
+        regs_per_thread: u32,
+    ) -> Result<(), RfError>;
+    /// The warp has exited: free everything it holds.
+    fn free_warp(&mut self, ctx: &mut RfCtx, warp: WarpSlot);
+
+    /// Picks a collector unit for an issuing warp among the free ones (`free`: bit `c` set if
+    /// collector `c` of the sub-core is free, never 0). Default: the lowest free collector.
+    fn choose_collector(
+        &mut self,
+        _ctx: &mut RfCtx,
+        _warp: WarpSlot,
+        free: u64,
+    ) -> CollectorChoice {
+        CollectorChoice::Use(free.trailing_zeros() as u16)
+    }
+    /// Scheduler priority hint, higher first, applied after the policy's greedy choice and
+    /// before age (seed 003 §IV-B1: warps with data in CCUs first). Default 0.
+    fn warp_priority(&self, _warp: WarpSlot) -> u8 {
+        0
+    }
+    /// A collector unit was freed after dispatching `warp`'s instruction.
+    fn collector_released(&mut self, _ctx: &mut RfCtx, _warp: WarpSlot, _collector: u16) {}
+
+    /// Where a source operand read goes; called when the collector unit is allocated.
+    fn route_read(&mut self, ctx: &mut RfCtx, op: &OperandRef) -> Route;
+    /// Performs the read: called when the arbiter grants the bank (or at once for a
+    /// `Route::Bypass`). Returns the value the instruction will compute with.
+    fn read(&mut self, ctx: &mut RfCtx, op: &OperandRef) -> ReadOutcome;
+    /// Where a destination write goes; called when the result reaches writeback.
+    fn route_write(&mut self, ctx: &mut RfCtx, w: &WriteRef) -> Route;
+    /// Performs the write (lanes in `mask`), when the bank port is granted.
+    fn write(
+        &mut self,
+        ctx: &mut RfCtx,
+        w: &WriteRef,
+        values: &[u32; 32],
+        mask: u32,
+    ) -> WriteOutcome;
+    /// The value of `reg` is dead for `warp` (release flags from the compiler analysis).
+    fn release(&mut self, ctx: &mut RfCtx, warp: WarpSlot, reg: RegId, cause: ReleaseCause);
+
+    /// A global/local memory instruction reached the LD/ST unit (after functional execution:
+    /// addresses are real). `dsts` are the load's destination registers. Default: normal path.
+    fn global_access(
+        &mut self,
+        _ctx: &mut RfCtx,
+        _warp: WarpSlot,
+        _access: &WarpMemAccess,
+        _dsts: &[RegId],
+    ) -> MemRoute {
+        MemRoute::Hierarchy
+    }
+
+    /// Called once per simulated cycle before the pipeline stages. Cycles may be skipped when
+    /// the SM is idle: keep time-based state lazily from `ctx.now`.
+    fn tick(&mut self, _ctx: &mut RfCtx) {}
+
+    /// The value of `reg` without any timing or statistics side effect (debugging, and a
+    /// fallback for executors that read an operand the instruction info did not list).
+    fn peek(&self, warp: WarpSlot, reg: RegId) -> [u32; 32];
+
+    /// End of the run at `ctx.now`: close occupancy intervals (`RegTracker::finish`).
+    fn finish(&mut self, ctx: &mut RfCtx);
+    /// The design's own statistics.
+    fn stats(&self) -> Self::Stats;
+}

@@ -1,0 +1,461 @@
+//! Timing-core integration tests with the value-checking synthetic executor
+//! (`timing::functional::SyntheticModel`): bank conflicts, collector stalls, scheduler
+//! policies, occupancy, release flags, value integrity through the RF design, determinism.
+
+use regwatt_sim::timing::activity::Activity;
+use regwatt_sim::timing::baseline::BaselineRf;
+use regwatt_sim::timing::config::{GpuConfig, SchedulerPolicy};
+use regwatt_sim::timing::functional::SyntheticModel;
+use regwatt_sim::timing::rf::{
+    NoStats, OperandRef, ReadOutcome, RegId, RegisterFileDesign, ReleaseCause, RfCtx, RfError,
+    RfLayout, Route, WarpSlot, WriteOutcome, WriteRef,
+};
+use regwatt_sim::timing::{run, RunOptions, TimingError};
+
+const HEADER: &str = ".version 7.0\n.target sm_75\n.address_size 64\n";
+
+/// `chains` independent accumulators, each updated `rounds` times by an FMA reading three
+/// registers: operand-read bandwidth bound.
+fn fma_kernel(chains: usize, rounds: usize) -> String {
+    let mut s = format!(
+        "{HEADER}.visible .entry k()\n{{\n.reg .f32 %f<{}>;\n",
+        chains + 8
+    );
+    s += "mov.f32 %f0, 0f3F800000;\nmov.f32 %f1, 0f40000000;\nmov.f32 %f2, 0f40400000;\n";
+    for c in 0..chains {
+        s += &format!("mov.f32 %f{}, 0f3F000000;\n", c + 3);
+    }
+    for _ in 0..rounds {
+        for c in 0..chains {
+            s += &format!("fma.rn.f32 %f{0}, %f0, %f1, %f{0};\n", c + 3);
+        }
+    }
+    // keep everything live to the end
+    for c in 1..chains {
+        s += &format!("add.f32 %f3, %f3, %f{};\n", c + 3);
+    }
+    s += "ret;\n}\n";
+    s
+}
+
+/// Loads through a pointer parameter, dependent arithmetic and a store: latency bound.
+fn mem_kernel(loads: usize) -> String {
+    let mut s = format!(
+        "{HEADER}.visible .entry k(.param .u64 p)\n{{\n.reg .f32 %f<{}>;\n.reg .b64 %rd<4>;\n",
+        loads + 4
+    );
+    s += "ld.param.u64 %rd1, [p];\ncvta.to.global.u64 %rd2, %rd1;\nmov.f32 %f0, 0f00000000;\n";
+    for i in 0..loads {
+        s += &format!("ld.global.f32 %f{}, [%rd2+{}];\n", i + 1, i * 4);
+        s += &format!("add.f32 %f0, %f0, %f{};\n", i + 1);
+    }
+    s += "st.global.f32 [%rd2], %f0;\nret;\n}\n";
+    s
+}
+
+fn model(src: &str, ctas: u32, threads: u32) -> SyntheticModel {
+    let m = regwatt_sim::ptx::parse("test.ptx", src).expect("PTX parses");
+    SyntheticModel::new(&m, "k", ctas, threads).expect("model")
+}
+
+fn cfg() -> GpuConfig {
+    let mut c = GpuConfig::rtx2060_like().expect("preset");
+    c.sms = 2;
+    c
+}
+
+fn run_base(c: &GpuConfig, m: &mut SyntheticModel) -> Activity<NoStats> {
+    run(c, m, |_| BaselineRf::new(c), &RunOptions::default()).expect("timed run")
+}
+
+/// A design that stores like the baseline but routes every access to bank 0.
+struct OneBank(BaselineRf);
+
+impl RegisterFileDesign for OneBank {
+    type Stats = NoStats;
+    fn name(&self) -> String {
+        "one-bank".into()
+    }
+    fn layout(&self) -> RfLayout {
+        self.0.layout()
+    }
+    fn can_allocate(&self, w: &[WarpSlot], r: u32) -> bool {
+        self.0.can_allocate(w, r)
+    }
+    fn allocate_warp(&mut self, c: &mut RfCtx, w: WarpSlot, r: u32) -> Result<(), RfError> {
+        self.0.allocate_warp(c, w, r)
+    }
+    fn free_warp(&mut self, c: &mut RfCtx, w: WarpSlot) {
+        self.0.free_warp(c, w)
+    }
+    fn route_read(&mut self, _c: &mut RfCtx, _o: &OperandRef) -> Route {
+        Route::Bank(0)
+    }
+    fn read(&mut self, c: &mut RfCtx, o: &OperandRef) -> ReadOutcome {
+        self.0.read(c, o)
+    }
+    fn route_write(&mut self, _c: &mut RfCtx, _w: &WriteRef) -> Route {
+        Route::Bank(0)
+    }
+    fn write(&mut self, c: &mut RfCtx, w: &WriteRef, v: &[u32; 32], m: u32) -> WriteOutcome {
+        self.0.write(c, w, v, m)
+    }
+    fn release(&mut self, c: &mut RfCtx, w: WarpSlot, r: RegId, k: ReleaseCause) {
+        self.0.release(c, w, r, k)
+    }
+    fn peek(&self, w: WarpSlot, r: RegId) -> [u32; 32] {
+        self.0.peek(w, r)
+    }
+    fn finish(&mut self, c: &mut RfCtx) {
+        self.0.finish(c)
+    }
+    fn stats(&self) -> NoStats {
+        NoStats
+    }
+}
+
+/// A design that corrupts values: must be caught by the checksum comparison.
+struct Lossy(BaselineRf);
+
+impl RegisterFileDesign for Lossy {
+    type Stats = NoStats;
+    fn name(&self) -> String {
+        "lossy".into()
+    }
+    fn layout(&self) -> RfLayout {
+        self.0.layout()
+    }
+    fn can_allocate(&self, w: &[WarpSlot], r: u32) -> bool {
+        self.0.can_allocate(w, r)
+    }
+    fn allocate_warp(&mut self, c: &mut RfCtx, w: WarpSlot, r: u32) -> Result<(), RfError> {
+        self.0.allocate_warp(c, w, r)
+    }
+    fn free_warp(&mut self, c: &mut RfCtx, w: WarpSlot) {
+        self.0.free_warp(c, w)
+    }
+    fn route_read(&mut self, c: &mut RfCtx, o: &OperandRef) -> Route {
+        self.0.route_read(c, o)
+    }
+    fn read(&mut self, c: &mut RfCtx, o: &OperandRef) -> ReadOutcome {
+        let mut r = self.0.read(c, o);
+        r.values[5] ^= 1;
+        r
+    }
+    fn route_write(&mut self, c: &mut RfCtx, w: &WriteRef) -> Route {
+        self.0.route_write(c, w)
+    }
+    fn write(&mut self, c: &mut RfCtx, w: &WriteRef, v: &[u32; 32], m: u32) -> WriteOutcome {
+        self.0.write(c, w, v, m)
+    }
+    fn release(&mut self, c: &mut RfCtx, w: WarpSlot, r: RegId, k: ReleaseCause) {
+        self.0.release(c, w, r, k)
+    }
+    fn peek(&self, w: WarpSlot, r: RegId) -> [u32; 32] {
+        self.0.peek(w, r)
+    }
+    fn finish(&mut self, c: &mut RfCtx) {
+        self.0.finish(c)
+    }
+    fn stats(&self) -> NoStats {
+        NoStats
+    }
+}
+
+#[test]
+fn one_bank_design_is_slower_than_its_banked_twin() {
+    let c = cfg();
+    let src = fma_kernel(8, 16);
+    let mut m1 = model(&src, 8, 256);
+    let base = run_base(&c, &mut m1);
+    let mut m2 = model(&src, 8, 256);
+    let one = run(
+        &c,
+        &mut m2,
+        |_| OneBank(BaselineRf::new(&c)),
+        &RunOptions::default(),
+    )
+    .expect("run");
+    assert_eq!(base.core.warp_instructions, one.core.warp_instructions);
+    assert!(
+        one.cycles > base.cycles,
+        "one bank {} cycles vs banked {}",
+        one.cycles,
+        base.cycles
+    );
+    assert!(one.core.bank_conflict_cycles > base.core.bank_conflict_cycles);
+    // all reads on bank 0 of each sub-core
+    let banks = c.sm.register_file.banks_per_sub_core as usize;
+    for (i, r) in one.core.bank_reads.iter().enumerate() {
+        if i % banks != 0 {
+            assert_eq!(*r, 0);
+        }
+    }
+    // values still correct
+    assert_eq!(m2.checksums, m1.checksums);
+}
+
+#[test]
+fn more_banks_fewer_conflict_cycles() {
+    let src = fma_kernel(8, 16);
+    let mut c1 = cfg();
+    c1.sm.register_file.banks_per_sub_core = 1;
+    c1.sm.register_file.crossbar_width = 1;
+    let mut c4 = cfg();
+    c4.sm.register_file.banks_per_sub_core = 4;
+    c4.sm.register_file.crossbar_width = 4;
+    let a1 = run_base(&c1, &mut model(&src, 8, 256));
+    let a4 = run_base(&c4, &mut model(&src, 8, 256));
+    assert!(a1.cycles > a4.cycles, "{} vs {}", a1.cycles, a4.cycles);
+    assert!(a1.core.bank_conflict_cycles > a4.core.bank_conflict_cycles);
+}
+
+#[test]
+fn one_collector_stalls_issue_more_than_four() {
+    let src = fma_kernel(8, 16);
+    let mut c1 = cfg();
+    c1.sm.collectors.units_per_sub_core = 1;
+    let mut c4 = cfg();
+    c4.sm.collectors.units_per_sub_core = 4;
+    let a1 = run_base(&c1, &mut model(&src, 8, 256));
+    let a4 = run_base(&c4, &mut model(&src, 8, 256));
+    assert!(a1.cycles > a4.cycles, "{} vs {}", a1.cycles, a4.cycles);
+    assert!(a1.core.stalls.collector_full > a4.core.stalls.collector_full);
+}
+
+#[test]
+fn scheduler_policy_changes_cycles() {
+    let src = mem_kernel(6);
+    let mut out = Vec::new();
+    for p in [
+        SchedulerPolicy::Gto,
+        SchedulerPolicy::Lrr,
+        SchedulerPolicy::TwoLevel { active_warps: 1 },
+    ] {
+        let mut c = cfg();
+        c.sm.scheduler.policy = p;
+        let a = run_base(&c, &mut model(&src, 16, 256));
+        out.push(a.cycles);
+    }
+    // a one-warp active set cannot overlap the warps' independent work as well
+    assert_ne!(out[0], out[1], "GTO and LRR: {out:?}");
+    assert!(out[2] > out[0], "two-level(1) vs GTO: {out:?}");
+}
+
+#[test]
+fn timed_values_match_untimed_run() {
+    for src in [fma_kernel(4, 8), mem_kernel(4)] {
+        let mut reference = model(&src, 12, 96);
+        let want = reference.run_untimed().expect("untimed");
+        let mut m = model(&src, 12, 96);
+        let a = run_base(&cfg(), &mut m);
+        assert_eq!(m.checksums, want);
+        assert_eq!(a.core.uncollected_reads, 0);
+        assert_eq!(a.core.warp_instructions, a.core.collector_allocations);
+    }
+}
+
+#[test]
+fn a_value_losing_design_is_caught() {
+    let src = fma_kernel(4, 8);
+    let mut reference = model(&src, 4, 64);
+    let want = reference.run_untimed().expect("untimed");
+    let c = cfg();
+    let mut m = model(&src, 4, 64);
+    run(
+        &c,
+        &mut m,
+        |_| Lossy(BaselineRf::new(&c)),
+        &RunOptions::default(),
+    )
+    .expect("run");
+    assert_ne!(m.checksums, want);
+}
+
+#[test]
+fn runs_are_deterministic() {
+    let src = mem_kernel(5);
+    let c = cfg();
+    let a = toml::to_string(&run_base(&c, &mut model(&src, 10, 128))).expect("ser");
+    let b = toml::to_string(&run_base(&c, &mut model(&src, 10, 128))).expect("ser");
+    assert_eq!(a, b);
+}
+
+#[test]
+fn instruction_counts_and_activity_are_consistent() {
+    let src = fma_kernel(4, 4);
+    let c = cfg();
+    let mut m = model(&src, 3, 48); // second warp of each CTA half full
+    let a = run_base(&c, &mut m);
+    let per_warp = regwatt_sim::ptx::parse("t", &src).expect("parse").functions[0]
+        .instrs
+        .len() as u64;
+    assert_eq!(a.core.warp_instructions, per_warp * 6);
+    assert_eq!(a.core.thread_instructions, per_warp * 3 * 48);
+    let reads: u64 = a.core.bank_reads.iter().sum();
+    assert_eq!(reads + a.core.bypassed_reads, a.core.collector_writes);
+    assert_eq!(reads, a.core.crossbar_transfers);
+    assert!(a.core.releases_pir > 0);
+    assert!(a.rf.allocated_register_cycles > 0);
+    assert!(a.rf.live_register_cycles <= a.rf.allocated_register_cycles);
+    assert!(a.rf.access_intervals.count > 0);
+    let s = &a.core.stalls;
+    let slots = s.issued
+        + s.idle
+        + s.no_instruction
+        + s.scoreboard
+        + s.memory
+        + s.collector_full
+        + s.barrier;
+    assert_eq!(slots, a.cycles * u64::from(c.sms * c.sm.sub_cores));
+    assert_eq!(s.issued, a.core.warp_instructions);
+}
+
+#[test]
+fn idle_cycles_are_skipped_for_memory_bound_kernels() {
+    let a = run_base(&cfg(), &mut model(&mem_kernel(3), 2, 32));
+    assert!(
+        a.simulated_cycles < a.cycles / 2,
+        "{} of {}",
+        a.simulated_cycles,
+        a.cycles
+    );
+    assert!(a.core.stalls.memory > 0);
+    assert!(a.memory.l1d_sector_reads > 0);
+}
+
+#[test]
+fn barriers_complete() {
+    let src = format!(
+        "{HEADER}.visible .entry k()\n{{\n.reg .b32 %r<4>;\nmov.u32 %r1, 7;\nbar.sync 0;\nadd.u32 %r2, %r1, 1;\nbar.sync 0;\nret;\n}}\n"
+    );
+    let a = run_base(&cfg(), &mut model(&src, 4, 256));
+    assert_eq!(a.core.warp_instructions, 5 * 8 * 4);
+    assert!(a.core.stalls.barrier > 0);
+}
+
+#[test]
+fn occupancy_limits_and_oversized_ctas() {
+    // 1024-thread CTAs: one per SM at a time
+    let src = fma_kernel(2, 2);
+    let c = cfg();
+    let a = run_base(&c, &mut model(&src, 4, 1024));
+    assert_eq!(a.core.ctas_launched, 4);
+    let mut small = c.clone();
+    small.sm.limits.max_threads = 512;
+    small.sm.limits.max_warps = 16;
+    let e = run(
+        &small,
+        &mut model(&src, 1, 1024),
+        |_| BaselineRf::new(&small),
+        &RunOptions::default(),
+    );
+    assert!(matches!(e, Err(TimingError::CtaTooLarge { .. })), "{e:?}");
+}
+
+#[test]
+fn cycle_limit_is_an_error_not_a_hang() {
+    let c = cfg();
+    let e = run(
+        &c,
+        &mut model(&mem_kernel(4), 4, 64),
+        |_| BaselineRf::new(&c),
+        &RunOptions { max_cycles: 50 },
+    );
+    assert!(matches!(e, Err(TimingError::CycleLimit { .. })));
+}
+
+/// A baseline that adds a wake-up delay to every read and optionally serves reads of
+/// even-numbered registers from a (pretend) collector cache.
+struct Tweak {
+    base: BaselineRf,
+    wake: u32,
+    bypass_even: bool,
+}
+
+impl RegisterFileDesign for Tweak {
+    type Stats = NoStats;
+    fn name(&self) -> String {
+        "tweak".into()
+    }
+    fn layout(&self) -> RfLayout {
+        self.base.layout()
+    }
+    fn can_allocate(&self, w: &[WarpSlot], r: u32) -> bool {
+        self.base.can_allocate(w, r)
+    }
+    fn allocate_warp(&mut self, c: &mut RfCtx, w: WarpSlot, r: u32) -> Result<(), RfError> {
+        self.base.allocate_warp(c, w, r)
+    }
+    fn free_warp(&mut self, c: &mut RfCtx, w: WarpSlot) {
+        self.base.free_warp(c, w)
+    }
+    fn route_read(&mut self, c: &mut RfCtx, o: &OperandRef) -> Route {
+        if self.bypass_even && o.reg.is_multiple_of(2) {
+            Route::Bypass
+        } else {
+            self.base.route_read(c, o)
+        }
+    }
+    fn read(&mut self, c: &mut RfCtx, o: &OperandRef) -> ReadOutcome {
+        let mut r = self.base.read(c, o);
+        if self.wake > 0 {
+            r.delay = regwatt_sim::timing::rf::Delay::Cycles(self.wake);
+        }
+        r
+    }
+    fn route_write(&mut self, c: &mut RfCtx, w: &WriteRef) -> Route {
+        self.base.route_write(c, w)
+    }
+    fn write(&mut self, c: &mut RfCtx, w: &WriteRef, v: &[u32; 32], m: u32) -> WriteOutcome {
+        self.base.write(c, w, v, m)
+    }
+    fn release(&mut self, c: &mut RfCtx, w: WarpSlot, r: RegId, k: ReleaseCause) {
+        self.base.release(c, w, r, k)
+    }
+    fn peek(&self, w: WarpSlot, r: RegId) -> [u32; 32] {
+        self.base.peek(w, r)
+    }
+    fn finish(&mut self, c: &mut RfCtx) {
+        self.base.finish(c)
+    }
+    fn stats(&self) -> NoStats {
+        NoStats
+    }
+}
+
+#[test]
+fn design_read_delays_cost_cycles_and_bypasses_save_bank_reads() {
+    let c = cfg();
+    let src = fma_kernel(8, 8);
+    let mut reference = model(&src, 8, 256);
+    let want = reference.run_untimed().expect("untimed");
+    let mk = |wake, bypass_even| {
+        let c2 = c.clone();
+        move |_| Tweak {
+            base: BaselineRf::new(&c2),
+            wake,
+            bypass_even,
+        }
+    };
+    let base = run_base(&c, &mut model(&src, 8, 256));
+    let mut m = model(&src, 8, 256);
+    let slow = run(&c, &mut m, mk(3, false), &RunOptions::default()).expect("run");
+    assert!(
+        slow.cycles > base.cycles,
+        "{} vs {}",
+        slow.cycles,
+        base.cycles
+    );
+    assert_eq!(m.checksums, want);
+    let mut m = model(&src, 8, 256);
+    let cached = run(&c, &mut m, mk(0, true), &RunOptions::default()).expect("run");
+    assert_eq!(m.checksums, want);
+    assert!(cached.core.bypassed_reads > 0);
+    let reads = |a: &Activity<NoStats>| a.core.bank_reads.iter().sum::<u64>();
+    assert!(reads(&cached) < reads(&base));
+    assert_eq!(
+        reads(&cached) + cached.core.bypassed_reads,
+        reads(&base) + base.core.bypassed_reads
+    );
+}

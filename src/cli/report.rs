@@ -1,0 +1,276 @@
+//! `regwatt report`: every built-in workload on every design and GPU preset, evaluated at
+//! 40 nm and 12 nm.
+//!
+//! Each (workload, GPU, design) is simulated once (the timing model knows nothing of the
+//! node); its activity is evaluated at both nodes. Runs are spread over `--jobs` threads;
+//! results are collected in a fixed order, so the report directory is byte-identical for
+//! the same inputs whatever the thread count:
+//!
+//! ```text
+//! OUT/summary.csv                          one row per (workload, gpu, design, node)
+//! OUT/summary.json                         the same rows, typed
+//! OUT/runs/<gpu>/<design>/<workload>-<node>.json   full RunReport (activity, energy, area, config)
+//! OUT/config/<gpu>-<node>.toml             resolved configuration of each preset and node
+//! ```
+//!
+//! A progress bar goes to stderr; the summary table to stdout. Exits non-zero if any run
+//! failed or any output did not match its reference (after writing everything).
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use anyhow::Context;
+use regwatt_designs::config::{preset, GpuPreset, Node, ResolvedConfig};
+use regwatt_designs::energy::Inventory;
+use regwatt_designs::run::{at_node, inventory, SummaryRow};
+use regwatt_designs::{DesignSpec, RunReport};
+use regwatt_sim::timing::RunOptions;
+use regwatt_workloads::Workload;
+
+/// Arguments of `regwatt report`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Report directory.
+    #[arg(long, default_value = "regwatt-report")]
+    pub out: PathBuf,
+    /// Worker threads (default: available parallelism).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Only these workloads (comma-separated; default: all).
+    #[arg(long, value_delimiter = ',')]
+    pub workloads: Vec<String>,
+    /// Abort a launch after this many core cycles.
+    #[arg(long, default_value_t = RunOptions::default().max_cycles)]
+    pub max_cycles: u64,
+}
+
+struct Job {
+    workload: &'static Workload,
+    gpu: usize,
+    design: DesignSpec,
+}
+
+/// Outcome of one job: one report per node, or an error.
+type Outcome = Result<Vec<RunReport>, String>;
+
+fn write(path: &Path, text: &str) -> anyhow::Result<()> {
+    if let Some(d) = path.parent() {
+        std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
+    }
+    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+}
+
+fn run_job(
+    job: &Job,
+    cfgs: &[ResolvedConfig],
+    invs: &[Vec<(Node, ResolvedConfig, Inventory)>],
+    opts: &RunOptions,
+) -> Outcome {
+    let cfg = &cfgs[job.gpu];
+    let spec = job.workload.load_spec().map_err(|e| e.to_string())?;
+    let sim = super::run::simulate(&spec, Some(job.workload), job.design, cfg, opts)
+        .map_err(|e| format!("{e:#}"))?;
+    let mut out = Vec::new();
+    for (_, ncfg, inv) in &invs[job.gpu] {
+        let mut r = RunReport::new(job.workload.name, job.design, ncfg, inv, &sim.activity)
+            .map_err(|e| e.to_string())?;
+        r.output_check = sim.check.as_ref().map(Result::is_ok);
+        out.push(r);
+    }
+    if let Some(Err(e)) = &sim.check {
+        eprintln!(
+            "{} on {} / {}: output mismatch: {e}",
+            job.workload.name, cfg.gpu.name, job.design
+        );
+    }
+    Ok(out)
+}
+
+/// Runs `regwatt report`.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let workloads: Vec<&'static Workload> = if args.workloads.is_empty() {
+        regwatt_workloads::all().iter().collect()
+    } else {
+        args.workloads
+            .iter()
+            .map(|n| regwatt_workloads::get(n))
+            .collect::<Result<_, _>>()?
+    };
+    let cfgs: Vec<ResolvedConfig> = GpuPreset::ALL
+        .iter()
+        .map(|p| preset(*p))
+        .collect::<Result<_, _>>()?;
+    // inventories per (gpu, node) for every design; only the baseline exists so far
+    let mut invs: Vec<Vec<(Node, ResolvedConfig, Inventory)>> = Vec::new();
+    for cfg in &cfgs {
+        let mut v = Vec::new();
+        for node in Node::ALL {
+            let c = at_node(cfg, node);
+            let inv = inventory(DesignSpec::Baseline, &c)?;
+            v.push((node, c, inv));
+        }
+        invs.push(v);
+    }
+    let mut jobs = Vec::new();
+    for (g, _) in cfgs.iter().enumerate() {
+        for d in DesignSpec::ALL {
+            for w in &workloads {
+                jobs.push(Job {
+                    workload: w,
+                    gpu: g,
+                    design: d,
+                });
+            }
+        }
+    }
+    let opts = RunOptions {
+        max_cycles: args.max_cycles,
+    };
+    let threads = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .clamp(1, jobs.len().max(1));
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(jobs.len() as u64),
+        indicatif::ProgressDrawTarget::stderr(),
+    );
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Outcome>>> = Mutex::new((0..jobs.len()).map(|_| None).collect());
+    let started = std::time::Instant::now();
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(job) = jobs.get(i) else { break };
+                let o = run_job(job, &cfgs, &invs, &opts);
+                bar.set_message(format!("{} {}", cfgs[job.gpu].gpu.name, job.workload.name));
+                bar.inc(1);
+                if let Ok(mut r) = results.lock() {
+                    r[i] = Some(o);
+                }
+            });
+        }
+    });
+    bar.finish_and_clear();
+    let results = results
+        .into_inner()
+        .map_err(|_| anyhow::anyhow!("a worker thread panicked"))?;
+
+    // overheads against the same GPU's baseline at the same node
+    let mut reports: Vec<(usize, RunReport)> = Vec::new();
+    let mut failures = Vec::new();
+    for (job, o) in jobs.iter().zip(results) {
+        match o {
+            Some(Ok(rs)) => reports.extend(rs.into_iter().map(|r| (job.gpu, r))),
+            Some(Err(e)) => failures.push(format!(
+                "{} on {} / {}: {e}",
+                job.workload.name, cfgs[job.gpu].gpu.name, job.design
+            )),
+            None => failures.push(format!("{}: not run", job.workload.name)),
+        }
+    }
+    let baselines: Vec<RunReport> = reports
+        .iter()
+        .filter(|(_, r)| r.design == DesignSpec::Baseline)
+        .map(|(_, r)| r.clone())
+        .collect();
+    for (_, r) in &mut reports {
+        if let Some(b) = baselines
+            .iter()
+            .find(|b| b.workload == r.workload && b.gpu == r.gpu && b.node == r.node)
+        {
+            r.set_baseline(b);
+        }
+    }
+
+    let out = &args.out;
+    for (g, cfg) in cfgs.iter().enumerate() {
+        for (node, c, _) in &invs[g] {
+            write(
+                &out.join("config")
+                    .join(format!("{}-{}.toml", cfg.gpu.name, node)),
+                &c.to_toml(),
+            )?;
+        }
+    }
+    let rows: Vec<SummaryRow> = reports.iter().map(|(_, r)| r.summary_row()).collect();
+    let mut csv = String::from(SummaryRow::CSV_HEADER);
+    csv.push('\n');
+    for r in &rows {
+        csv.push_str(&r.csv());
+        csv.push('\n');
+    }
+    write(&out.join("summary.csv"), &csv)?;
+    write(
+        &out.join("summary.json"),
+        &(serde_json::to_string_pretty(&rows)? + "\n"),
+    )?;
+    for (_, r) in &reports {
+        write(
+            &out.join("runs")
+                .join(&r.gpu)
+                .join(r.design.name())
+                .join(format!("{}-{}.json", r.workload, r.node)),
+            &(serde_json::to_string_pretty(r)? + "\n"),
+        )?;
+    }
+
+    println!(
+        "{:<16} {:<8} {:<9} {:>11} {:>6} {:>13} {:>13} {:>10} {:>10} {:>6}",
+        "workload",
+        "gpu",
+        "design",
+        "cycles",
+        "IPC",
+        "E@40nm [nJ]",
+        "E@12nm [nJ]",
+        "A@40 mm2",
+        "A@12 mm2",
+        "check"
+    );
+    for pair in reports.chunks(Node::ALL.len()) {
+        let (Some((_, a)), Some((_, b))) = (pair.first(), pair.get(1)) else {
+            continue;
+        };
+        println!(
+            "{:<16} {:<8} {:<9} {:>11} {:>6.2} {:>13.1} {:>13.1} {:>10.2} {:>10.2} {:>6}",
+            a.workload,
+            a.gpu,
+            a.design.name(),
+            a.cycles,
+            a.ipc,
+            a.energy.total.nj(),
+            b.energy.total.nj(),
+            a.area.total.mm2(),
+            b.area.total.mm2(),
+            a.summary_row().output_check
+        );
+    }
+    eprintln!(
+        "{} runs ({} simulations on {threads} threads) in {:.1} s; report in {}",
+        reports.len(),
+        jobs.len(),
+        started.elapsed().as_secs_f64(),
+        out.display()
+    );
+    let mismatches = reports
+        .iter()
+        .filter(|(_, r)| r.output_check == Some(false))
+        .count();
+    for f in &failures {
+        eprintln!("FAILED: {f}");
+    }
+    if !failures.is_empty() || mismatches > 0 {
+        anyhow::bail!(
+            "{} run(s) failed, {} output mismatch(es)",
+            failures.len(),
+            mismatches / Node::ALL.len()
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,253 @@
+//! `regwatt run`: time a launch spec (or a built-in workload) on a GPU preset with an RF
+//! design, then evaluate energy and area at a technology node.
+//!
+//! ```text
+//! regwatt run (SPEC.toml | --workload NAME) --gpu gtx480|rtx2060 [--design baseline]
+//!             [--node 40nm|12nm] [--config FILE]... [--set KEY=VALUE]... [--json]
+//!             [--dump DIR] [--out DIR]
+//! ```
+//!
+//! * Prints cycles, IPC, the activity summary and the per-component energy/area breakdown,
+//!   or with `--json` the typed [`regwatt_designs::RunReport`] (resolved config included).
+//! * `--dump DIR` writes every buffer after the last launch as `DIR/<name>.npy` (as
+//!   `regwatt exec --dump`) and the resolved configuration as `DIR/resolved_config.toml`.
+//! * `--out DIR` writes `report.json`, `energy.csv` and `resolved_config.toml`.
+//! * Built-in workloads are checked against their Rust reference: non-zero exit on mismatch.
+//! * `--node` defaults to the preset's `power.node` (gtx480: 40nm, rtx2060: 12nm); the node
+//!   used is in the output and in the resolved configuration.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+use regwatt_designs::config::{resolve, GpuPreset, Node, Overrides, ResolvedConfig};
+use regwatt_designs::exec_model::simulate_spec;
+use regwatt_designs::run::{components_csv, inventory, DesignActivity};
+use regwatt_designs::{DesignSpec, RunReport};
+use regwatt_sim::launch::{dump_dir, HostData, LaunchSpec};
+use regwatt_sim::timing::RunOptions;
+use regwatt_workloads::Workload;
+
+/// Arguments of `regwatt run`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Launch spec (TOML) to run.
+    #[arg(conflicts_with = "workload")]
+    pub spec: Option<PathBuf>,
+    /// Run a built-in workload instead (`regwatt exec --list`) and check it.
+    #[arg(long)]
+    pub workload: Option<String>,
+    /// GPU preset: gtx480 | rtx2060.
+    #[arg(long)]
+    pub gpu: String,
+    /// Register-file design: baseline.
+    #[arg(long, default_value = "baseline")]
+    pub design: String,
+    /// Technology node: 40nm | 12nm (default: the preset's `power.node`).
+    #[arg(long)]
+    pub node: Option<String>,
+    /// Override file(s) with the preset's structure (`[gpu]`, `[rf]`, `[power]`).
+    #[arg(long)]
+    pub config: Vec<PathBuf>,
+    /// Override one value: `--set gpu.sms=10` (or `--set sms=10`).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub sets: Vec<String>,
+    /// Print the typed JSON report instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Write every buffer as DIR/<name>.npy (and DIR/resolved_config.toml).
+    #[arg(long)]
+    pub dump: Option<PathBuf>,
+    /// Write report.json, energy.csv and resolved_config.toml into DIR.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Abort a launch after this many core cycles.
+    #[arg(long, default_value_t = RunOptions::default().max_cycles)]
+    pub max_cycles: u64,
+}
+
+/// Outcome of simulating one workload/spec once.
+pub(crate) struct Simulated {
+    pub activity: DesignActivity,
+    pub buffers: std::collections::BTreeMap<String, HostData>,
+    /// Reference check of a built-in workload: `Some(Err(first mismatch))` on failure.
+    pub check: Option<Result<(), String>>,
+}
+
+/// Simulates `spec` (and checks it if it is the built-in `workload`).
+pub(crate) fn simulate(
+    spec: &LaunchSpec,
+    workload: Option<&Workload>,
+    design: DesignSpec,
+    cfg: &ResolvedConfig,
+    opts: &RunOptions,
+) -> anyhow::Result<Simulated> {
+    let sim = simulate_spec(spec, design, cfg, opts)?;
+    let check = workload.map(|w| {
+        w.reference(&spec.initial_buffers())
+            .map_err(|e| e.to_string())
+            .and_then(|exp| {
+                regwatt_workloads::check(w, &exp, &sim.buffers).map_err(|e| e.to_string())
+            })
+    });
+    Ok(Simulated {
+        activity: sim.activity,
+        buffers: sim.buffers,
+        check,
+    })
+}
+
+/// Resolves the configuration from the command-line choices.
+pub(crate) fn config(
+    gpu: &str,
+    node: Option<&str>,
+    files: &[PathBuf],
+    sets: &[String],
+) -> anyhow::Result<ResolvedConfig> {
+    let preset: GpuPreset = gpu.parse()?;
+    let mut ov = Overrides {
+        sets: sets.to_vec(),
+        node: node.map(str::parse::<Node>).transpose()?,
+        ..Overrides::default()
+    };
+    for f in files {
+        ov.add_file(f)?;
+    }
+    Ok(resolve(preset, &ov)?)
+}
+
+fn write(path: &Path, text: &str) -> anyhow::Result<()> {
+    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+}
+
+/// Human-readable summary of a report.
+pub(crate) fn print_text(r: &RunReport) {
+    let a = &r.activity;
+    println!(
+        "workload {}  gpu {}  design {}  node {}  ({} SMs @ {} MHz, {} K)",
+        r.workload,
+        r.gpu,
+        r.design,
+        r.node,
+        r.config.gpu.sms,
+        r.config.gpu.core_clock_mhz,
+        r.config.power.temperature.k()
+    );
+    println!(
+        "cycles {}  warp instructions {}  thread instructions {}  IPC {:.3}",
+        r.cycles, r.warp_instructions, r.thread_instructions, r.ipc
+    );
+    let c = &a.core;
+    println!(
+        "activity: bank reads {}  bank writes {}  bank conflict cycles {}  crossbar transfers {}  collector writes {} / reads {}",
+        c.bank_reads.iter().sum::<u64>(),
+        c.bank_writes.iter().sum::<u64>(),
+        c.bank_conflict_cycles,
+        c.crossbar_transfers,
+        c.collector_writes,
+        c.collector_reads
+    );
+    let s = &c.stalls;
+    println!(
+        "issue slots: issued {}  idle {}  no-instruction {}  scoreboard {}  memory {}  collector-full {}  barrier {}",
+        s.issued, s.idle, s.no_instruction, s.scoreboard, s.memory, s.collector_full, s.barrier
+    );
+    let m = &a.memory;
+    println!(
+        "memory: global {}  shared {}  L1D sector reads {} (hits {})  L2 sector reads {} (hits {})  DRAM sectors {}",
+        m.global_instructions,
+        m.shared_instructions,
+        m.l1d_sector_reads,
+        m.l1d_sector_read_hits,
+        m.l2_sector_reads,
+        m.l2_sector_read_hits,
+        m.dram_sector_reads + m.dram_sector_writes
+    );
+    println!(
+        "{:<20} {:>9} {:>14} {:>14} {:>14} {:>12}",
+        "component", "instances", "dynamic [nJ]", "static [nJ]", "total [nJ]", "area [mm2]"
+    );
+    for comp in &r.energy.components {
+        println!(
+            "{:<20} {:>9} {:>14.3} {:>14.3} {:>14.3} {:>12.4}",
+            comp.name,
+            comp.instances,
+            comp.dynamic.nj(),
+            comp.static_energy.nj(),
+            comp.total.nj(),
+            comp.area.mm2()
+        );
+    }
+    println!(
+        "{:<20} {:>9} {:>14.3} {:>14.3} {:>14.3} {:>12.4}",
+        "total",
+        "",
+        r.energy.dynamic.nj(),
+        r.energy.static_energy.nj(),
+        r.energy.total.nj(),
+        r.area.total.mm2()
+    );
+    println!(
+        "time {:.3} us  average RF power {:.3} W  overhead vs baseline: energy {:+.2} %  area {:+.2} %",
+        r.energy.time.s() * 1e6,
+        r.energy.average_power.w(),
+        r.energy.overhead_vs_baseline.energy * 100.0,
+        r.area.overhead_vs_baseline * 100.0
+    );
+}
+
+/// Runs `regwatt run`.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let design: DesignSpec = args.design.parse()?;
+    let cfg = config(&args.gpu, args.node.as_deref(), &args.config, &args.sets)?;
+    let (spec, workload) = match (&args.spec, &args.workload) {
+        (Some(p), None) => (
+            LaunchSpec::load(p).with_context(|| format!("loading {}", p.display()))?,
+            None,
+        ),
+        (None, Some(name)) => {
+            let w = regwatt_workloads::get(name)?;
+            (w.load_spec()?, Some(w))
+        }
+        _ => bail!("give a launch spec or --workload NAME"),
+    };
+    let opts = RunOptions {
+        max_cycles: args.max_cycles,
+    };
+    let sim = simulate(&spec, workload, design, &cfg, &opts)?;
+    let inv = inventory(design, &cfg)?;
+    let name = workload.map_or_else(|| spec.file.clone(), |w| w.name.to_string());
+    let mut report = RunReport::new(&name, design, &cfg, &inv, &sim.activity)?;
+    report.output_check = sim.check.as_ref().map(Result::is_ok);
+    if design == DesignSpec::Baseline {
+        let base = report.clone();
+        report.set_baseline(&base);
+    }
+    if let Some(dir) = &args.dump {
+        dump_dir(dir, &sim.buffers)
+            .with_context(|| format!("writing buffers to {}", dir.display()))?;
+        write(&dir.join("resolved_config.toml"), &cfg.to_toml())?;
+    }
+    if let Some(dir) = &args.out {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        write(
+            &dir.join("report.json"),
+            &(serde_json::to_string_pretty(&report)? + "\n"),
+        )?;
+        write(&dir.join("energy.csv"), &components_csv(&report))?;
+        write(&dir.join("resolved_config.toml"), &cfg.to_toml())?;
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print_text(&report);
+        match &sim.check {
+            Some(Ok(())) => println!("check: PASS ({name})"),
+            Some(Err(e)) => println!("check: FAIL: {e}"),
+            None => {}
+        }
+    }
+    if let Some(Err(e)) = sim.check {
+        bail!("output does not match the reference: {e}");
+    }
+    Ok(())
+}
