@@ -3,7 +3,7 @@
 use proptest::prelude::*;
 use regwatt_power::arbiter::arbiter;
 use regwatt_power::cam::{cam, CamSpec, CamTech};
-use regwatt_power::crossbar::{crossbar, CrossbarSpec, Geometry, LogicTech};
+use regwatt_power::crossbar::{crossbar, CrossbarSpec, Geometry, LogicTech, Topology};
 use regwatt_power::drowsy::{self, DrowsyInput};
 use regwatt_power::gating::cacti_p::{self, ArrayShape, PgSwitches};
 use regwatt_power::gating::{register_gating, subarray_gating, CellLeakage, GatingTech, Retention};
@@ -93,15 +93,17 @@ proptest! {
         n in 1u32..32, m in 1u32..32, w in 1u32..256,
         dn in 0u32..8, dm in 0u32..8, dw in 0u32..64,
         sides in proptest::bool::ANY,
+        mux in proptest::bool::ANY,
     ) {
+        let topology = if mux { Topology::MuxTree } else { Topology::Matrix };
         let t = LogicTech::new(&tech(NODES[node], 360.0), DeviceFlavor::ItrsHp).unwrap();
         let geometry = if sides {
             Geometry::Sides { input_side: Length::from_um(300.0), output_side: Length::from_um(200.0) }
         } else {
             Geometry::Pitch
         };
-        let a = crossbar(&t, &CrossbarSpec { inputs: n, outputs: m, width_bits: w, geometry }).unwrap();
-        let b = crossbar(&t, &CrossbarSpec { inputs: n + dn, outputs: m + dm, width_bits: w + dw, geometry }).unwrap();
+        let a = crossbar(&t, &CrossbarSpec { inputs: n, outputs: m, width_bits: w, geometry, topology }).unwrap();
+        let b = crossbar(&t, &CrossbarSpec { inputs: n + dn, outputs: m + dm, width_bits: w + dw, geometry, topology }).unwrap();
         prop_assert!(b.energy_per_transfer.j() >= a.energy_per_transfer.j() * (1.0 - 1e-12));
         prop_assert!(b.area.m2() >= a.area.m2() * (1.0 - 1e-12));
         prop_assert!(b.leakage.w() >= a.leakage.w() * (1.0 - 1e-12));
@@ -174,6 +176,60 @@ proptest! {
         prop_assert!(s.sleep <= s.cacti_printed && s.cacti_printed <= s.active);
         if sw.array || sw.bitline_floating {
             prop_assert!(s.cacti_printed < s.active);
+        }
+    }
+}
+
+/// Gated and drowsy leakage below active leakage, and positive wake-up costs, for real
+/// register-bank leakage from the SRAM model (4 KB, 16 B rows, 1R + 1W) at 40 nm (planar,
+/// interpolated) and 12 nm (FinFET) over the 300–400 K range the technology files cover.
+#[test]
+fn issue2_gated_and_drowsy_below_active_on_real_banks() {
+    use regwatt_power::sram::{estimate, SramSpec};
+    for nm in [40.0, 12.0] {
+        for k in [300.0, 360.0, 400.0] {
+            let t = tech(nm, k);
+            let mut spec = SramSpec::ram(4096, 16, nm);
+            spec.rw_ports = 0;
+            spec.rd_ports = 1;
+            spec.wr_ports = 1;
+            spec.temperature = Temperature::from_k(k);
+            let bank = estimate(&spec, &t).unwrap();
+            let cells = 4096.0 * 8.0;
+            let leak = CellLeakage {
+                subthreshold_per_cell: bank.data.leakage.cells / cells,
+                gate_per_cell: bank.data.gate_leakage.cells / cells,
+            };
+            assert!(leak.subthreshold_per_cell.w() > 0.0, "{nm} nm {k} K");
+            let g = GatingTech::new(&t, DeviceFlavor::ItrsHp, DeviceFlavor::ItrsHp).unwrap();
+            for r in [Retention::Off, Retention::Vccmin] {
+                let s = subarray_gating(&g, 128, 128, &leak, r, 0.05).unwrap();
+                assert!(s.gated_leakage < s.active_leakage, "{nm} nm {k} K {r:?}");
+                assert!(s.wakeup_energy.j() > 0.0 && s.wakeup_latency.s() > 0.0);
+                let reg = register_gating(&g, 1024, &leak, r, 0.05).unwrap();
+                assert!(
+                    reg.gated_leakage < reg.active_leakage,
+                    "{nm} nm {k} K {r:?}"
+                );
+                assert!(reg.wakeup_energy.j() > 0.0 && reg.wakeup_latency.s() > 0.0);
+            }
+            let dev = t.device(DeviceFlavor::ItrsHp).unwrap();
+            let d = drowsy::drowsy(&DrowsyInput {
+                node_nm: nm,
+                temperature: Temperature::from_k(k),
+                vdd: dev.vdd,
+                vret: None,
+                active_subthreshold: bank.leakage_per_bank,
+                active_gate: bank.gate_leakage_per_bank,
+                rail_capacitance: Capacitance::from_ff(100.0),
+                switch_current: Current::from_ua(100.0),
+            })
+            .unwrap();
+            assert!(
+                d.subthreshold + d.gate < bank.total_leakage_per_bank(),
+                "{nm} nm {k} K drowsy"
+            );
+            assert!(d.wakeup_energy.j() > 0.0 && d.wakeup_latency.s() > 0.0);
         }
     }
 }

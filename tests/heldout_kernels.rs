@@ -6,17 +6,15 @@
 //! an out-of-bounds store must give clear errors (file:line:col / key / kernel, pc, thread,
 //! address) and never a panic.
 //!
-//! Tolerances: integers always exact; floats exact (bit-for-bit, NaN == NaN) unless listed in
-//! [`tolerance`] with the reason.
+//! Tolerances: see `tests/common/mod.rs` (`tolerance`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use regwatt_sim::launch::{read_npy_file, HostData};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("sim/testdata/heldout")
-}
+mod common;
+use common::{compare, root};
 
 fn regwatt(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_regwatt"))
@@ -50,100 +48,6 @@ fn tmp_dir(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
-}
-
-/// (abs, rel) allowance for float buffers: |actual - expected| <= abs + rel * |expected|.
-fn tolerance(kernel: &str, buffer: &str) -> (f64, f64) {
-    match (kernel, buffer) {
-        // `a * x + y` is contracted to fma.rn.f32 by NVRTC; the host emulation rounds twice.
-        ("k01_gridstride", "y") => (1e-5, 1e-6),
-        // stencil `l - 2 t + r` contracted to fma
-        ("k02_tile2d", "sten") => (1e-6, 1e-6),
-        // fast-math: ex2/lg2/sin/cos.approx (abs 2^-21.4), rsqrt.approx, tanh.approx.f32
-        // (rel 2^-10.99), div.approx; the host computes exactly.
-        ("k10_fastmath", "out") => (2e-5, 1e-3),
-        // double `a * s + b` contracted to fma.rn.f64 on the device
-        ("k11_double", "out") => (1e-12, 1e-14),
-        // same fmaf order as the host; only the tile zero-padding differs (exact zeros)
-        ("k23_matmul_rect", "C") => (1e-6, 1e-6),
-        // CUDA sinf/cosf/expf/logf/powf/atan2f/erff: <= 2..4 ulp (CUDA C Programming Guide,
-        // Mathematical Functions appendix); the host uses glibc (<= 1 ulp).
-        ("k28_precise_math", "out") => (1e-6, 1e-6),
-        // CUDA double exp/log/pow/sin/cos: <= 1..2 ulp
-        ("k32_double_libm", "out") => (1e-15, 2e-15),
-        _ => (0.0, 0.0),
-    }
-}
-
-fn close(a: f64, e: f64, tol: (f64, f64)) -> bool {
-    if a.is_nan() || e.is_nan() {
-        return a.is_nan() && e.is_nan();
-    }
-    if tol == (0.0, 0.0) {
-        return a.to_bits() == e.to_bits() || a == e && a != 0.0;
-    }
-    a == e || (a - e).abs() <= tol.0 + tol.1 * e.abs()
-}
-
-fn compare(kernel: &str, buffer: &str, exp: &HostData, act: &HostData) -> Result<(), String> {
-    macro_rules! ints {
-        ($e:expr, $a:expr) => {{
-            if $e.len() != $a.len() {
-                return Err(format!("{kernel}.{buffer}: length {} != expected {}", $a.len(), $e.len()));
-            }
-            let bad: Vec<usize> = (0..$e.len()).filter(|&i| $e[i] != $a[i]).collect();
-            if let Some(&i) = bad.first() {
-                return Err(format!(
-                    "{kernel}.{buffer}: {} of {} elements differ; first [{i}] expected {} got {}",
-                    bad.len(),
-                    $e.len(),
-                    $e[i],
-                    $a[i]
-                ));
-            }
-            Ok(())
-        }};
-    }
-    macro_rules! floats {
-        ($e:expr, $a:expr) => {{
-            if $e.len() != $a.len() {
-                return Err(format!("{kernel}.{buffer}: length {} != expected {}", $a.len(), $e.len()));
-            }
-            let tol = tolerance(kernel, buffer);
-            let bad: Vec<usize> = (0..$e.len())
-                .filter(|&i| !close($a[i] as f64, $e[i] as f64, tol))
-                .collect();
-            if let Some(&i) = bad.first() {
-                return Err(format!(
-                    "{kernel}.{buffer}: {} of {} elements outside (abs {}, rel {}); first [{i}] expected {:e} got {:e}",
-                    bad.len(),
-                    $e.len(),
-                    tol.0,
-                    tol.1,
-                    $e[i],
-                    $a[i]
-                ));
-            }
-            Ok(())
-        }};
-    }
-    match (exp, act) {
-        (HostData::F32(e), HostData::F32(a)) => floats!(e, a),
-        (HostData::F64(e), HostData::F64(a)) => floats!(e, a),
-        (HostData::I8(e), HostData::I8(a)) => ints!(e, a),
-        (HostData::U8(e), HostData::U8(a)) => ints!(e, a),
-        (HostData::I16(e), HostData::I16(a)) => ints!(e, a),
-        (HostData::U16(e), HostData::U16(a)) => ints!(e, a),
-        (HostData::I32(e), HostData::I32(a)) => ints!(e, a),
-        (HostData::U32(e), HostData::U32(a)) => ints!(e, a),
-        (HostData::I64(e), HostData::I64(a)) => ints!(e, a),
-        (HostData::U64(e), HostData::U64(a)) => ints!(e, a),
-        _ => Err(format!(
-            "{kernel}.{buffer}: dtype {:?} != expected {:?}",
-            act.dtype(),
-            exp.dtype()
-        )),
-    }
 }
 
 /// Kernel names the spec launches (so `regwatt ptx` must report them).
@@ -332,7 +236,6 @@ kernel_test!(
     local = false
 );
 kernel_test!(
-    #[ignore = "bug: exec does not support call/.func (st.param to a callseq .param fails: symbol Local(0) in an unsupported state space); repro sim/testdata/heldout/repro/call_noinline.toml"]
     heldout_k15_noinline,
     "k15_noinline",
     shared = 0,
@@ -345,13 +248,7 @@ kernel_test!(
     local = true
 );
 kernel_test!(heldout_k17_grid3d, "k17_grid3d", shared = 0, local = false);
-kernel_test!(
-    #[ignore = "bug: launch specs cannot pass a struct by value (aggregate .param .b8 p[24] rejected, no spec syntax); repro sim/testdata/heldout/repro/struct_param.toml"]
-    heldout_k18_struct,
-    "k18_struct",
-    shared = 0,
-    local = false
-);
+kernel_test!(heldout_k18_struct, "k18_struct", shared = 0, local = false);
 // (negative scalars to NVRTC's .uN params were rejected until 2026-11-22 01:00; fixed)
 kernel_test!(
     heldout_k19_scalars,
@@ -720,7 +617,6 @@ kernel_test!(
     local = false
 );
 kernel_test!(
-    #[ignore = "bug: exec does not support bar.red (__syncthreads_count/_and/_or): unsupported: bar mode BarRed; repro sim/testdata/heldout/repro/bar_red.toml"]
     heldout_k29_sync_votes,
     "k29_sync_votes",
     shared = 0,
@@ -739,7 +635,6 @@ kernel_test!(
     local = false
 );
 kernel_test!(
-    #[ignore = "bug: exec does not support call/.func; NVRTC emits calls for double pow/sin/cos (__internal_accurate_pow, __internal_trig_reduction_slowpathd); repro sim/testdata/heldout/repro/call_noinline.toml"]
     heldout_k32_double_libm,
     "k32_double_libm",
     shared = 0,
@@ -852,3 +747,229 @@ kernel_test!(
     shared = 3,
     local = false
 );
+
+// ------------------------------------------------------------------ issue 4 regressions
+
+/// Runs `regwatt exec SPEC --dump DIR` on a repro spec and returns the dumped buffer `buffer`.
+fn run_repro(spec: &str, buffer: &str) -> HostData {
+    let out = tmp_dir(&format!("repro_{spec}"));
+    let p = root().join("repro").join(spec);
+    let o = regwatt(&["exec", p.to_str().unwrap(), "--dump", out.to_str().unwrap()]);
+    no_panic(&o);
+    assert!(o.status.success(), "{spec}:\n{}", text(&o));
+    read_npy_file(&out.join(format!("{buffer}.npy"))).unwrap()
+}
+
+/// `call.uni (retval0), _Z5twicei, (param0)` to a `__noinline__` .func: inlined, param-space
+/// argument and return value become register moves.
+#[test]
+fn issue4_call_func_inlined() {
+    let got = run_repro("call_noinline.toml", "out");
+    assert_eq!(got, HostData::I32((0..32).map(|i| 2 * i).collect()));
+    // the kernel no longer contains a call, and the callee is not reported as a kernel
+    let o = regwatt(&[
+        "ptx",
+        root().join("repro/call_noinline.ptx").to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["kernels"].as_array().unwrap().len(), 1, "{j}");
+}
+
+/// `__syncthreads_count/_and/_or` → `bar.red.popc.u32`, `bar.red.and.pred`, `bar.red.or.pred`.
+#[test]
+fn issue4_bar_red_popc() {
+    // in = iota -10..53: count(in > 0) = 53, and(in > -5) = 0, or(in > 30) = 1
+    let got = run_repro("bar_red.toml", "out");
+    assert_eq!(got, HostData::I32(vec![5301; 64]));
+}
+
+/// A struct passed by value: `{ struct = [ { i32 = 5 }, { f32 = 0.5 } ] }` for
+/// `.param .align 4 .b8 k_param_0[8]`.
+#[test]
+fn issue4_struct_param() {
+    let got = run_repro("struct_param.toml", "out");
+    assert_eq!(
+        got,
+        HostData::F32(vec![0.0, 0.5, 1.0, 1.5, 2.0, 0.0, 0.0, 0.0])
+    );
+}
+
+/// Struct fields that do not fill the aggregate exactly, scalars for an aggregate, bad field
+/// types: errors naming the parameter and the spec key.
+#[test]
+fn issue4_struct_param_errors() {
+    let d = tmp_dir("struct_errors");
+    std::fs::copy(root().join("repro/struct_param.ptx"), d.join("s.ptx")).unwrap();
+    let spec = |args: &str| {
+        format!("ptx = \"s.ptx\"\n[buffers.out]\ndtype = \"f32\"\nlen = 8\ninit = {{ kind = \"fill\", value = 0 }}\n[[launch]]\nkernel = \"k\"\ngrid = [1, 1, 1]\nblock = [8, 1, 1]\nargs = [{args}, \"out\"]\n")
+    };
+    for (label, args, needles) in [
+        (
+            "short",
+            "{ struct = [{ i32 = 5 }] }",
+            &["k_param_0", "args[0]", "fill 4 bytes", "8 bytes"][..],
+        ),
+        (
+            "long",
+            "{ struct = [{ i32 = 5 }, { f32 = 0.5 }, { i32 = 1 }] }",
+            &["k_param_0", "overflows"][..],
+        ),
+        ("scalar", "5", &["k_param_0", "struct"][..]),
+        (
+            "badtype",
+            "{ struct = [{ int = 5 }, { f32 = 0.5 }] }",
+            &["args[0]", "unknown field type \"int\""][..],
+        ),
+        (
+            "ptr_needs_buffer",
+            "{ struct = [{ ptr = 5 }] }",
+            &["args[0]", "ptr takes a buffer name"][..],
+        ),
+    ] {
+        let p = d.join(format!("{label}.toml"));
+        std::fs::write(&p, spec(args)).unwrap();
+        let o = regwatt(&["exec", p.to_str().unwrap()]);
+        no_panic(&o);
+        assert!(!o.status.success(), "{label}: accepted:\n{}", text(&o));
+        let err = String::from_utf8_lossy(&o.stderr);
+        for n in needles {
+            assert!(err.contains(n), "{label}: error lacks {n:?}:\n{}", text(&o));
+        }
+    }
+}
+
+/// Recursion cannot be inlined: the error names the function and file:line.
+#[test]
+fn issue4_recursive_call_is_a_clear_error() {
+    let p = root().join("repro/recursion.toml");
+    let o = regwatt(&["exec", p.to_str().unwrap()]);
+    no_panic(&o);
+    assert!(!o.status.success(), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("recursive call to `_Z3fibi`") && err.contains("recursion.ptx:"),
+        "{}",
+        text(&o)
+    );
+    assert!(
+        !err.contains("Local("),
+        "internal name leaked:\n{}",
+        text(&o)
+    );
+}
+
+/// A call through a function pointer (`call (retval0), %rd, (param0), prototype_0;`): a clear
+/// unsupported error with file:line.
+#[test]
+fn issue4_indirect_call_is_a_clear_error() {
+    let d = tmp_dir("indirect");
+    // the function table's symbol-address initialiser is itself unsupported by the parser;
+    // without it the kernel reaches the indirect call
+    let src = std::fs::read_to_string(root().join("repro/indirect_call.ptx"))
+        .unwrap()
+        .replace(" = {_Z4add1i, _Z3dbli}", "");
+    std::fs::write(d.join("indirect_call.ptx"), &src).unwrap();
+    std::fs::copy(
+        root().join("repro/indirect_call.toml"),
+        d.join("indirect_call.toml"),
+    )
+    .unwrap();
+    let o = regwatt(&["exec", d.join("indirect_call.toml").to_str().unwrap()]);
+    no_panic(&o);
+    assert!(!o.status.success(), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    let line = src
+        .lines()
+        .position(|l| l.trim_start().starts_with("call "))
+        .unwrap()
+        + 1;
+    assert!(
+        err.contains("indirect call") && err.contains(&format!("indirect_call.ptx:{line}")),
+        "{}",
+        text(&o)
+    );
+}
+
+/// An empty module: `ptx` reports zero kernels; a spec launching a kernel from it is an error
+/// saying the module has no kernels.
+#[test]
+fn issue4_empty_module() {
+    let d = tmp_dir("empty_module");
+    std::fs::write(
+        d.join("empty.ptx"),
+        ".version 7.0\n.target sm_75\n.address_size 64\n",
+    )
+    .unwrap();
+    let o = regwatt(&["ptx", d.join("empty.ptx").to_str().unwrap(), "--json"]);
+    no_panic(&o);
+    assert!(o.status.success(), "{}", text(&o));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["kernels"], serde_json::json!([]));
+    let p = d.join("e.toml");
+    std::fs::write(&p, "ptx = \"empty.ptx\"\n[buffers.out]\ndtype = \"i32\"\nlen = 4\ninit = { kind = \"fill\", value = 0 }\n[[launch]]\nkernel = \"k\"\ngrid = [1, 1, 1]\nblock = [32, 1, 1]\nargs = [\"out\"]\n").unwrap();
+    let o = regwatt(&["exec", p.to_str().unwrap()]);
+    no_panic(&o);
+    assert!(!o.status.success(), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("e.toml") && err.contains("defines no kernels"),
+        "{}",
+        text(&o)
+    );
+}
+
+/// u64 `fill` values above i64::MAX, written as decimal or hex strings.
+#[test]
+fn issue4_u64_fill_string() {
+    let d = tmp_dir("u64_fill");
+    std::fs::write(d.join("k01.ptx"), k01_ptx()).unwrap();
+    let p = d.join("u.toml");
+    std::fs::write(&p, format!("{GOOD_BUFS}[buffers.a]\ndtype = \"u64\"\nlen = 3\ninit = {{ kind = \"fill\", value = \"18446744073709551615\" }}\n[buffers.b]\ndtype = \"u64\"\nlen = 2\ninit = {{ kind = \"iota\", start = \"0x8000000000000000\", step = 1 }}\n[[launch]]\nkernel = \"saxpy_u32\"\ngrid = [1, 1, 1]\nblock = [32, 1, 1]\nargs = [64, 2.0, \"x\", \"y\"]\n")).unwrap();
+    let o = regwatt(&[
+        "exec",
+        p.to_str().unwrap(),
+        "--dump",
+        d.join("out").to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(
+        read_npy_file(&d.join("out/a.npy")).unwrap(),
+        HostData::U64(vec![u64::MAX; 3])
+    );
+    assert_eq!(
+        read_npy_file(&d.join("out/b.npy")).unwrap(),
+        HostData::U64(vec![1 << 63, (1 << 63) + 1])
+    );
+    // out of range for the dtype: an error naming the key
+    spec_error(
+        "u64_fill_range",
+        &format!("{GOOD_BUFS}[buffers.a]\ndtype = \"u32\"\nlen = 3\ninit = {{ kind = \"fill\", value = \"0x100000000\" }}\n[[launch]]\nkernel = \"saxpy_u32\"\ngrid = [1, 1, 1]\nblock = [32, 1, 1]\nargs = [64, 2.0, \"x\", \"y\"]\n"),
+        &["buffers.a.init.value", "4294967296"],
+    );
+}
+
+/// An integer given for a pointer parameter: the failing access says a pointer parameter takes
+/// a buffer name (it used to be reported as a "misaligned" access).
+#[test]
+fn issue4_integer_for_pointer_parameter() {
+    let d = tmp_dir("int_for_pointer");
+    std::fs::write(d.join("k01.ptx"), k01_ptx()).unwrap();
+    let p = d.join("p.toml");
+    std::fs::write(&p, format!("{GOOD_BUFS}[[launch]]\nkernel = \"saxpy_u32\"\ngrid = [1, 1, 1]\nblock = [32, 1, 1]\nargs = [64, 2.0, 3, \"y\"]\n")).unwrap();
+    let o = regwatt(&["exec", p.to_str().unwrap()]);
+    no_panic(&o);
+    assert!(!o.status.success(), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    for n in [
+        "k01.ptx:",
+        "saxpy_u32",
+        "0x3",
+        "hits no allocation",
+        "buffer name",
+    ] {
+        assert!(err.contains(n), "error lacks {n:?}:\n{}", text(&o));
+    }
+    assert!(!err.contains("misaligned"), "{}", text(&o));
+}

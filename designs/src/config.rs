@@ -2,9 +2,13 @@
 //! validated [`ResolvedConfig`] (Ramulator-2 style: preset + overrides + a check that every
 //! field is set; unknown keys rejected).
 //!
-//! A preset has three tables: `[gpu]` (the timing model's [`GpuConfig`], every field
-//! required), `[rf]` ([`RfPhysical`], the physical organisation of the register-file banks)
-//! and `[power]` ([`PowerPoint`], node and temperature of the power models). Overrides come
+//! A resolved configuration has three tables: `[gpu]` (the timing model's [`GpuConfig`],
+//! every field required), `[rf]` ([`RfPhysical`], the physical organisation of the
+//! register-file banks) and `[power]` ([`PowerPoint`], node and temperature of the power
+//! models). A preset file here holds `[rf]` and `[power]`; its `[gpu]` table is the timing
+//! model's own preset ([`regwatt_sim::timing::config::GTX480_TOML`] /
+//! [`regwatt_sim::timing::config::RTX2060_TOML`]), so every timing value is written (and
+//! sourced) once. Overrides come
 //! from a TOML file with the same structure and from `key=value` pairs (`gpu.sms=10`; a path
 //! whose first segment is not `gpu`, `rf` or `power` is looked up under `gpu`, so `sms=10`
 //! works too). An override may only name keys the preset has: anything else is an error
@@ -13,7 +17,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use regwatt_sim::timing::config::GpuConfig;
+use regwatt_sim::timing::config::{self as timing_config, GpuConfig};
 use regwatt_tech::units::Temperature;
 use serde::{Deserialize, Serialize};
 
@@ -50,11 +54,19 @@ impl GpuPreset {
         }
     }
 
-    /// The embedded preset text.
+    /// The embedded preset text (`[rf]` and `[power]`).
     pub fn toml(self) -> &'static str {
         match self {
             GpuPreset::Gtx480 => GTX480_TOML,
             GpuPreset::Rtx2060 => RTX2060_TOML,
+        }
+    }
+
+    /// File name and text of the timing model's preset that becomes the `[gpu]` table.
+    pub fn gpu_toml(self) -> (&'static str, &'static str) {
+        match self {
+            GpuPreset::Gtx480 => ("sim/src/timing/gtx480.toml", timing_config::GTX480_TOML),
+            GpuPreset::Rtx2060 => ("sim/src/timing/rtx2060.toml", timing_config::RTX2060_TOML),
         }
     }
 }
@@ -310,6 +322,17 @@ fn apply_set(root: &mut toml::Table, set: &str) -> Result<(), ConfigError> {
 pub fn resolve(preset: GpuPreset, ov: &Overrides) -> Result<ResolvedConfig, ConfigError> {
     let file = preset.file_name();
     let mut root = parse_table(file, preset.toml())?;
+    let (gpu_file, gpu_text) = preset.gpu_toml();
+    if root.contains_key("gpu") {
+        return Err(ConfigError::Toml {
+            file: file.to_string(),
+            message: format!("`[gpu]` comes from {gpu_file}; the preset must not repeat it"),
+        });
+    }
+    root.insert(
+        "gpu".into(),
+        toml::Value::Table(parse_table(gpu_file, gpu_text)?),
+    );
     for (name, text) in &ov.files {
         let t = parse_table(name, text)?;
         merge(&mut root, t, "", name)?;
@@ -441,11 +464,16 @@ mod tests {
     }
 
     #[test]
-    fn timing_section_matches_the_timing_models_own_preset() {
+    fn timing_section_is_the_timing_models_own_preset() {
         let r = preset(GpuPreset::Rtx2060).expect("rtx2060");
-        let mut sim = GpuConfig::rtx2060_like().expect("sim preset");
-        sim.name = r.gpu.name.clone();
-        assert_eq!(r.gpu, sim);
+        assert_eq!(r.gpu, GpuConfig::rtx2060_like().expect("sim preset"));
+        let g = preset(GpuPreset::Gtx480).expect("gtx480");
+        assert_eq!(g.gpu, GpuConfig::gtx480_like().expect("sim preset"));
+        for p in GpuPreset::ALL {
+            assert!(!parse_table("x", p.toml())
+                .expect("parses")
+                .contains_key("gpu"));
+        }
     }
 
     #[test]

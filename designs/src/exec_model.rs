@@ -61,6 +61,29 @@ pub fn simulate_spec(
     cfg: &ResolvedConfig,
     opts: &RunOptions,
 ) -> Result<SpecSimulation, SimError> {
+    let (launches, buffers) = for_each_launch(spec, |model| simulate(design, cfg, model, opts))?;
+    let mut total: Option<DesignActivity> = None;
+    for a in launches {
+        match &mut total {
+            None => total = Some(a),
+            Some(t) => merge_activity(t, &a),
+        }
+    }
+    let activity = total.ok_or_else(|| SimError::Setup {
+        file: spec.file.clone(),
+        message: "the spec has no launches".into(),
+    })?;
+    Ok(SpecSimulation { activity, buffers })
+}
+
+/// Builds the functional model of every launch of `spec` in order (buffers persist across
+/// launches, as `regwatt exec`) and hands it to `run_launch`, which times it (any design,
+/// any [`regwatt_sim::timing::memory::MemoryTiming`]). Returns the per-launch results and the
+/// final contents of every spec buffer.
+pub fn for_each_launch<A>(
+    spec: &LaunchSpec,
+    mut run_launch: impl FnMut(&mut ExecModel<'_>) -> Result<A, TimingError>,
+) -> Result<(Vec<A>, BTreeMap<String, HostData>), SimError> {
     let mut global = GlobalMemory::new();
     global
         .alloc_buffers(&spec.initial_buffers())
@@ -70,7 +93,7 @@ pub fn simulate_spec(
     let program = Program::load(&spec.ptx_path, &module, &mut global)?;
     let names: Vec<&str> = program.kernels.iter().map(|k| k.name.as_str()).collect();
     spec.check_kernels(&names).map_err(ExecError::from)?;
-    let mut total: Option<DesignActivity> = None;
+    let mut out = Vec::with_capacity(spec.launches.len());
     for (i, l) in spec.launches.iter().enumerate() {
         let setup = |message: String| SimError::Setup {
             file: spec.file.clone(),
@@ -112,24 +135,17 @@ pub fn simulate_spec(
             kernel: l.kernel.clone(),
             source,
         })?;
-        let a = simulate(design, cfg, &mut model, opts).map_err(|source| SimError::Timing {
+        let a = run_launch(&mut model).map_err(|source| SimError::Timing {
             index: i,
             kernel: l.kernel.clone(),
             source: Box::new(source),
         })?;
-        match &mut total {
-            None => total = Some(a),
-            Some(t) => merge_activity(t, &a),
-        }
+        out.push(a);
     }
-    let activity = total.ok_or_else(|| SimError::Setup {
-        file: spec.file.clone(),
-        message: "the spec has no launches".into(),
-    })?;
     let buffers = spec
         .buffers
         .keys()
         .filter_map(|n| Some((n.clone(), global.read_back(n)?)))
         .collect();
-    Ok(SpecSimulation { activity, buffers })
+    Ok((out, buffers))
 }

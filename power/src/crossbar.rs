@@ -14,6 +14,21 @@
 //! floorplan (e.g. operand collectors to register banks) instead takes the floorplan's side
 //! lengths ([`Geometry::Sides`]), never shorter than the pitch-limited minimum.
 //!
+//! Two crosspoint circuits ([`Topology`]):
+//! * [`Topology::Matrix`] — CACTI's: a tristate buffer at every crosspoint and bit, sized to
+//!   drive the output wire (the equations above and below). `N·M·width` wire-sized drivers
+//!   leak a lot when ports are wide (a 2×2 crossbar of 1024-bit ports has 4096 of them).
+//! * [`Topology::MuxTree`] — ORION 2.0's multiplexer-tree crossbar (Kahng, Li, Peh, Samadi,
+//!   "ORION 2.0", DATE 2009, §3.2): each output bit selects its input through a tree of
+//!   `N − 1` 2:1 transmission-gate multiplexers (`⌈log₂ N⌉` levels) at minimum size and drives
+//!   its output wire from one driver (the output wire's first repeater). Per transfer and bit:
+//!   `E = E_wire(L_in) + E_wire(L_out) + (⌈log₂ N⌉·C_node + C_sel)·V_dd²` with a mux node
+//!   `C_node = 3·(C_d,N + C_d,P)` (two transmission-gate outputs and the next gate's input
+//!   diffusion) and the select lines `C_sel = ⌈log₂ N⌉·C_g(N + P)` per bit; leakage `(N − 1)` off
+//!   transmission gates (inverter-equivalent, CACTI `cmos_Isub_leakage`) per output bit plus the
+//!   wires' repeaters. This is the usual circuit for small-radix, wide crossbars such as a
+//!   register file's bank → operand-collector crossbar.
+//!
 //! Wires are repeated semi-global wires (CACTI's `wire_outside_mat` in the default
 //! configuration) with delay-optimal repeaters (Bakoglu & Meindl, IEEE TED 1985); a wire
 //! shorter than the optimal repeater spacing gets one driver scaled by `L / spacing` (CACTI
@@ -47,6 +62,14 @@ pub enum StructureError {
         field: &'static str,
         /// Value in µm.
         value_um: f64,
+    },
+    /// A capacitance is negative or not finite.
+    #[error("{field}: capacitance {value_ff} fF must be >= 0 and finite")]
+    BadCapacitance {
+        /// Field.
+        field: &'static str,
+        /// Value in fF.
+        value_ff: f64,
     },
     /// The technology lacks the flavour.
     #[error("technology: {0}")]
@@ -147,25 +170,51 @@ pub struct RepeatedWire {
     pub delay: Time,
 }
 
-/// Optimal repeater size and spacing: `s = sqrt(R_0 c / (r C_0))`, `l = sqrt(2 R_0 (C_0 +
-/// C_p) / (r c))` with the minimum inverter's output resistance `R_0`, input `C_0` and output
-/// `C_p`, wire `r`, `c` per length (Bakoglu & Meindl 1985); delay per segment `0.69 R_0/s
-/// (s(C_0 + C_p) + c l) + r l (0.38 c l + 0.69 s C_0)`.
+/// Delay penalty allowed when sizing repeaters for energy: CACTI's default wire type for
+/// wires outside the mats, `Global_30` (the `-Wire signaling` entry of CACTI 7's default
+/// `cache.cfg`): the repeaters that minimise switching energy while the wire stays within
+/// 30 % of the delay-optimal wire's delay (CACTI 7 `wire.cc`, `Wire::init_wire`).
+pub const REPEATER_DELAY_PENALTY: f64 = 0.3;
+
+/// A repeated wire of `length`. Delay-optimal repeaters first (Bakoglu & Meindl 1985): size
+/// `s = sqrt(R_0 c / (r C_0))`, spacing `l = sqrt(2 R_0 (C_0 + C_p) / (r c))` with the minimum
+/// inverter's output resistance `R_0`, input `C_0` and output `C_p`, wire `r`, `c` per length;
+/// delay per segment `0.69 R_0/s (s(C_0 + C_p) + c l) + r l (0.38 c l + 0.69 s C_0)`. Then, as
+/// CACTI's `Wire::init_wire`, the size is swept down (100 % → 5 % of `s`, 5 % steps, at least
+/// a minimum inverter) and the spacing up (1× → 5× `l`, 0.1 steps), and the configuration with
+/// the lowest energy per length whose delay per length is within [`REPEATER_DELAY_PENALTY`] of
+/// the optimum is kept. A wire shorter than the chosen spacing gets one driver scaled by
+/// `L / spacing` (CACTI `output_buffer`).
 pub fn repeated_wire(t: &LogicTech, length: Length) -> RepeatedWire {
     let r = t.wire.r_per_length.0; // Ω/m
     let c = t.wire.c_per_length.0; // F/m
     let r0 = t.dev.r_nch_on.over(t.wn()).ohm();
     let c0 = (t.cg(t.wn()) + t.cg(t.wp())).f();
     let cp = (t.cd(t.wn(), true) + t.cd(t.wp(), false)).f();
-    let s = (r0 * c / (r * c0)).sqrt();
+    let s_opt = (r0 * c / (r * c0)).sqrt();
     let l_opt = (2.0 * r0 * (c0 + cp) / (r * c)).sqrt();
+    let seg_delay = |size: f64, l: f64| {
+        0.69 * r0 / size * (size * (c0 + cp) + c * l) + r * l * (0.38 * c * l + 0.69 * size * c0)
+    };
+    let d_opt = seg_delay(s_opt, l_opt) / l_opt;
+    let (mut s, mut l_rep, mut e_best) = (s_opt, l_opt, c + s_opt * (c0 + cp) / l_opt);
+    for ki in 1..=20 {
+        let size = (s_opt * f64::from(ki) * 0.05).max(1.0);
+        for mi in 10..=50 {
+            let l = l_opt * f64::from(mi) * 0.1;
+            let e = c + size * (c0 + cp) / l;
+            if seg_delay(size, l) / l <= (1.0 + REPEATER_DELAY_PENALTY) * d_opt && e < e_best {
+                (s, l_rep, e_best) = (size, l, e);
+            }
+        }
+    }
     let len = length.m().max(0.0);
     let vdd = t.dev.vdd.v();
-    // number of repeaters; a short wire gets one driver scaled by L / l_opt (CACTI).
-    let (n, size) = if len < l_opt {
-        (1.0, (s * len / l_opt).max(1.0))
+    // number of repeaters; a short wire gets one driver scaled by L / spacing (CACTI).
+    let (n, size) = if len < l_rep {
+        (1.0, (s * len / l_rep).max(1.0))
     } else {
-        ((len / l_opt).ceil(), s)
+        ((len / l_rep).ceil(), s)
     };
     let seg = len / n;
     let c_rep = size * (c0 + cp);
@@ -174,13 +223,11 @@ pub fn repeated_wire(t: &LogicTech, length: Length) -> RepeatedWire {
     let wp = t.wp() * size;
     let leakage = isub(&t.dev, wn, wp, 1, GateType::Inv).a() * vdd * n;
     let gate_leakage = igate(&t.dev, wn, wp, 1).a() * vdd * n;
-    let delay = n
-        * (0.69 * r0 / size * (size * (c0 + cp) + c * seg)
-            + r * seg * (0.38 * c * seg + 0.69 * size * c0));
+    let delay = n * seg_delay(size, seg);
     RepeatedWire {
         length,
         repeater_size: size,
-        repeater_spacing: Length::from_m(l_opt),
+        repeater_spacing: Length::from_m(l_rep),
         energy: Energy::from_j(energy),
         leakage: Power::from_w(leakage),
         gate_leakage: Power::from_w(gate_leakage),
@@ -209,6 +256,15 @@ pub enum Geometry {
     },
 }
 
+/// Crosspoint circuit (see module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Topology {
+    /// CACTI 7 `crossbar.cc`: a wire-sized tristate at every crosspoint.
+    Matrix,
+    /// ORION 2.0 multiplexer tree: `N − 1` minimum 2:1 transmission-gate muxes per output bit.
+    MuxTree,
+}
+
 /// Crossbar input.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct CrossbarSpec {
@@ -220,6 +276,8 @@ pub struct CrossbarSpec {
     pub width_bits: u32,
     /// Wire geometry.
     pub geometry: Geometry,
+    /// Crosspoint circuit.
+    pub topology: Topology,
 }
 
 /// Crossbar result.
@@ -274,7 +332,10 @@ pub fn crossbar(t: &LogicTech, s: &CrossbarSpec) -> Result<CrossbarResult, Struc
         + gate_area(&t.layout, 2, wn * tri_s1, wp * (2.0 * tri_s1), h);
     let tri_w = g_area / h;
     let n_tri = (h.m() / pitch.m()).ceil();
-    let min_w = (tri_w * (n_tri * n_out)).max(pitch * (bits * n_out));
+    let min_w = match s.topology {
+        Topology::Matrix => (tri_w * (n_tri * n_out)).max(pitch * (bits * n_out)),
+        Topology::MuxTree => pitch * (bits * n_out),
+    };
     let min_h = pitch * (n_in * bits);
     let (width, height) = match s.geometry {
         Geometry::Pitch => (min_w, min_h),
@@ -295,41 +356,69 @@ pub fn crossbar(t: &LogicTech, s: &CrossbarSpec) -> Result<CrossbarResult, Struc
     };
     let win = repeated_wire(t, width);
     let wout = repeated_wire(t, height);
-    let c_tri = (c_in * n_out + c_out * n_in + c_ctr + c_int).f();
-    let energy = bits * (win.energy.j() + wout.energy.j() + c_tri * vdd * vdd);
-    let cross = n_in * n_out * bits;
-    let gates_leak = isub(
-        &t.dev,
-        wn * (2.0 * tri_s2),
-        wp * (2.0 * tri_s2),
-        1,
-        GateType::Inv,
-    )
-    .a() + isub(
-        &t.dev,
-        wn * (3.0 * tri_s1),
-        wp * (3.0 * tri_s1),
-        2,
-        GateType::Nand,
-    )
-    .a() + isub(
-        &t.dev,
-        wn * (3.0 * tri_s1),
-        wp * (3.0 * tri_s1),
-        2,
-        GateType::Nor,
-    )
-    .a();
-    let gates_ig = igate(&t.dev, wn * (2.0 * tri_s2), wp * (2.0 * tri_s2), 1).a()
-        + igate(&t.dev, wn * (3.0 * tri_s1), wp * (3.0 * tri_s1), 2).a() * 2.0;
     let wires_leak = (n_in * bits) * win.leakage.w() + (n_out * bits) * wout.leakage.w();
     let wires_ig = (n_in * bits) * win.gate_leakage.w() + (n_out * bits) * wout.gate_leakage.w();
-    let leakage = cross * gates_leak * vdd + wires_leak;
-    let gate_leakage = cross * gates_ig * vdd + wires_ig;
-    // delay: driver + wire resistance into wire + tristate loads (CACTI compute_power)
-    let r = t.wire.r_per_length.times(width + height).ohm() + t.dev.r_nch_on.over(wn * s1).ohm();
-    let c = t.wire.c_per_length.times(width + height).f() + (c_in * n_out + c_out * n_in).f();
-    let delay = horowitz_step(Time::from_s(r * c), t.dev.vth.v() / vdd);
+    let (energy, leakage, gate_leakage, delay) = match s.topology {
+        Topology::Matrix => {
+            let c_tri = (c_in * n_out + c_out * n_in + c_ctr + c_int).f();
+            let energy = bits * (win.energy.j() + wout.energy.j() + c_tri * vdd * vdd);
+            let cross = n_in * n_out * bits;
+            let gates_leak = isub(
+                &t.dev,
+                wn * (2.0 * tri_s2),
+                wp * (2.0 * tri_s2),
+                1,
+                GateType::Inv,
+            )
+            .a() + isub(
+                &t.dev,
+                wn * (3.0 * tri_s1),
+                wp * (3.0 * tri_s1),
+                2,
+                GateType::Nand,
+            )
+            .a() + isub(
+                &t.dev,
+                wn * (3.0 * tri_s1),
+                wp * (3.0 * tri_s1),
+                2,
+                GateType::Nor,
+            )
+            .a();
+            let gates_ig = igate(&t.dev, wn * (2.0 * tri_s2), wp * (2.0 * tri_s2), 1).a()
+                + igate(&t.dev, wn * (3.0 * tri_s1), wp * (3.0 * tri_s1), 2).a() * 2.0;
+            // delay: driver + wire resistance into wire + tristate loads (CACTI compute_power)
+            let r = t.wire.r_per_length.times(width + height).ohm()
+                + t.dev.r_nch_on.over(wn * s1).ohm();
+            let c =
+                t.wire.c_per_length.times(width + height).f() + (c_in * n_out + c_out * n_in).f();
+            (
+                energy,
+                cross * gates_leak * vdd + wires_leak,
+                cross * gates_ig * vdd + wires_ig,
+                horowitz_step(Time::from_s(r * c), t.dev.vth.v() / vdd),
+            )
+        }
+        Topology::MuxTree => {
+            let levels = n_in.log2().ceil();
+            let c_node = ((t.cd(wn, true) + t.cd(wp, false)) * 3.0).f();
+            let c_sel = levels * t.cg(wn + wp).f();
+            let energy =
+                bits * (win.energy.j() + wout.energy.j() + (levels * c_node + c_sel) * vdd * vdd);
+            let muxes = (n_in - 1.0) * n_out * bits;
+            let tg_leak = 2.0 * isub(&t.dev, wn, wp, 1, GateType::Inv).a();
+            let tg_ig = 2.0 * igate(&t.dev, wn, wp, 1).a();
+            // delay: input wire, the mux chain (Elmore of `levels` TG stages), output wire
+            let r_tg = t.dev.r_nch_on.over(wn).ohm();
+            let t_mux = 0.69 * r_tg * c_node * levels * (levels + 1.0) / 2.0;
+            (
+                energy,
+                muxes * tg_leak * vdd + wires_leak,
+                muxes * tg_ig * vdd + wires_ig,
+                win.delay + wout.delay + Time::from_s(t_mux),
+            )
+        }
+    };
     Ok(CrossbarResult {
         energy_per_transfer: Energy::from_j(energy),
         leakage: Power::from_w(leakage),
@@ -360,6 +449,7 @@ mod tests {
             outputs: 4,
             width_bits: 32,
             geometry: Geometry::Pitch,
+            topology: Topology::Matrix,
         };
         let r = crossbar(&t, &s).unwrap();
         // output wires: N x width x pitch
@@ -381,6 +471,7 @@ mod tests {
             outputs: 4,
             width_bits: 128,
             geometry: Geometry::Pitch,
+            topology: Topology::Matrix,
         };
         let a = crossbar(&t, &base).unwrap();
         let b = crossbar(
@@ -428,6 +519,80 @@ mod tests {
     }
 
     #[test]
+    fn mux_tree_hand_value_and_far_less_leakage_than_matrix() {
+        let t = lt(40.0);
+        let side = Length::from_um(500.0);
+        let spec = |n: u32, topology| CrossbarSpec {
+            inputs: n,
+            outputs: 2,
+            width_bits: 1024,
+            geometry: Geometry::Sides {
+                input_side: side,
+                output_side: side,
+            },
+            topology,
+        };
+        // one input: no mux level, a transfer is exactly one input and one output wire per bit
+        let one = crossbar(&t, &spec(1, Topology::MuxTree)).unwrap();
+        let w = repeated_wire(&t, side).energy.j();
+        let want = 1024.0 * 2.0 * w;
+        assert!((one.energy_per_transfer.j() - want).abs() < 1e-9 * want);
+        // two inputs: + one TG node (3 drains) and one select gate pair per bit
+        let two = crossbar(&t, &spec(2, Topology::MuxTree)).unwrap();
+        let v2 = t.dev.vdd.v().powi(2);
+        let c = 3.0 * (t.cd(t.wn(), true) + t.cd(t.wp(), false)).f() + t.cg(t.wn() + t.wp()).f();
+        let want2 = want + 1024.0 * c * v2;
+        assert!((two.energy_per_transfer.j() - want2).abs() < 1e-9 * want2);
+        // same wires, minimum-size crosspoints: less leakage than CACTI's wire-sized tristates
+        // (the wires' delay-optimal repeaters, common to both, dominate what remains)
+        let mat = crossbar(&t, &spec(2, Topology::Matrix)).unwrap();
+        assert!(
+            two.leakage < mat.leakage,
+            "{} vs {}",
+            two.leakage.w(),
+            mat.leakage.w()
+        );
+        let wires = 1024.0 * 4.0 * repeated_wire(&t, side).leakage.w();
+        let tg =
+            1024.0 * 2.0 * 2.0 * isub(&t.dev, t.wn(), t.wp(), 1, GateType::Inv).a() * t.dev.vdd.v();
+        assert!((two.leakage.w() - wires - tg).abs() < 1e-9 * two.leakage.w());
+        assert!(two.energy_per_transfer < mat.energy_per_transfer);
+        // more inputs: deeper tree, more muxes
+        let four = crossbar(&t, &spec(4, Topology::MuxTree)).unwrap();
+        assert!(four.energy_per_transfer > two.energy_per_transfer && four.leakage > two.leakage);
+    }
+
+    #[test]
+    fn repeaters_trade_at_most_30_percent_delay_for_energy() {
+        for nm in [40.0, 12.0] {
+            let t = lt(nm);
+            let len = Length::from_mm(5.0);
+            let w = repeated_wire(&t, len);
+            // recompute the delay-optimal wire of the same length
+            let r = t.wire.r_per_length.0;
+            let c = t.wire.c_per_length.0;
+            let r0 = t.dev.r_nch_on.over(t.wn()).ohm();
+            let c0 = (t.cg(t.wn()) + t.cg(t.wp())).f();
+            let cp = (t.cd(t.wn(), true) + t.cd(t.wp(), false)).f();
+            let s = (r0 * c / (r * c0)).sqrt();
+            let l = (2.0 * r0 * (c0 + cp) / (r * c)).sqrt();
+            let d_opt = (0.69 * r0 / s * (s * (c0 + cp) + c * l)
+                + r * l * (0.38 * c * l + 0.69 * s * c0))
+                / l;
+            let e_opt = (c + s * (c0 + cp) / l) * len.m() * t.dev.vdd.v().powi(2);
+            // segment rounding adds at most one segment's worth of slack
+            assert!(
+                w.delay.s() / len.m() <= 1.35 * d_opt,
+                "{nm}: {} vs {}",
+                w.delay.s() / len.m(),
+                d_opt
+            );
+            assert!(w.energy.j() < e_opt, "{nm}");
+            assert!(w.repeater_size < s && w.repeater_spacing.m() >= l, "{nm}");
+        }
+    }
+
+    #[test]
     fn bad_counts() {
         let t = lt(45.0);
         let s = CrossbarSpec {
@@ -435,6 +600,7 @@ mod tests {
             outputs: 4,
             width_bits: 32,
             geometry: Geometry::Pitch,
+            topology: Topology::Matrix,
         };
         assert!(matches!(
             crossbar(&t, &s),
@@ -451,6 +617,7 @@ mod tests {
                 input_side: Length::from_um(-1.0),
                 output_side: Length::from_um(1.0),
             },
+            topology: Topology::MuxTree,
         };
         assert!(matches!(
             crossbar(&t, &s),

@@ -7,5 +7,6 @@ pub mod calibrate;
 pub mod cam;
 pub mod crossbar;
 pub mod drowsy;
+pub mod flipflop;
 pub mod gating;
 pub mod sram;

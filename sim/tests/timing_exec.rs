@@ -1,11 +1,14 @@
 //! Timed runs of real workloads through the functional executor (`exec`): the timed run's
 //! buffers equal the functional run's, and the activity is plausible and deterministic.
 
+mod support;
+
 use std::path::PathBuf;
 
 use regwatt_sim::exec::{run_spec, RunOptions as ExecOptions};
 use regwatt_sim::launch::LaunchSpec;
-use regwatt_sim::timing::{run_spec_timed, BaselineRf, GpuConfig, RunOptions};
+use regwatt_sim::timing::{run_spec_timed, GpuConfig, RunOptions};
+use support::FlatRf;
 
 fn spec(name: &str) -> LaunchSpec {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -19,8 +22,8 @@ fn check(name: &str) {
     let s = spec(name);
     let cfg = GpuConfig::rtx2060_like().expect("preset");
     let want = run_spec(&s, &ExecOptions::default()).expect("functional run");
-    let got = run_spec_timed(&s, &cfg, |_| BaselineRf::new(&cfg), &RunOptions::default())
-        .expect("timed run");
+    let got =
+        run_spec_timed(&s, &cfg, |_| FlatRf::new(&cfg), &RunOptions::default()).expect("timed run");
     assert_eq!(got.buffers, want.buffers, "{name}: timed buffers differ");
     let a = &got.launches[0];
     assert_eq!(a.core.warp_instructions, want.launches[0].warp_instructions);
@@ -54,7 +57,7 @@ fn timed_workload_runs_are_deterministic() {
     let s = spec("vectorAdd");
     let cfg = GpuConfig::rtx2060_like().expect("preset");
     let run = || {
-        let r = run_spec_timed(&s, &cfg, |_| BaselineRf::new(&cfg), &RunOptions::default())
+        let r = run_spec_timed(&s, &cfg, |_| FlatRf::new(&cfg), &RunOptions::default())
             .expect("timed run");
         toml::to_string(&r.launches[0]).expect("serialise")
     };

@@ -6,6 +6,9 @@
 pub mod tech;
 pub mod units;
 
+#[cfg(test)]
+mod fin12;
+
 pub use tech::{
     Cell, Device, DeviceFlavor, DramCell, SenseAmp, TechError, Technology, Wire, Wires,
 };

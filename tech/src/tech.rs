@@ -283,6 +283,12 @@ pub struct Technology {
     pub node_nm: f64,
     /// Feature size F (used for CACTI's F-scaled transistor widths).
     pub feature_size: Length,
+    /// Transistor width (the `W` every device figure is normalised to) per unit of layout
+    /// footprint width along the gate. 1 for planar nodes, where drawn width is the width;
+    /// for a FinFET node the devices are given per µm of *effective* width (2 H_fin + W_fin
+    /// per fin), and a µm of footprint holds `(2 H_fin + W_fin) / fin_pitch` of it, so layout
+    /// area per unit of device width is divided by this factor.
+    pub width_per_footprint: f64,
     /// Temperature the leakage currents are resolved at.
     pub temperature: Temperature,
     /// True when interpolated between two tabulated nodes.
@@ -325,6 +331,7 @@ struct RawFile {
     feature_size: String,
     #[serde(default)]
     interpolated: bool,
+    width_per_footprint: f64,
     devices: BTreeMap<String, RawDevice>,
     wires: RawWires,
     sram_cell: RawCell,
@@ -627,9 +634,19 @@ fn resolve(file: &str, text: &str, temperature: Temperature) -> Result<Technolog
             },
         );
     }
+    if !(raw.width_per_footprint.is_finite() && raw.width_per_footprint >= 1.0) {
+        return Err(TechError::Parse {
+            file: file.to_string(),
+            message: format!(
+                "width_per_footprint = {}: must be a number >= 1 (1 for planar devices)",
+                raw.width_per_footprint
+            ),
+        });
+    }
     Ok(Technology {
         node_nm: raw.node_nm,
         feature_size: Length(f),
+        width_per_footprint: raw.width_per_footprint,
         temperature,
         interpolated: raw.interpolated,
         provenance: file.to_string(),
@@ -838,6 +855,7 @@ impl Technology {
         Technology {
             node_nm: nm,
             feature_size: Length::from_nm(nm),
+            width_per_footprint: lerp(a.width_per_footprint, b.width_per_footprint, alpha),
             temperature: a.temperature,
             interpolated: true,
             provenance: format!(

@@ -6,9 +6,9 @@
 //! | component | instance | events (energy per event) |
 //! |---|---|---|
 //! | `rf_banks` | one physical SRAM bank: `rf.bank_bytes`, `rf.row_bits`-wide rows, `rf.bank_ports` RW ports, ECC per `rf.ecc` (CACTI-style model, `regwatt_power::sram::estimate`) | `read`, `write` of one row (`SramResult::read_energy` / `write_energy`) |
-//! | `operand_collectors` | one collector unit: `rf.collector_operands` × 1024-bit operand latches ([`circuits::latch_array`]) | `operand_write` (1024 bits in), `operand_read` (1024 bits out) |
-//! | `crossbar` | one bank → collector crossbar per sub-core and slice: `banks` inputs, `collectors` outputs, `rf.row_bits` wide ([`circuits::crossbar`]) | `transfer` |
-//! | `arbiter` | one per logical bank: a matrix arbiter among the sub-core's collectors ([`circuits::matrix_arbiter`]) | `grant` |
+//! | `operand_collectors` | one collector unit: `rf.collector_operands` operands of 1024 bits in a flip-flop array (`regwatt_power::flipflop`, McPAT `DFFCell`, via [`circuits::operand_buffers`]) | `operand_write` (one 1024-bit operand in), `operand_read` (one operand out) |
+//! | `crossbar` | one bank → collector crossbar per sub-core and slice: `banks` inputs, `collectors` outputs, `rf.row_bits` wide (`regwatt_power::crossbar`, CACTI 7 `crossbar.cc`), wires spanning the sub-core's bank row: input wires `banks × bank width`, output wires one bank height, from the SRAM model's bank dimensions ([`circuits::bank_row_geometry`]) | `transfer` |
+//! | `arbiter` | one per logical bank: a matrix arbiter among the sub-core's collectors (`regwatt_power::arbiter`, CACTI 7 `arbiter.cc`) whose grant drives the crossbar's input-wire-long control line | `grant` |
 //!
 //! Event mapping (from the timing model's `CoreActivity` and the design's [`BaselineStats`]):
 //! `rf_banks.read = slice_reads`, `rf_banks.write = slice_writes` (a warp register is one row
@@ -55,15 +55,16 @@ pub fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
         source,
     })?;
 
-    let operand_bits = u64::from(cfg.rf.collector_operands) * 1024;
-    let cu = circuits::latch_array(&tech, operand_bits, 1024)?;
+    let logic = circuits::logic_tech(&tech)?;
+    let cu = circuits::operand_buffers(&logic, cfg.rf.collector_operands, 1024)?;
     let xbar = circuits::crossbar(
-        &tech,
+        &logic,
         s.register_file.banks_per_sub_core,
         collectors,
         cfg.rf.row_bits,
+        circuits::bank_row_geometry(&bank, s.register_file.banks_per_sub_core),
     )?;
-    let arb = circuits::matrix_arbiter(&tech, collectors)?;
+    let arb = circuits::arbiter(&logic, collectors, xbar.wire)?;
 
     let ev = |pairs: &[(&str, Energy)]| -> BTreeMap<String, Energy> {
         pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
@@ -88,7 +89,7 @@ pub fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
             Component {
                 name: "operand_collectors".into(),
                 description: format!(
-                    "collector unit, {} x 1024-bit operand latches",
+                    "collector unit, {} x 1024-bit operand flip-flops",
                     cfg.rf.collector_operands
                 ),
                 instances: sms * sub * u64::from(collectors),
@@ -98,7 +99,7 @@ pub fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
                 ]),
                 leakage: cu.leakage,
                 area: cu.area,
-                source: "designs::energy::circuits::latch_array (McPAT DFFCell, simplified)".into(),
+                source: "regwatt_power::flipflop::flipflop_array (McPAT 1.3 DFFCell on CACTI 7 primitives)".into(),
             },
             Component {
                 name: "crossbar".into(),
@@ -110,8 +111,11 @@ pub fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
                 event_energy: ev(&[("transfer", xbar.op_energy)]),
                 leakage: xbar.leakage,
                 area: xbar.area,
-                source: "designs::energy::circuits::crossbar (CACTI 7 crossbar.cc / ORION 2.0)"
-                    .into(),
+                source: format!(
+                    "regwatt_power::crossbar::crossbar (CACTI 7 crossbar.cc), wires {:.1} um x {:.1} um from the bank floorplan",
+                    xbar.wire.um(),
+                    xbar.area.um2() / xbar.wire.um()
+                ),
             },
             Component {
                 name: "arbiter".into(),
@@ -120,7 +124,7 @@ pub fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
                 event_energy: ev(&[("grant", arb.op_energy)]),
                 leakage: arb.leakage,
                 area: arb.area,
-                source: "designs::energy::circuits::matrix_arbiter (ORION 2.0 / McPAT)".into(),
+                source: "regwatt_power::arbiter::arbiter (CACTI 7 arbiter.cc, Orion matrix arbiter)".into(),
             },
         ],
     })
@@ -148,6 +152,7 @@ pub fn events(cfg: &ResolvedConfig, core: &CoreActivity, stats: &BaselineStats) 
 mod tests {
     use super::*;
     use crate::config::{preset, resolve, GpuPreset, Node, Overrides};
+    use regwatt_tech::units::Temperature;
 
     #[test]
     fn gtx480_bank_is_a_4kb_array_and_12nm_is_cheaper_per_access() {
@@ -172,6 +177,65 @@ mod tests {
             }
             assert!(b.area < a.area, "{}", a.name);
         }
+    }
+
+    /// Issue 2: the 12 nm FinFET node must not leak more than 40 nm planar. A 4 KB register
+    /// bank (16 B rows, 1R + 1W, ECC, itrs-hp cells and periphery) at 360 K.
+    #[test]
+    fn issue2_12nm_leaks_less_than_40nm() {
+        let t = Temperature::from_k(360.0);
+        let leak = |nm: f64| {
+            let tech = Technology::for_node(nm, t).expect("node");
+            let mut spec = SramSpec::ram(4096, 16, nm);
+            spec.rw_ports = 0;
+            spec.rd_ports = 1;
+            spec.wr_ports = 1;
+            spec.temperature = t;
+            estimate(&spec, &tech).expect("4 KB bank")
+        };
+        let (b40, b12) = (leak(40.0), leak(12.0));
+        assert!(
+            b12.leakage_per_bank < b40.leakage_per_bank,
+            "subthreshold: 12 nm {} mW vs 40 nm {} mW",
+            b12.leakage_per_bank.mw(),
+            b40.leakage_per_bank.mw()
+        );
+        assert!(b12.total_leakage_per_bank() < b40.total_leakage_per_bank());
+    }
+
+    #[test]
+    fn crossbar_spans_the_bank_floorplan() {
+        let c = preset(GpuPreset::Rtx2060).expect("preset");
+        let tech = Technology::for_node(c.power.node.nm(), c.power.temperature).expect("node");
+        let inv = inventory(&c).expect("inventory");
+        let mut spec = SramSpec::ram(
+            u64::from(c.rf.bank_bytes),
+            c.rf.row_bits / 8,
+            c.power.node.nm(),
+        );
+        spec.rw_ports = c.rf.bank_ports;
+        spec.ecc = c.rf.ecc;
+        spec.temperature = c.power.temperature;
+        let bank = estimate(&spec, &tech).expect("bank");
+        let banks = c.gpu.sm.register_file.banks_per_sub_core;
+        let logic = circuits::logic_tech(&tech).expect("logic");
+        let x = circuits::crossbar(
+            &logic,
+            banks,
+            c.gpu.sm.collectors.units_per_sub_core,
+            c.rf.row_bits,
+            circuits::bank_row_geometry(&bank, banks),
+        )
+        .expect("xbar");
+        // input wires at least the bank row (raised only to CACTI's pitch minimum)
+        assert!(x.wire >= bank.bank_width * f64::from(banks));
+        let xc = inv
+            .components
+            .iter()
+            .find(|c| c.name == "crossbar")
+            .expect("xbar");
+        assert_eq!(xc.event_energy["transfer"], x.op_energy);
+        assert_eq!(xc.area, x.area);
     }
 
     #[test]

@@ -148,6 +148,14 @@ impl BaselineRf {
 
     fn gather(&self, sc: usize, bank: usize, row: usize) -> [u32; 32] {
         let mut out = [0u32; 32];
+        if self.slices == 1 {
+            // one physical bank holds the whole warp register: a fixed-size copy
+            let c = self.cell(sc, bank, 0, row);
+            if let Some(v) = self.cells.get(c..c + 32) {
+                out.copy_from_slice(v);
+            }
+            return out;
+        }
         let l = self.lanes_per_slice;
         for s in 0..self.slices {
             let c = self.cell(sc, bank, s, row);
@@ -294,6 +302,15 @@ impl RegisterFileDesign for BaselineRf {
         };
         self.tracker.write(t, ctx.now, ctx.act);
         self.stats.writes += 1;
+        if self.slices == 1 && mask == u32::MAX {
+            // the common full-warp write to one physical bank: a fixed-size copy
+            self.stats.slice_writes += 1;
+            let c = self.cell(sc, bank, 0, row);
+            if let Some(d) = self.cells.get_mut(c..c + 32) {
+                d.copy_from_slice(values);
+            }
+            return WriteOutcome::DONE;
+        }
         let l = self.lanes_per_slice;
         let slice_mask = if l >= 32 { u32::MAX } else { (1u32 << l) - 1 };
         for s in 0..self.slices {

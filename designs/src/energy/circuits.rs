@@ -1,197 +1,218 @@
-//! Small logic structures around the RF banks: latch arrays (operand-collector storage), the
-//! bank → collector crossbar and the per-bank arbiter, from CACTI 7's transistor primitives
-//! (`regwatt_power::gating::circuit`: gate/drain capacitance, subthreshold leakage, gate area).
+//! Adapters from `regwatt-power`'s logic estimators to inventory costs: operand buffers
+//! (flip-flop arrays, [`regwatt_power::flipflop`]), the bank → collector crossbar
+//! ([`regwatt_power::crossbar`], CACTI 7 `crossbar.cc`) and the per-bank arbiter
+//! ([`regwatt_power::arbiter`], CACTI 7 `arbiter.cc`). No cost model lives here: each function
+//! chooses the estimator's inputs from the design's structure and floorplan and folds the
+//! result into a [`LogicCost`] (leakage = subthreshold + gate).
 //!
-//! **Interim.** `regwatt-power` is getting its own crossbar and arbiter estimators (issue 5,
-//! part 2); these closed forms stand in until they land and are then replaced by calls to
-//! them. Every equation below cites the model it simplifies.
-//!
-//! Conventions: `Wn = 1.5 F` (CACTI `min_w_nmos_`), `Wp = n_to_p_drive_ratio × Wn` (CACTI
-//! sizes PMOS for equal drive), peripheral cell height `50 F` (CACTI `cell_h_def`). Data
-//! activity: random data switches a node 0→1 with probability `α = 1/4`, and the energy
-//! drawn per 0→1 transition is `C·Vdd²` (Rabaey, *Digital Integrated Circuits*, 2nd ed.,
-//! §5.5: `P = α₀→₁ C V² f`); clocks switch every cycle (`α = 1`).
+//! All peripheral logic uses the technology's `itrs-hp` devices, as the RF arrays do.
 
-use regwatt_power::gating::circuit::{
-    drain_c, gate_area, gate_c, igate, isub, Fold, GateType, Layout,
+use regwatt_power::arbiter::arbiter as power_arbiter;
+use regwatt_power::crossbar::{
+    crossbar as power_crossbar, CrossbarSpec, Geometry, LogicTech, StructureError, Topology,
 };
-use regwatt_tech::units::{Area, Capacitance, Energy, Power};
-use regwatt_tech::{DeviceFlavor, TechError, Technology};
+use regwatt_power::flipflop::{flipflop_array, FlipFlopSpec};
+use regwatt_power::sram::SramResult;
+use regwatt_tech::units::{Area, Energy, Length, Power};
+use regwatt_tech::{DeviceFlavor, Technology};
 use serde::Serialize;
 
-/// 0→1 transition probability of random data (Rabaey §5.5).
-pub const ALPHA_DATA: f64 = 0.25;
+use super::EnergyError;
 
 /// Per-operation energies, leakage and area of one instance of a structure.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct LogicCost {
     /// Energy of the structure's main operation (see the constructor).
     pub op_energy: Energy,
-    /// Energy of the secondary operation (reads of a latch array; 0 where none).
+    /// Energy of the secondary operation (reads of a flip-flop array; 0 where none).
     pub op2_energy: Energy,
     /// Subthreshold + gate leakage power.
     pub leakage: Power,
     /// Layout area.
     pub area: Area,
+    /// Length of the wire the structure drives (crossbar: its input-wire length, which an
+    /// arbiter's grant line follows; 0 where none).
+    pub wire: Length,
 }
 
-struct Gates {
-    vdd2: f64,
-    /// Input capacitance of an inverter (one N + one P gate).
-    c_in: Capacitance,
-    /// Output (drain) capacitance of an inverter.
-    c_out: Capacitance,
-    /// Leakage power of one inverter.
-    p_inv: Power,
-    /// Area of one inverter.
-    a_inv: Area,
+fn structure(component: &str) -> impl FnOnce(StructureError) -> EnergyError + '_ {
+    move |source| EnergyError::Structure {
+        component: component.to_string(),
+        source,
+    }
 }
 
-fn gates(tech: &Technology) -> Result<Gates, TechError> {
-    let dev = tech.device(DeviceFlavor::ItrsHp)?;
-    let layout = Layout {
-        f: tech.feature_size,
-    };
-    let wn = layout.min_w_nmos();
-    let wp = wn * dev.n_to_p_drive_ratio.max(1.0);
-    let h = layout.cell_h_def();
-    let local = tech.wires.local.c_per_length.f_per_um();
-    let c_in = gate_c(dev, wn) + gate_c(dev, wp);
-    let c_out = drain_c(dev, &layout, wn, true, 1, Fold::CellHeight(h), local)
-        + drain_c(dev, &layout, wp, false, 1, Fold::CellHeight(h), local);
-    let vdd = dev.vdd.v();
-    let i = isub(dev, wn, wp, 1, GateType::Inv).a() + igate(dev, wn, wp, 1).a();
-    Ok(Gates {
-        vdd2: vdd * vdd,
-        c_in,
-        c_out,
-        p_inv: Power::from_w(i * vdd),
-        a_inv: gate_area(&layout, 1, wn, wp, h),
-    })
+/// The peripheral-logic view of a technology (`itrs-hp`).
+pub fn logic_tech(tech: &Technology) -> Result<LogicTech, EnergyError> {
+    LogicTech::new(tech, DeviceFlavor::ItrsHp).map_err(structure("logic"))
 }
 
-/// A latch array of `bits` bits (operand-collector operand slots).
+/// Operand buffers of one collector unit: `entries` operands of `width_bits` bits in a
+/// flip-flop array ([`regwatt_power::flipflop::flipflop_array`]). Each read-out bit drives
+/// one minimum N+P gate pair (the execution lane's input latch).
 ///
-/// Per bit, a transmission-gate latch (simplified McPAT 1.3 `logic.cc` `DFFCell`: clock load
-/// of two transmission gates, a storage node of two cross-coupled inverters) plus a
-/// tri-state read driver:
-/// * write (per bit): `E_w = C_clk·V² + α·C_node·V²`, `C_clk = 2·C_in`,
-///   `C_node = 2·C_in + 2·C_out`;
-/// * read (per bit): `E_r = α·(C_out + C_in)·V²` (driver drain + the consumer's gate);
-/// * leakage: 5 inverter-equivalents per bit (2 storage, 2 transmission gates, 1 driver);
-/// * area: 5 inverter areas per bit (CACTI `compute_gate_area`).
-///
-/// `op_energy` = write of `width` bits, `op2_energy` = read of `width` bits.
-pub fn latch_array(tech: &Technology, bits: u64, width: u32) -> Result<LogicCost, TechError> {
-    let g = gates(tech)?;
-    let w = f64::from(width);
-    let c_clk = g.c_in * 2.0;
-    let c_node = g.c_in * 2.0 + g.c_out * 2.0;
-    let e_w = (c_clk.f() + ALPHA_DATA * c_node.f()) * g.vdd2;
-    let e_r = ALPHA_DATA * (g.c_out + g.c_in).f() * g.vdd2;
-    let b = bits as f64;
+/// `op_energy` = write of one operand, `op2_energy` = read of one operand.
+pub fn operand_buffers(
+    t: &LogicTech,
+    entries: u32,
+    width_bits: u32,
+) -> Result<LogicCost, EnergyError> {
+    let r = flipflop_array(
+        t,
+        &FlipFlopSpec {
+            entries,
+            width_bits,
+            output_load: t.cg(t.wn() + t.wp()),
+        },
+    )
+    .map_err(structure("operand_collectors"))?;
     Ok(LogicCost {
-        op_energy: Energy::from_j(e_w * w),
-        op2_energy: Energy::from_j(e_r * w),
-        leakage: g.p_inv * (5.0 * b),
-        area: g.a_inv * (5.0 * b),
+        op_energy: r.write_energy,
+        op2_energy: r.read_energy,
+        leakage: r.leakage + r.gate_leakage,
+        area: r.area,
+        wire: Length::ZERO,
     })
 }
 
-/// A matrix crossbar from `n_in` input ports to `n_out` output ports, `width` bits each
-/// (after CACTI 7 `crossbar.cc` `Crossbar::compute_power` and ORION 2.0's matrix crossbar,
-/// Kahng et al., DATE 2009):
-/// * each input bit line runs across all outputs, `L_in = n_out · width · pitch`; each output
-///   bit line across all inputs, `L_out = n_in · width · pitch` (semi-global wire pitch);
-/// * every crosspoint is a transmission gate: an input line carries `n_out` drain loads, an
-///   output line `n_in`;
-/// * transfer of one `width`-bit word: `E = width · α · (c_wire·(L_in + L_out) +
-///   (n_in + n_out)·C_out + C_in)·V² + width · C_in · V²` (data lines + the selected
-///   crosspoint column's enables, which switch every transfer);
-/// * leakage: `n_in · n_out · width` transmission gates (inverter-equivalents);
-/// * area: the wire matrix, `(n_in · width · pitch) × (n_out · width · pitch)`.
-///
+/// The floorplan a bank → collector crossbar spans: the `banks` banks of one sub-core sit
+/// side by side, so each bank's input bus runs along the whole bank row (`banks` × bank
+/// width) and each collector's output bus runs along one bank's height (the collectors line
+/// the bank row). Dimensions come from the SRAM model's bank (`SramResult::bank_width`,
+/// `bank_height`).
+pub fn bank_row_geometry(bank: &SramResult, banks: u32) -> Geometry {
+    Geometry::Sides {
+        input_side: bank.bank_width * f64::from(banks.max(1)),
+        output_side: bank.bank_height,
+    }
+}
+
+/// A `n_in` × `n_out` crossbar of `width_bits`-bit ports over `geometry`
+/// ([`regwatt_power::crossbar::crossbar`], multiplexer-tree crosspoints: a register file's
+/// bank → collector crossbar has few, very wide ports, where CACTI's wire-sized tristate per
+/// crosspoint and bit would put `N·M·width` repeater-sized drivers on the die).
 /// `op_energy` = one transfer.
 pub fn crossbar(
-    tech: &Technology,
+    t: &LogicTech,
     n_in: u32,
     n_out: u32,
-    width: u32,
-) -> Result<LogicCost, TechError> {
-    let g = gates(tech)?;
-    let wire = &tech.wires.semi_global;
-    let (ni, no, w) = (f64::from(n_in), f64::from(n_out), f64::from(width));
-    let l_in = wire.pitch * (no * w);
-    let l_out = wire.pitch * (ni * w);
-    let c_line = wire.c_per_length.times(l_in + l_out) + g.c_out * (ni + no) + g.c_in;
-    let e = w * (ALPHA_DATA * c_line.f() + g.c_in.f()) * g.vdd2;
+    width_bits: u32,
+    geometry: Geometry,
+) -> Result<LogicCost, EnergyError> {
+    let r = power_crossbar(
+        t,
+        &CrossbarSpec {
+            inputs: n_in,
+            outputs: n_out,
+            width_bits,
+            geometry,
+            topology: Topology::MuxTree,
+        },
+    )
+    .map_err(structure("crossbar"))?;
     Ok(LogicCost {
-        op_energy: Energy::from_j(e),
+        op_energy: r.energy_per_transfer,
         op2_energy: Energy::ZERO,
-        leakage: g.p_inv * (ni * no * w),
-        area: Area::from_m2((ni * w * wire.pitch.m()) * (no * w * wire.pitch.m())),
+        leakage: r.leakage + r.gate_leakage,
+        area: r.area,
+        wire: r.width,
     })
 }
 
-/// A matrix arbiter among `requesters` (after ORION 2.0's matrix arbiter, Kahng et al., DATE
-/// 2009, as in McPAT 1.3 `logic.cc` `MCPAT_Arbiter`): `R(R−1)/2` priority latches and `R`
-/// grant gates of fan-in `R`.
-/// * one arbitration: `E = α·R·((R−1)·C_in + C_out)·V²` (request lines into the other rows'
-///   grant gates, grant outputs) `+ (R−1)·E_latch` (the granted row's priorities flip);
-/// * leakage and area: `R(R−1)/2` latches (5 inverter-equivalents each) + `R` gates.
-///
-/// `op_energy` = one grant.
-pub fn matrix_arbiter(tech: &Technology, requesters: u32) -> Result<LogicCost, TechError> {
-    let g = gates(tech)?;
-    let r = f64::from(requesters.max(1));
-    let latch = latch_array(tech, 1, 1)?;
-    let e = ALPHA_DATA * r * ((r - 1.0) * g.c_in.f() + g.c_out.f()) * g.vdd2
-        + (r - 1.0) * latch.op_energy.j();
-    let latches = r * (r - 1.0) / 2.0;
+/// A matrix arbiter among `requesters` whose grant drives a control line of `grant_wire`
+/// (the crossbar input wire it enables; [`regwatt_power::arbiter::arbiter`]).
+/// `op_energy` = one arbitration.
+pub fn arbiter(
+    t: &LogicTech,
+    requesters: u32,
+    grant_wire: Length,
+) -> Result<LogicCost, EnergyError> {
+    let r = power_arbiter(t, requesters, grant_wire).map_err(structure("arbiter"))?;
     Ok(LogicCost {
-        op_energy: Energy::from_j(e),
+        op_energy: r.energy_per_arbitration,
         op2_energy: Energy::ZERO,
-        leakage: latch.leakage * latches + g.p_inv * r,
-        area: latch.area * latches + g.a_inv * r,
+        leakage: r.leakage + r.gate_leakage,
+        area: r.area,
+        wire: Length::ZERO,
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use regwatt_power::crossbar::repeated_wire;
     use regwatt_tech::units::Temperature;
 
-    fn tech(nm: f64) -> Technology {
-        Technology::for_node(nm, Temperature::from_k(360.0)).expect("node")
+    fn lt(nm: f64) -> LogicTech {
+        let t = Technology::for_node(nm, Temperature::from_k(360.0)).expect("node");
+        logic_tech(&t).expect("logic")
     }
 
     #[test]
-    fn costs_are_positive_and_scale_with_size() {
-        let t = tech(40.0);
-        let a = latch_array(&t, 1024, 1024).expect("latch");
-        let b = latch_array(&t, 2048, 1024).expect("latch");
+    fn crossbar_hand_value_follows_the_floorplan() {
+        // A 1 x 1, 1-bit crossbar over a 1 mm x 1 mm floorplan: both wires are 1 mm repeated
+        // semi-global wires and a 1-input mux tree has no mux level, so a transfer costs
+        // exactly 2 x E_wire(1 mm).
+        let t = lt(40.0);
+        let side = Length::from_mm(1.0);
+        let g = Geometry::Sides {
+            input_side: side,
+            output_side: side,
+        };
+        let x = crossbar(&t, 1, 1, 1, g).expect("xbar");
+        let w = repeated_wire(&t, side).energy.j();
+        assert!(
+            (x.op_energy.j() - 2.0 * w).abs() < 1e-9 * w,
+            "{} vs {}",
+            x.op_energy.j(),
+            w
+        );
+        assert!((x.area.mm2() - 1.0).abs() < 1e-9);
+        assert!((x.wire.mm() - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn costs_scale_with_size() {
+        let t = lt(40.0);
+        let a = operand_buffers(&t, 3, 1024).expect("ff");
+        let b = operand_buffers(&t, 6, 1024).expect("ff");
         assert!(a.op_energy.j() > 0.0 && a.op2_energy.j() > 0.0);
         assert!((b.leakage / a.leakage - 2.0).abs() < 1e-9);
         assert!((b.area / a.area - 2.0).abs() < 1e-9);
-        let x2 = crossbar(&t, 2, 2, 1024).expect("xbar");
-        let x8 = crossbar(&t, 4, 16, 128).expect("xbar");
-        assert!(x2.op_energy.j() > 0.0 && x8.op_energy.j() > 0.0);
-        let wider = crossbar(&t, 2, 4, 1024).expect("xbar");
-        assert!(wider.op_energy > x2.op_energy && wider.area > x2.area);
-        let a2 = matrix_arbiter(&t, 2).expect("arb");
-        let a16 = matrix_arbiter(&t, 16).expect("arb");
+        let small = Geometry::Pitch;
+        let x2 = crossbar(&t, 2, 2, 128, small).expect("xbar");
+        let x4 = crossbar(&t, 4, 4, 128, small).expect("xbar");
+        assert!(x4.op_energy > x2.op_energy && x4.area > x2.area && x4.leakage > x2.leakage);
+        let wide = crossbar(&t, 2, 2, 1024, small).expect("xbar");
+        assert!(wide.op_energy > x2.op_energy);
+        let a2 = arbiter(&t, 2, Length::ZERO).expect("arb");
+        let a16 = arbiter(&t, 16, Length::ZERO).expect("arb");
         assert!(a16.op_energy > a2.op_energy && a16.leakage > a2.leakage);
+        // a longer grant line costs more
+        let a2w = arbiter(&t, 2, Length::from_mm(1.0)).expect("arb");
+        assert!(a2w.op_energy > a2.op_energy);
     }
 
     #[test]
     fn smaller_node_costs_less_per_operation() {
-        let (t40, t12) = (tech(40.0), tech(12.0));
-        let l40 = latch_array(&t40, 64, 64).expect("latch");
-        let l12 = latch_array(&t12, 64, 64).expect("latch");
-        assert!(l12.op_energy < l40.op_energy);
-        assert!(l12.area < l40.area);
-        let x40 = crossbar(&t40, 2, 2, 1024).expect("xbar");
-        let x12 = crossbar(&t12, 2, 2, 1024).expect("xbar");
-        assert!(x12.op_energy < x40.op_energy);
+        let (t40, t12) = (lt(40.0), lt(12.0));
+        let l40 = operand_buffers(&t40, 3, 1024).expect("ff");
+        let l12 = operand_buffers(&t12, 3, 1024).expect("ff");
+        assert!(l12.op_energy < l40.op_energy && l12.op2_energy < l40.op2_energy);
+        assert!(l12.area < l40.area && l12.leakage < l40.leakage);
+        let x40 = crossbar(&t40, 2, 2, 1024, Geometry::Pitch).expect("xbar");
+        let x12 = crossbar(&t12, 2, 2, 1024, Geometry::Pitch).expect("xbar");
+        assert!(x12.op_energy < x40.op_energy && x12.area < x40.area);
+        let a40 = arbiter(&t40, 4, Length::ZERO).expect("arb");
+        let a12 = arbiter(&t12, 4, Length::ZERO).expect("arb");
+        assert!(a12.op_energy < a40.op_energy);
+    }
+
+    #[test]
+    fn bad_sizes_are_errors() {
+        let t = lt(40.0);
+        assert!(operand_buffers(&t, 0, 1024).is_err());
+        assert!(crossbar(&t, 0, 2, 8, Geometry::Pitch).is_err());
+        assert!(arbiter(&t, 0, Length::ZERO).is_err());
     }
 }

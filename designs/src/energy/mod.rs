@@ -117,6 +117,12 @@ pub enum EnergyError {
     Clock(f64),
     #[error("technology: {0}")]
     Tech(#[from] regwatt_tech::TechError),
+    #[error("logic model, {component}: {source}")]
+    Structure {
+        component: String,
+        #[source]
+        source: regwatt_power::crossbar::StructureError,
+    },
     #[error("SRAM model, {component}: {source}")]
     Sram {
         component: String,

@@ -35,8 +35,8 @@ pub mod fit_support {
     }
 }
 pub use result::{
-    AreaBreakdown, ArrayResult, DelayBreakdown, EnergyBreakdown, LeakageBreakdown, SramResult,
-    SubarrayGeometry,
+    AreaBreakdown, ArrayResult, CircuitDetails, DelayBreakdown, EnergyBreakdown, LeakageBreakdown,
+    SramResult, SubarrayGeometry,
 };
 pub use spec::{AccessMode, Deviation, Objective, Optimisation, Organisation, SramSpec, Weights};
 

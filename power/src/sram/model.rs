@@ -33,8 +33,34 @@ const STAGE_EFFORT: f64 = 4.0;
 /// `cmos_Isub_leakage(..., fanin = 2, nmos)` applies to exclusive read ports; Narendra et al.
 /// 2001 report ~2-10x for 2-stacks, we take the conservative 2x.
 const STACK2_FACTOR: f64 = 0.5;
+/// `floor` of a non-negative value below 2^53 by truncating conversion (the search's hot
+/// loop; libm's `floor` is an out-of-line call on baseline x86-64).
+#[inline(always)]
+pub(crate) fn ffloor(x: f64) -> f64 {
+    x as i64 as f64
+}
+
+/// `ceil` of a non-negative value below 2^53 (see [`ffloor`]).
+#[inline(always)]
+pub(crate) fn fceil(x: f64) -> f64 {
+    let t = x as i64 as f64;
+    if t < x {
+        t + 1.0
+    } else {
+        t
+    }
+}
+
+/// `2^-k` (exact) for `k` below 1023.
+#[inline(always)]
+fn inv_pow2(k: u32) -> f64 {
+    f64::from_bits((1023 - k as u64) << 52)
+}
+
 /// Layout pitch per unit of transistor width along a periphery strip, in F (gate + contacts:
-/// CACTI `w_poly_contact + 2 spacing_poly_to_contact` = 3 F).
+/// CACTI `w_poly_contact + 2 spacing_poly_to_contact` = 3 F). Per unit of *footprint* width:
+/// the strip's pitch is divided by the technology's `width_per_footprint` (1 for planar nodes;
+/// a FinFET's device width is its effective width, `width_per_footprint` times its footprint).
 const LAYOUT_PITCH_F: f64 = 3.0;
 
 /// Free model coefficients (dimensionless multipliers of physical components). Fitted by
@@ -166,6 +192,8 @@ pub enum ArrayKind {
 /// for the optimum).
 #[derive(Debug, Clone, Copy)]
 struct RepWire {
+    /// Repeater size, in unit (minimum) inverters.
+    size: f64,
     energy_per_m: f64,
     delay_per_m: f64,
     leak_per_m: f64,
@@ -191,6 +219,8 @@ pub struct Prep {
     /// ln(V_pre / (V_pre - V_b_sense)) of the bitline step response.
     ln_sense: f64,
     f: f64,
+    /// Layout pitch per unit of device width ([`LAYOUT_PITCH_F`] F / width per footprint).
+    lp: f64,
     vdd_c: f64,
     vdd_p: f64,
     vth_c: f64,
@@ -221,6 +251,8 @@ pub struct Prep {
     r_cell: f64,
     r_pre: f64,
     p_cell: f64,
+    /// Part of `p_cell` leaking through the cross-coupled inverters.
+    p_cell_inv: f64,
     pg_cell: f64,
     inv_leak_per_w: f64,
     inv_gleak_per_w: f64,
@@ -236,6 +268,14 @@ pub struct Prep {
     w_sen: f64,
     wire: RepWire,
     dram_c_storage: f64,
+    /// Delay of one branch node of an input (address / data-in) H-tree.
+    t_node_in: f64,
+    /// Delay of one branch node of the data-out H-tree.
+    t_node_out: f64,
+    /// Energy per bit of one input H-tree node.
+    e_node_in: f64,
+    /// Energy per bit of one data-out H-tree node.
+    e_node_out: f64,
 }
 
 /// Raw component values of one evaluated organisation (SI units), before coefficients.
@@ -286,6 +326,32 @@ pub struct Raw {
     pub t_out_wire: f64,
     pub t_comp: f64,
     pub t_restore: f64,
+    /// Gate delay of the H-tree branch nodes (address in + data out).
+    pub t_ht_nodes: f64,
+    /// n-width of the final wordline driver, m (p-width = this x the p/n ratio).
+    pub w_wl_drv_n: f64,
+    /// p/n width ratio of the peripheral inverters.
+    pub p2n: f64,
+    /// Bitline capacitance of one column (cells + wire), F.
+    pub c_bitline: f64,
+    /// Part of `l_cell` through the cells' cross-coupled inverters, W per bank.
+    pub l_cell_inv: f64,
+}
+
+/// Bitline figures of one sub-array for a given column-mux presence (CACTI mat.cc
+/// compute_bitline_delay), independent of the mux degrees.
+#[derive(Debug, Clone, Copy)]
+pub struct Bitline {
+    /// Read energy per column not divided by the mux degree, J.
+    e_fixed: f64,
+    /// Read energy per column of the sense-amp side, divided by Ndcm, J.
+    e_side: f64,
+    /// Capacitance swung by a write, F.
+    c_write: f64,
+    /// Bitline delay, s.
+    t_bl: f64,
+    /// Precharge restore time, s.
+    t_restore: f64,
 }
 
 /// Mux-independent part of an organisation (see [`Prep::row_stage`]).
@@ -307,14 +373,21 @@ pub struct RowStage {
     sub_w: f64,
     c_wl: f64,
     c_chain: f64,
-    w_chain: f64,
-    t_wl: f64,
     b: f64,
-    pow1: f64,
-    pow2: f64,
-    c_nand: f64,
     e_predec: f64,
     t_dec: f64,
+    bl_direct: Bitline,
+    bl_mux: Bitline,
+    w_n_drv: f64,
+    w_dec: f64,
+    mat_w: f64,
+    bank_w0: f64,
+    a_cell: f64,
+    l_cell: f64,
+    g_cell: f64,
+    w_pre_drv: f64,
+    l_dec: f64,
+    g_dec: f64,
 }
 
 /// Metrics after applying coefficients.
@@ -487,6 +560,11 @@ impl Prep {
                 vdd_c * ((w_pd + w_pu) * ig_c / 2.0 + w_acc * ig_c * rd),
             )
         };
+        let p_cell_inv = if is_dram {
+            0.0
+        } else {
+            vdd_c * (w_pd + w_pu) * ioff_c
+        };
         let ioff_p = dp.i_off_n.0;
         let ig_p = dp.i_g_on_n.0;
         let inv_leak_per_w = 0.5 * ioff_p * vdd_p;
@@ -505,7 +583,32 @@ impl Prep {
             ioff_p,
             ig_p,
         );
+        // CACTI htree2.cc: every branch node of an intra-bank H-tree is a gate sized like the
+        // wire's repeater: a NAND2 in the address and data-in trees (`input_nand`; n-width
+        // s (1 + p) / (2 + p) so its input matches a repeater, driving the two branch
+        // repeaters), a tristate buffer (NAND + NOR + output stage, `output_buffer`) in the
+        // data-out tree, modelled as two such stages. Delay = Horowitz step response to the
+        // gate threshold, tau ln(Vdd / Vth).
+        let (t_node_in, e_node_in) = {
+            let s = wire.size.max(1.0);
+            let ns = (s * (1.0 + p2n) / (2.0 + p2n)).max(1.0);
+            let c_out = 2.0 * drain_c(dp, ns * min_w, f) + 2.0 * s * c0;
+            let tc = 2.0 * (r0 / ns) * c_out;
+            let vs = (dp.vth.0 / vdd_p).clamp(0.05, 0.95);
+            let e = 0.5
+                * (2.0 * drain_c(dp, p2n * ns * min_w, f)
+                    + drain_c(dp, ns * min_w, f)
+                    + 2.0 * s * c0)
+                * vdd_p
+                * vdd_p;
+            (tc * (1.0 / vs).ln(), e)
+        };
+        let (t_node_out, e_node_out) = (2.0 * t_node_in, 2.0 * e_node_in);
         Ok(Prep {
+            t_node_in,
+            t_node_out,
+            e_node_in,
+            e_node_out,
             kind,
             sets_per_bank: per_bank / (block * assoc as f64),
             bits_per_set,
@@ -520,6 +623,7 @@ impl Prep {
             nspd_min: spec.output_width_bits as f64 / (block * 8.0),
             ln_sense: (vdd_c / (vdd_c - vbs)).ln(),
             f,
+            lp: LAYOUT_PITCH_F * f / tech.width_per_footprint,
             vdd_c,
             vdd_p,
             vth_c: dc.vth.0,
@@ -550,6 +654,7 @@ impl Prep {
             r_cell,
             r_pre,
             p_cell,
+            p_cell_inv,
             pg_cell,
             inv_leak_per_w,
             inv_gleak_per_w,
@@ -588,7 +693,7 @@ impl Prep {
         let ndwl = ndwl_u as f64;
         let ndbl = ndbl_u as f64;
         // CACTI parameter.cc calc_subarr_rc.
-        let rows = (self.sets_per_bank / (ndbl * nspd)).ceil();
+        let rows = fceil(self.sets_per_bank / (ndbl * nspd));
         let cols = self.bits_per_set * nspd / ndwl;
         if cols.fract() != 0.0 {
             return None;
@@ -607,12 +712,12 @@ impl Prep {
         let spr = ndwl / mats_h;
         // CACTI subarray.cc: ECC columns and wordline stitching.
         let cols_ecc = if self.ecc {
-            cols + (cols / 8.0).ceil()
+            cols + fceil(cols / 8.0)
         } else {
             cols
         };
         let sub_h = rows * self.cell_h;
-        let sub_w = cols_ecc * self.cell_w + (cols_ecc / WL_STITCH_CELLS).floor() * 7.5 * self.f;
+        let sub_w = cols_ecc * self.cell_w + ffloor(cols_ecc / WL_STITCH_CELLS) * 7.5 * self.f;
         let v2 = self.vdd_p * self.vdd_p;
         // ---- wordline and row decoder (CACTI decoder.cc Decoder, Driver) ----
         let c_wl = cols_ecc * self.c_wl_cell;
@@ -625,11 +730,12 @@ impl Prep {
         let t_wl = 0.69 * r_drv * (c_wl + w_n_drv * (1.0 + self.p2n) * self.cd_per_w_p)
             + 0.38 * r_wl * c_wl;
         // predecode: two blocks of ~log2(rows)/2 address bits, outputs running along the mat.
-        let b = rows.log2().ceil().max(1.0);
-        let b1 = (b / 2.0).ceil();
-        let b2 = b - b1;
-        let pow1 = b1.exp2();
-        let pow2 = b2.exp2();
+        // ceil(log2(rows)) for the integer row count (>= 16 here)
+        let b_bits = (64 - (rows as u64 - 1).leading_zeros()).max(1);
+        let b = b_bits as f64;
+        let b1_bits = b_bits.div_ceil(2);
+        let pow1 = (1u64 << b1_bits) as f64;
+        let pow2 = (1u64 << (b_bits - b1_bits)) as f64;
         let l_pred = spr * sub_h;
         let c_nand = self.cg_p * self.min_w * (2.0 + self.p2n);
         let c_line1 = l_pred * self.c_s + spm * rows / pow1 * c_nand;
@@ -638,7 +744,37 @@ impl Prep {
         let t_predec =
             self.chain_delay(c_line1.max(c_line2)) + 0.38 * self.r_s * self.c_s * l_pred * l_pred;
         let t_dec = t_predec + self.chain_delay(c_wl) + t_wl;
+        // mux-independent geometry (row-decoder strip, mat width) and leakage
+        let ports_all = self.ports_rw + self.ports_rd + self.ports_wr;
+        let lp = self.lp;
+        let gap = 5.0 * self.f; // CACTI MIN_GAP_BET_P_AND_N_DIFFS
+        let w_rowdec =
+            ports_all * ((w_chain + 3.0 * c_nand / self.cg_p) * lp / self.cell_h + 2.0 * gap);
+        let w_pred_wires = (pow1 + pow2) * self.pitch_s * ports_all;
+        let w_dec = w_pred_wires.max(spr * w_rowdec);
+        let mat_w = spr * sub_w + w_dec;
+        let bank_w0 = mats_h * mat_w;
+        let a_cell = num_sub * sub_h * sub_w;
+        let cells = num_sub * rows * cols_ecc;
+        let l_cell = cells * self.p_cell;
+        let g_cell = cells * self.pg_cell;
+        let w_pre_drv = cols_ecc * self.c_pre_per_col / (STAGE_EFFORT * self.cg_p) * STAGE_EFFORT
+            / (STAGE_EFFORT - 1.0);
+        let w_dec_total = num_sub * rows * w_chain * ports_all
+            + num_mats * ((pow1 + pow2) * 4.0 * self.min_w * (1.0 + self.p2n)) * ports_all;
+        let l_dec = w_dec_total * self.inv_leak_per_w;
+        let g_dec = w_dec_total * self.inv_gleak_per_w;
         Some(RowStage {
+            w_n_drv,
+            w_dec,
+            mat_w,
+            bank_w0,
+            a_cell,
+            l_cell,
+            g_cell,
+            w_pre_drv,
+            l_dec,
+            g_dec,
             ndwl,
             ndbl,
             nspd,
@@ -655,20 +791,72 @@ impl Prep {
             sub_w,
             c_wl,
             c_chain,
-            w_chain,
-            t_wl,
             b,
-            pow1,
-            pow2,
-            c_nand,
             e_predec,
             t_dec,
+            bl_direct: self.bitline(rows, t_wl, false),
+            bl_mux: self.bitline(rows, t_wl, true),
         })
+    }
+
+    /// Bitline energy, delay and restore time of a sub-array of `rows` rows (CACTI mat.cc
+    /// compute_bitline_delay / compute_sa_delay): with a column mux (`muxed`) the bitline sees
+    /// the mux drains and the sense-amp side is shared by Ndcm columns; without, every
+    /// bitline has its own isolation, latch and mux load. Delay: tau of the cell discharging
+    /// the bitline, step-input time, and the wordline ramp (Horowitz 1983 ramp-input
+    /// approximation).
+    #[inline]
+    fn bitline(&self, rows: f64, t_wl: f64, muxed: bool) -> Bitline {
+        let c_bl = rows * self.c_bl_cell;
+        let r_bl = rows * self.cell_h * self.r_l;
+        let (e_fixed, e_side, c_write, c_sense) = if self.is_dram {
+            let c = c_bl + 2.0 * self.c_iso + self.c_latch + self.c_samux;
+            (c * self.vdd_c / 2.0 * self.vdd_c, 0.0, c_bl, c)
+        } else if muxed {
+            let c_mux_side = 2.0 * self.c_iso + self.c_latch + self.c_samux;
+            (
+                (c_bl + 2.0 * self.c_bmux) * 2.0 * self.vbs * self.vdd_c,
+                c_mux_side * 2.0 * self.vbs * self.vdd_c,
+                c_bl + 2.0 * self.c_bmux,
+                c_bl + 2.0 * self.c_bmux + c_mux_side,
+            )
+        } else {
+            let c = c_bl + 2.0 * self.c_iso + self.c_latch + self.c_samux;
+            (c * 2.0 * self.vbs * self.vdd_c, 0.0, c_bl, c)
+        };
+        let tau = self.r_cell * c_sense + r_bl * c_bl / 2.0;
+        let t_bl = if self.is_dram {
+            2.3 * self.r_cell * self.dram_c_storage * c_sense / (self.dram_c_storage + c_sense)
+        } else {
+            let tstep = tau * self.ln_sense;
+            let m = self.vdd_c / (2.0 * t_wl).max(1e-15);
+            let vov = (self.vdd_c - self.vth_c).max(0.05);
+            if tstep <= 0.5 * vov / m {
+                (2.0 * tstep * vov / m).sqrt()
+            } else {
+                tstep + vov / (2.0 * m)
+            }
+        };
+        Bitline {
+            e_fixed,
+            e_side,
+            c_write,
+            t_bl,
+            t_restore: 2.3 * self.r_pre * c_sense,
+        }
     }
 
     /// Finishes the evaluation of an organisation from its [`RowStage`].
     #[inline]
     pub fn eval_with(&self, st: &RowStage, org: &Organisation) -> Option<Raw> {
+        self.eval_mode::<true>(st, org)
+    }
+
+    /// [`Prep::eval_with`]; with `FULL = false` only what an ED / ED² search compares (access
+    /// time and read energy) is kept: write energy, leakage and area are returned as zero, so
+    /// the optimiser drops their computation from the search loop.
+    #[inline]
+    pub fn eval_mode<const FULL: bool>(&self, st: &RowStage, org: &Organisation) -> Option<Raw> {
         let RowStage {
             ndwl,
             ndbl,
@@ -686,23 +874,55 @@ impl Prep {
             sub_w,
             c_wl,
             c_chain,
-            w_chain,
-            t_wl,
             b,
-            pow1,
-            pow2,
-            c_nand,
             e_predec,
             t_dec,
+            ..
         } = *st;
         let ndcm = org.ndcm as f64;
         let ndsam1 = org.ndsam1 as f64;
         let ndsam2 = org.ndsam2 as f64;
         let mux = ndcm * ndsam1 * ndsam2;
+        // Division by a power-of-two mux degree only rescales the exponent, so it equals
+        // the multiplication by the (exact) reciprocal bit for bit; the search's degrees are
+        // all powers of two, other forced degrees keep the true division.
+        let p2 = org.ndcm.is_power_of_two()
+            && org.ndsam1.is_power_of_two()
+            && org.ndsam2.is_power_of_two();
+        // log2 of the mux degree (at most 93: no overflow, unlike the u32 product)
+        let lg_mux =
+            org.ndcm.trailing_zeros() + org.ndsam1.trailing_zeros() + org.ndsam2.trailing_zeros();
+        let (inv_ndcm, inv_ndsam1, inv_mux) = if p2 {
+            (
+                inv_pow2(org.ndcm.trailing_zeros()),
+                inv_pow2(org.ndsam1.trailing_zeros()),
+                inv_pow2(lg_mux),
+            )
+        } else {
+            (0.0, 0.0, 0.0)
+        };
+        let by_ndcm = |x: f64| if p2 { x * inv_ndcm } else { x / ndcm };
+        let by_ndsam1 = |x: f64| if p2 { x * inv_ndsam1 } else { x / ndsam1 };
+        let by_mux = |x: f64| if p2 { x * inv_mux } else { x / mux };
         if self.is_dram && ndcm > 1.0 {
             return None; // a DRAM bitline has its own sense amp
         }
-        let do_b_mat = (spm * cols / mux).floor().max(1.0);
+        // With power-of-two Ndwl, Ndbl and mux degrees, spm x cols is an integer below 2^53
+        // and the mux a power of two, so floor(spm cols / mux) is the integer shift and
+        // floor(a / b) of two integers below 2^32 the integer quotient (the rounded f64
+        // quotient cannot cross the next integer: 1/b > (a/b + 1) 2^-53); same values as
+        // the f64 expressions without the float-to-int round trips.
+        let int_ok = p2 && lg_mux < 64 && org.ndwl.is_power_of_two() && org.ndbl.is_power_of_two();
+        let do_b_mat_u = if int_ok {
+            ((spm * cols) as u64 >> lg_mux).max(1)
+        } else {
+            0
+        };
+        let do_b_mat = if int_ok {
+            do_b_mat_u as f64
+        } else {
+            ffloor(by_mux(spm * cols)).max(1.0)
+        };
         if do_b_mat < spm {
             return None;
         }
@@ -721,11 +941,15 @@ impl Prep {
                 (self.tag_bits * self.assoc) as f64
             }
         };
-        let n_act = (do_b_subbank / do_b_mat).floor();
+        let n_act = if int_ok {
+            (do_b_subbank as u64 / do_b_mat_u) as f64
+        } else {
+            ffloor(do_b_subbank / do_b_mat)
+        };
         if n_act < 1.0 || n_act > mats_h {
             return None;
         }
-        let ecc = |x: f64| if self.ecc { x + (x / 8.0).ceil() } else { x };
+        let ecc = |x: f64| if self.ecc { x + fceil(x / 8.0) } else { x };
         let v2 = self.vdd_p * self.vdd_p;
         let ports_read = self.ports_rw + self.ports_rd;
         let ports_write = self.ports_rw + self.ports_wr;
@@ -733,15 +957,15 @@ impl Prep {
         // column / sense-amp mux decoders (CACTI mat.cc bit_mux_dec, sa_mux_lev_*_dec)
         let mut c_muxdec = 0.0;
         if ndcm > 1.0 {
-            c_muxdec += 2.0 * spm * cols_ecc / ndcm * self.cg_p * self.w_bmux
+            c_muxdec += by_ndcm(2.0 * spm * cols_ecc) * self.cg_p * self.w_bmux
                 + spr * cols_ecc * self.cell_w * self.c_s;
         }
         if ndsam1 > 1.0 {
-            c_muxdec += spm * cols_ecc / ndcm / ndsam1 * self.cg_p * self.w_samux
+            c_muxdec += by_ndsam1(by_ndcm(spm * cols_ecc)) * self.cg_p * self.w_samux
                 + spr * cols_ecc * self.cell_w * self.c_s;
         }
         if ndsam2 > 1.0 {
-            c_muxdec += spm * cols_ecc / mux * self.cg_p * self.w_samux
+            c_muxdec += by_mux(spm * cols_ecc) * self.cg_p * self.w_samux
                 + spr * cols_ecc * self.cell_w * self.c_s;
         }
         // CACTI mat.cc: all sub-arrays of an active mat fire a wordline.
@@ -750,90 +974,78 @@ impl Prep {
         let e_dec = e_predec * num_mats + (c_muxdec * v2 + spm * c_chain * v2) * n_act;
         let e_wl = spm * c_wl * v2 * n_act;
 
-        // ---- bitlines, sense amps (CACTI mat.cc compute_bitline_delay / compute_sa_delay) ----
-        let c_bl = rows * self.c_bl_cell;
-        let r_bl = rows * self.cell_h * self.r_l;
-        let (e_bl_col, c_write, c_sense) = if self.is_dram {
-            let c = c_bl + 2.0 * self.c_iso + self.c_latch + self.c_samux;
-            (c * self.vdd_c / 2.0 * self.vdd_c, c_bl, c)
-        } else if ndcm > 1.0 {
-            let c_mux_side = 2.0 * self.c_iso + self.c_latch + self.c_samux;
-            (
-                (c_bl + 2.0 * self.c_bmux) * 2.0 * self.vbs * self.vdd_c
-                    + c_mux_side * 2.0 * self.vbs * self.vdd_c / ndcm,
-                c_bl + 2.0 * self.c_bmux,
-                c_bl + 2.0 * self.c_bmux + c_mux_side,
-            )
+        // ---- bitlines, sense amps (mux-independent part in [`Prep::bitline`]) ----
+        let bl = if ndcm > 1.0 {
+            &st.bl_mux
         } else {
-            let c = c_bl + 2.0 * self.c_iso + self.c_latch + self.c_samux;
-            (c * 2.0 * self.vbs * self.vdd_c, c_bl, c)
+            &st.bl_direct
         };
+        let e_bl_col = bl.e_fixed + by_ndcm(bl.e_side);
+        let c_write = bl.c_write;
         let active_cols = spm * cols_ecc * n_act;
-        let written_cols = (active_cols / mux).min(active_cols);
+        let written_cols = by_mux(active_cols).min(active_cols);
         let e_bl_read = e_bl_col * active_cols;
         // write: selected columns full swing (CACTI: C V² x 2 per written column); the
         // half-selected columns of the open row see a read swing.
         // CACTI 7 mat.cc: written columns (active / (Ndcm Ndsam)) x num_act_mats x C V² x 2.
         let e_bl_write = written_cols * n_act * c_write * self.vdd_c * self.vdd_c * 2.0;
         let e_pre = cols_ecc * self.c_pre_per_col * v2 * spm * n_act;
-        let e_sa = self.e_sa * (cols_ecc / ndcm) * spm * n_act;
-        // bitline delay: CACTI mat.cc, tau of the cell discharging the bitline, step input
-        // time, and the wordline ramp (Horowitz 1983 ramp-input approximation).
-        let tau = self.r_cell * c_sense + r_bl * c_bl / 2.0;
-        let t_bl = if self.is_dram {
-            let frac = 1.0;
-            frac * 2.3 * self.r_cell * self.dram_c_storage * c_sense
-                / (self.dram_c_storage + c_sense)
-        } else {
-            let tstep = tau * self.ln_sense;
-            let m = self.vdd_c / (2.0 * t_wl).max(1e-15);
-            let vov = (self.vdd_c - self.vth_c).max(0.05);
-            if tstep <= 0.5 * vov / m {
-                (2.0 * tstep * vov / m).sqrt()
-            } else {
-                tstep + vov / (2.0 * m)
-            }
-        };
-        let t_restore = 2.3 * self.r_pre * c_sense;
+        let e_sa = self.e_sa * by_ndcm(cols_ecc) * spm * n_act;
+        let t_bl = bl.t_bl;
+        let t_restore = bl.t_restore;
 
         // ---- mat output: sub-array output drivers + wire to the mat edge ----
-        let do_b_mat_ecc = ecc(do_b_mat);
+        // x + ceil(x / 8) of an integer x below 2^53, in integers
+        let do_b_mat_ecc = if int_ok && self.ecc {
+            (do_b_mat_u + do_b_mat_u.div_ceil(8)) as f64
+        } else {
+            ecc(do_b_mat)
+        };
         let c_outdrv = (ndsam1 + ndsam2) * self.c_samux + 3.0 * (self.c0 + self.c0);
-        // CACTI mat.cc: sub-array output wires run along the sub-array width (cl_vertical).
+        // CACTI 7 mat.cc builds the sub-array output wire with the sub-array *height*
+        // (`subarray_out_wire = new Wire(g_ip->wt, subarray.area.h)`, flagged there as a bug
+        // that should be the width); we follow CACTI, which this model is calibrated to.
+        let l_sub_out = sub_h;
         let e_matout = do_b_mat_ecc * 0.5 * c_outdrv * v2 * n_act;
         let e_matwire = do_b_mat_ecc * sub_w * self.wire.energy_per_m * n_act;
-        // write data runs along the sub-array width to the write drivers
-        let e_matwire_in = ecc(do_b_mat) * sub_w * self.wire.energy_per_m * n_act;
+        // write data runs the same wire to the write drivers
+        let e_matwire_in = do_b_mat_ecc * sub_w * self.wire.energy_per_m * n_act;
         let t_out_logic = 3.0 * self.t_fo4;
 
         // ---- geometry: column periphery strip and row-decoder strip (CACTI mat.cc area) ----
-        let lp = LAYOUT_PITCH_F * self.f;
+        let lp = self.lp;
         let gap = 5.0 * self.f; // CACTI MIN_GAP_BET_P_AND_N_DIFFS
         let mut h_col = ports_read * ((2.0 * self.w_pre + self.w_eq) * lp / self.cell_w + gap);
         if ndcm > 1.0 {
             h_col += ports_all * 2.0 * self.w_bmux * lp / self.cell_w;
         }
         h_col += ports_read
-            * ((2.0 * self.w_iso + 2.0 * self.w_sn + 2.0 * self.w_sp + self.w_sen) * lp
-                / (self.cell_w * ndcm)
-                + 2.0 * gap);
+            * (by_ndcm(
+                (2.0 * self.w_iso + 2.0 * self.w_sn + 2.0 * self.w_sp + self.w_sen) * lp
+                    / self.cell_w,
+            ) + 2.0 * gap);
         if ndsam1 > 1.0 || ndsam2 > 1.0 {
-            h_col += ports_read * 2.0 * self.w_samux * lp / (self.cell_w * ndcm);
+            h_col += ports_read * by_ndcm(2.0 * self.w_samux * lp / self.cell_w);
         }
         // write driver: two inverters of bit-mux size per written column group
-        h_col += ports_write * 4.0 * self.w_bmux * lp / (self.cell_w * ndcm) + gap;
+        h_col += ports_write * by_ndcm(4.0 * self.w_bmux * lp / self.cell_w) + gap;
         // sub-array output wires: one semi-global track per output bit, stacked in the
         // column strip (CACTI mat.cc h_subarray_out_drv = wire area x outputs / width).
-        let h_outw = ports_read * ecc(cols / mux) * self.pitch_s;
-        let w_rowdec =
-            ports_all * ((w_chain + 3.0 * c_nand / self.cg_p) * lp / self.cell_h + 2.0 * gap);
-        let w_pred_wires = (pow1 + pow2) * self.pitch_s * ports_all;
-        let w_dec = w_pred_wires.max(spr * w_rowdec);
+        let h_outw = ports_read * ecc(by_mux(cols)) * self.pitch_s;
+        let RowStage {
+            w_dec,
+            mat_w,
+            bank_w0,
+            a_cell,
+            l_cell,
+            g_cell,
+            w_pre_drv,
+            l_dec,
+            g_dec,
+            ..
+        } = *st;
         let mat_h = (spm / spr) * (sub_h + h_col + h_outw);
-        let mat_w = spr * sub_w + w_dec;
-        let bank_w0 = mats_h * mat_w;
         let bank_h0 = mats_v * mat_h;
-        let a_cell = num_sub * sub_h * sub_w;
         let a_dec = num_mats * w_dec * mat_h;
         let a_col = num_mats * (spm / spr) * h_col * spr * sub_w;
         let a_outw = num_mats * (spm / spr) * h_outw * spr * sub_w;
@@ -843,7 +1055,11 @@ impl Prep {
             + (org.ndcm.trailing_zeros()
                 + org.ndsam1.trailing_zeros()
                 + org.ndsam2.trailing_zeros()) as f64
-            + ((num_mats / n_act) as u64).max(1).ilog2() as f64;
+            + if int_ok {
+                (num_mats as u64 / n_act as u64).max(1).ilog2() as f64
+            } else {
+                ((num_mats / n_act) as i64).max(1).ilog2() as f64
+            };
         let (n_din, n_dout) = match self.kind {
             ArrayKind::Data => {
                 let extra_way = if self.assoc > 1 {
@@ -868,51 +1084,99 @@ impl Prep {
         let l_bcast = (mats_h - 1.0) * mat_w + (mats_v - 1.0) * mat_h;
         // CACTI bank.cc sizes the H-trees for all ports (address x all ports, data out x read
         // ports, data in x write ports) and charges the whole bus per access.
+        // branch nodes on the root-to-mat path: one per level of the tree (CACTI htree2.cc
+        // in_htree / out_htree loop over log2(mats) horizontal and vertical levels)
+        let levels = (org.ndwl.max(2).ilog2() - 1 + org.ndbl.max(2).ilog2() - 1) as f64;
+        let t_ht_nodes = levels * (self.t_node_in + self.t_node_out);
+        let e_nodes_addr = levels * n_addr * ports_all * self.e_node_in;
         let e_addr = n_addr * ports_all * (l_ht + l_bcast) * self.wire.energy_per_m;
-        let mut e_ht_read = e_addr + n_dout * ports_read * l_ht * self.wire.energy_per_m;
-        let mut e_ht_write = e_addr + n_din * ports_write * l_ht * self.wire.energy_per_m;
+        let mut e_ht_read = e_addr
+            + e_nodes_addr
+            + n_dout * ports_read * (l_ht * self.wire.energy_per_m + levels * self.e_node_out);
+        let mut e_ht_write = e_addr
+            + e_nodes_addr
+            + n_din * ports_write * (l_ht * self.wire.energy_per_m + levels * self.e_node_in);
         let mut t_ht = l_ht * self.wire.delay_per_m;
         let mut a_ht = wires_all * self.pitch_s * l_tree + a_outw;
         let mut l_ht_leak = wires_all * l_tree;
         // inter-bank routing of a UCA: banks on a near-square grid, one H-tree to all banks.
         if self.banks > 1 {
+            // CACTI uca.cc: banks on a grid, more of them stacked vertically when a bank is
+            // taller than wide; one inter-bank H-tree (htree2.cc in_htree with uca_tree)
+            // whose size includes the routed bundles of all address and data wires.
             let nb = self.banks as f64;
-            let bx = (nb.log2() / 2.0).ceil().exp2();
-            let by = nb / bx;
-            let tot_w = bx * bank_w0;
-            let tot_h = by * bank_h0;
-            let l_b = (tot_w - bank_w0) / 2.0 + (tot_h - bank_h0) / 2.0;
-            let n_addr_b = n_addr + nb.log2();
-            // address broadcast to every bank, data to/from the accessed bank only
-            let l_b_bcast = (bx - 1.0) * bank_w0 + (by - 1.0) * bank_h0;
-            let e_addr_b = n_addr_b * ports_all * (l_b + l_b_bcast) * self.wire.energy_per_m;
+            let lg = self.banks.ilog2();
+            let v_lg = if bank_h0 > bank_w0 {
+                lg / 2
+            } else {
+                lg - lg / 2
+            };
+            let nbv = (1u32 << v_lg) as f64;
+            let nbh = nb / nbv;
+            let n_addr_b = n_addr + lg as f64;
+            let wires_b = n_addr_b * ports_all + n_din * ports_write + n_dout * ports_read;
+            let (h, v) = ((lg - v_lg) as i32, v_lg as i32);
+            let bundle = wires_b * self.pitch_s;
+            let half_pow = |n: i32| 1.0 / (1u64 << n) as f64; // 0.5^n, exact
+            let ht_half = (bank_h0 * nbv + bundle * 2.0 * (1.0 - half_pow(h))) / 2.0;
+            let len_half = (bank_w0 * nbh + bundle * 2.0 * (1.0 - half_pow(v))) / 2.0;
+            // root-to-bank path: CACTI's loop over the horizontal / vertical links
+            let l_b = {
+                let (mut h, mut v, mut len, mut ht, mut l) = (h, v, len_half, ht_half / 2.0, 0.0);
+                while h > 0 || v > 0 {
+                    if h > v {
+                        l += len;
+                        len /= 2.0;
+                        h -= 1;
+                    } else if h > 0 && v > 0 {
+                        l += len + ht;
+                        len /= 2.0;
+                        ht /= 2.0;
+                        h -= 1;
+                        v -= 1;
+                    } else {
+                        l += ht;
+                        ht /= 2.0;
+                        v -= 1;
+                    }
+                }
+                l
+            };
+            let e_addr_b = n_addr_b * ports_all * l_b * self.wire.energy_per_m;
             e_ht_read += e_addr_b + n_dout * ports_read * l_b * self.wire.energy_per_m;
             e_ht_write += e_addr_b + n_din * ports_write * l_b * self.wire.energy_per_m;
             t_ht += l_b * self.wire.delay_per_m;
-            let wires_b = n_addr_b * ports_all + n_din * ports_write + n_dout * ports_read;
-            let l_b_tree = l_b;
-            a_ht += wires_b * self.pitch_s * l_b_tree / nb;
+            // area: the whole UCA is the tree's bounding box; each bank carries its share of
+            // what exceeds the banks themselves.
+            let a_uca = 4.0 * ht_half * len_half;
+            a_ht += (a_uca / nb - bank_w0 * bank_h0).max(0.0);
             // CACTI reports per-bank leakage including the UCA-level routing repeaters.
-            l_ht_leak += wires_b * l_b_tree;
+            l_ht_leak += wires_b * l_b;
         }
 
         // ---- leakage of one bank ----
-        let cells = num_sub * rows * cols_ecc;
-        let l_cell = cells * self.p_cell;
-        let g_cell = cells * self.pg_cell;
-        let w_pre_drv = cols_ecc * self.c_pre_per_col / (STAGE_EFFORT * self.cg_p) * STAGE_EFFORT
-            / (STAGE_EFFORT - 1.0);
-        let w_dec_total = num_sub * rows * w_chain * ports_all
-            + num_mats * ((pow1 + pow2) * 4.0 * self.min_w * (1.0 + self.p2n)) * ports_all;
-        let n_sa = num_sub * cols_ecc / ndcm * ports_read;
+        let n_sa = by_ndcm(num_sub * cols_ecc) * ports_read;
         let w_col_total = num_sub * w_pre_drv * ports_read
-            + num_sub * (cols_ecc / mux) * 2.0 * self.min_w * (1.0 + self.p2n) * ports_read;
-        let l_dec = w_dec_total * self.inv_leak_per_w;
-        let g_dec = w_dec_total * self.inv_gleak_per_w;
+            + num_sub * by_mux(cols_ecc) * 2.0 * self.min_w * (1.0 + self.p2n) * ports_read;
         let l_col = w_col_total * self.inv_leak_per_w + n_sa * self.sa_leak;
         let g_col = w_col_total * self.inv_gleak_per_w + n_sa * self.sa_gleak;
         let l_ht = l_ht_leak * self.wire.leak_per_m;
         let g_ht = l_ht_leak * self.wire.gate_leak_per_m;
+        // lean mode: zero what the ED / ED² selection never reads
+        let z = |x: f64| if FULL { x } else { 0.0 };
+        let (e_bl_write, e_ht_write, e_matwire_in) =
+            (z(e_bl_write), z(e_ht_write), z(e_matwire_in));
+        let (l_cell, l_dec, l_col, l_ht, g_cell, g_dec, g_col, g_ht) = (
+            z(l_cell),
+            z(l_dec),
+            z(l_col),
+            z(l_ht),
+            z(g_cell),
+            z(g_dec),
+            z(g_col),
+            z(g_ht),
+        );
+        let (a_cell, a_dec, a_col, a_ht) = (z(a_cell), z(a_dec), z(a_col), z(a_ht));
 
         // ---- tag comparators (CACTI mat.cc compute_comparator_delay) ----
         let (e_comp, t_comp) = if self.kind == ArrayKind::Tag {
@@ -967,9 +1231,14 @@ impl Prep {
             t_bl,
             t_sa: self.t_sa,
             t_out_logic,
-            t_out_wire: sub_w * self.wire.delay_per_m + t_ht,
+            t_out_wire: l_sub_out * self.wire.delay_per_m + t_ht,
             t_comp,
             t_restore,
+            t_ht_nodes,
+            w_wl_drv_n: st.w_n_drv,
+            p2n: self.p2n,
+            c_bitline: rows * self.c_bl_cell,
+            l_cell_inv: num_sub * rows * cols_ecc * self.p_cell_inv,
         })
     }
 }
@@ -989,7 +1258,7 @@ impl Raw {
     }
     /// Logic part of the access time.
     pub fn t_logic(&self) -> f64 {
-        self.t_dec + self.t_sa + self.t_out_logic + self.t_comp
+        self.t_dec + self.t_sa + self.t_out_logic + self.t_comp + self.t_ht_nodes
     }
     /// Wire part of the access time.
     pub fn t_wire(&self) -> f64 {
@@ -1055,16 +1324,17 @@ fn rep_wire(
         let s = s_opt * si as f64 / 20.0;
         for li in 0..=30 {
             let l = l_opt * (1.0 + li as f64 * 0.1);
-            if delay(s, l) <= 1.3 * d_opt {
-                let e = energy(s, l);
-                if e < best.2 {
-                    best = (s, l, e);
-                }
+            // same choice as testing the delay first: only a lower energy can replace
+            // the best, and the delay is the dearer test
+            let e = energy(s, l);
+            if e < best.2 && delay(s, l) <= 1.3 * d_opt {
+                best = (s, l, e);
             }
         }
     }
     let (s, l, e) = best;
     RepWire {
+        size: s,
         energy_per_m: e,
         delay_per_m: delay(s, l),
         leak_per_m: s * w_unit / l * 0.5 * ioff * vdd,

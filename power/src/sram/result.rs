@@ -1,6 +1,6 @@
 //! Typed results of the SRAM model. Breakdown structs add (`+`) and have a `total()`.
 
-use regwatt_tech::units::{Area, Energy, Length, Power, Time};
+use regwatt_tech::units::{Area, Capacitance, Energy, Length, Power, Time};
 use serde::{Deserialize, Serialize};
 use std::ops::Add;
 
@@ -160,6 +160,23 @@ impl Add for AreaBreakdown {
     }
 }
 
+/// Circuit-level figures of the chosen organisation, for models built on top of the array
+/// (power gating, drowsy retention).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct CircuitDetails {
+    /// n-transistor width of one final wordline driver (CACTI decoder.cc driver chain).
+    pub wordline_driver_nmos_width: Length,
+    /// p-transistor width of one final wordline driver.
+    pub wordline_driver_pmos_width: Length,
+    /// Capacitance of one bitline (access-transistor drains + local wire of all rows).
+    pub bitline_capacitance: Capacitance,
+    /// Cell subthreshold leakage of one bank through the cross-coupled inverters
+    /// (calibrated; with `cell_leakage_access` it sums to `LeakageBreakdown::cells`).
+    pub cell_leakage_inverters: Power,
+    /// Cell subthreshold leakage of one bank through the access (port) transistors.
+    pub cell_leakage_access: Power,
+}
+
 /// Sub-array geometry.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct SubarrayGeometry {
@@ -186,8 +203,10 @@ pub struct ArrayResult {
     pub num_subarrays: u32,
     /// Mats per bank.
     pub num_mats: u32,
-    /// Mats activated per access.
+    /// Mats activated per access (CACTI `num_act_mats_hor_dir`).
     pub active_mats: u32,
+    /// Driver widths, bitline capacitance, cell-leakage split.
+    pub circuit: CircuitDetails,
     /// Access time.
     pub access_time: Time,
     /// Cycle time.

@@ -3,13 +3,13 @@
 //! accept, drop those outside the deviation limits from the best value of each metric, and
 //! pick the best by the objective (ED², ED or weighted sum of normalised metrics).
 
-use regwatt_tech::units::{Area, Energy, Length, Power, Time};
+use regwatt_tech::units::{Area, Capacitance, Energy, Length, Power, Time};
 use regwatt_tech::Technology;
 
-use super::model::{ArrayKind, Coefficients, Metrics, Prep, Raw, MIN_SUBARRAY_ROWS};
+use super::model::{fceil, ArrayKind, Coefficients, Metrics, Prep, Raw, MIN_SUBARRAY_ROWS};
 use super::result::{
-    AreaBreakdown, ArrayResult, DelayBreakdown, EnergyBreakdown, LeakageBreakdown, SramResult,
-    SubarrayGeometry,
+    AreaBreakdown, ArrayResult, CircuitDetails, DelayBreakdown, EnergyBreakdown, LeakageBreakdown,
+    SramResult, SubarrayGeometry,
 };
 use super::spec::{Objective, Optimisation, Organisation, SramSpec};
 use super::SramError;
@@ -35,7 +35,16 @@ fn p2s(max: u32) -> impl Iterator<Item = u32> {
 
 /// Enumerates and evaluates every valid organisation of one array. The mux-independent part
 /// of each (Ndwl, Ndbl, Nspd) is computed once ([`Prep::row_stage`]).
-fn candidates(prep: &Prep, k: &Coefficients, out: &mut Vec<Cand>) {
+fn candidates(prep: &Prep, k: &Coefficients, out: &mut Vec<Cand>, full: bool) {
+    if full {
+        candidates_mode::<true>(prep, k, out)
+    } else {
+        candidates_mode::<false>(prep, k, out)
+    }
+}
+
+/// [`candidates`] with the evaluation mode as a constant (see [`Prep::eval_mode`]).
+fn candidates_mode<const FULL: bool>(prep: &Prep, k: &Coefficients, out: &mut Vec<Cand>) {
     out.clear();
     let max_sa1 = MAX_SA_MUX.max(prep.assoc);
     for ndwl in p2s(MAX_N).skip(1) {
@@ -44,12 +53,16 @@ fn candidates(prep: &Prep, k: &Coefficients, out: &mut Vec<Cand>) {
                 continue;
             }
             for e in NSPD_EXP {
-                let nspd = (e as f64).exp2();
+                let nspd = if e >= 0 {
+                    (1u32 << e) as f64
+                } else {
+                    1.0 / (1u32 << -e) as f64
+                };
                 // CACTI Ucache.cc solve(): Nspd starts at out_w / (8 x block bytes).
                 if nspd < prep.nspd_min {
                     continue;
                 }
-                let rows = (prep.sets_per_bank / (ndbl as f64 * nspd)).ceil();
+                let rows = fceil(prep.sets_per_bank / (ndbl as f64 * nspd));
                 if rows < MIN_SUBARRAY_ROWS {
                     break; // rows only shrink as Nspd grows
                 }
@@ -60,33 +73,35 @@ fn candidates(prep: &Prep, k: &Coefficients, out: &mut Vec<Cand>) {
                 let Some(st) = prep.row_stage(ndwl, ndbl, nspd) else {
                     continue;
                 };
-                let mats_h = (ndwl / 2).max(1) as f64;
                 // Data arrays: 1 <= floor(out / floor(4 cols / mux)) <= mats_h; more muxing
                 // only raises the active-mat count, so each loop breaks once it overshoots.
-                let too_many = |mux: f64| {
-                    let do_b_mat = (4.0 * cols / mux).floor();
-                    do_b_mat < 4.0
-                        || (prep.kind == ArrayKind::Data
-                            && (prep.out_bits as f64 / do_b_mat).floor() > mats_h)
+                // All integers (mux = 2^lg): floor(4 cols / mux) = 4 cols >> lg, and
+                // floor(out / d) > mats_h <=> out >= (mats_h + 1) d.
+                let cols_u = cols as u64;
+                let mats_h = (ndwl / 2).max(1) as u64;
+                let data = prep.kind == ArrayKind::Data;
+                let out_b = prep.out_bits as u64;
+                let too_many = |lg: u32| {
+                    let d = (4 * cols_u) >> lg;
+                    d < 4 || (data && out_b >= (mats_h + 1) * d)
                 };
                 for ndcm in p2s(MAX_COL_MUX) {
-                    if ndcm as f64 > cols || too_many(ndcm as f64) {
+                    let l1 = ndcm.trailing_zeros();
+                    if ndcm as u64 > cols_u || too_many(l1) {
                         break;
                     }
                     for ndsam1 in p2s(max_sa1) {
-                        if too_many((ndcm * ndsam1) as f64) {
+                        let l2 = l1 + ndsam1.trailing_zeros();
+                        if too_many(l2) {
                             break;
                         }
                         for ndsam2 in p2s(MAX_SA_MUX) {
-                            let mux = (ndcm * ndsam1 * ndsam2) as f64;
-                            if too_many(mux) {
+                            let l3 = l2 + ndsam2.trailing_zeros();
+                            if too_many(l3) {
                                 break;
                             }
-                            if prep.kind == ArrayKind::Data {
-                                let do_b_mat = (4.0 * cols / mux).floor();
-                                if prep.out_bits as f64 / do_b_mat < 1.0 {
-                                    continue;
-                                }
+                            if data && out_b < (4 * cols_u) >> l3 {
+                                continue;
                             }
                             let org = Organisation {
                                 ndwl,
@@ -96,7 +111,7 @@ fn candidates(prep: &Prep, k: &Coefficients, out: &mut Vec<Cand>) {
                                 ndsam1,
                                 ndsam2,
                             };
-                            if let Some(raw) = prep.eval_with(&st, &org) {
+                            if let Some(raw) = prep.eval_mode::<FULL>(&st, &org) {
                                 out.push(Cand {
                                     org,
                                     m: raw.metrics(k),
@@ -112,62 +127,188 @@ fn candidates(prep: &Prep, k: &Coefficients, out: &mut Vec<Cand>) {
 
 const MAX_SUBARRAY_ROWS_F: f64 = super::model::MAX_SUBARRAY_ROWS;
 
-/// CACTI's filter and objective; returns the index of the chosen candidate.
-fn choose(c: &[Cand], opt: &Optimisation) -> Option<usize> {
-    if c.is_empty() {
-        return None;
-    }
-    let leak = |m: &Metrics| m.leak + m.gate_leak;
+/// The five metrics CACTI compares, in its order (access time, read energy, leakage, cycle
+/// time, area). Leakage is subthreshold only, as CACTI's `power.readOp.leakage`.
+#[inline]
+fn five(m: &Metrics) -> [f64; 5] {
+    [m.access, m.read, m.leak, m.cycle, m.area_bank]
+}
+
+/// Minimum of each metric (CACTI `min_values_t::update_min_values`).
+fn minima<'a>(it: impl Iterator<Item = &'a Metrics>) -> [f64; 5] {
     let mut mins = [f64::INFINITY; 5];
-    for x in c {
-        let v = [x.m.access, x.m.read, leak(&x.m), x.m.cycle, x.m.area_bank];
-        for i in 0..5 {
-            mins[i] = mins[i].min(v[i]);
+    for m in it {
+        for (lo, v) in mins.iter_mut().zip(five(m)) {
+            *lo = lo.min(v);
         }
     }
+    mins
+}
+
+/// CACTI `check_uca_org` / `check_mem_org`: every metric within its deviation limit (percent
+/// above the minimum).
+fn within_deviation(m: &Metrics, mins: &[f64; 5], opt: &Optimisation) -> bool {
     let d = &opt.max_deviation;
     let lim = [d.delay, d.dynamic, d.leakage, d.cycle, d.area];
-    let ok = |x: &Cand| {
-        let v = [x.m.access, x.m.read, leak(&x.m), x.m.cycle, x.m.area_bank];
-        (0..5).all(|i| v[i] <= mins[i] * (1.0 + lim[i] / 100.0) * (1.0 + 1e-12))
-    };
-    // minima of the survivors for the weighted objective
-    let mut smin = [f64::INFINITY; 5];
-    for x in c.iter().filter(|x| ok(x)) {
-        let v = [x.m.access, x.m.read, leak(&x.m), x.m.cycle, x.m.area_bank];
-        for i in 0..5 {
-            smin[i] = smin[i].min(v[i]);
-        }
-    }
+    five(m)
+        .iter()
+        .zip(mins)
+        .zip(lim)
+        .all(|((v, lo), l)| (v - lo) * 100.0 / lo <= l)
+}
+
+/// CACTI's weighted objective: sum of weight x metric / minimum.
+fn weighted_cost(m: &Metrics, mins: &[f64; 5], opt: &Optimisation) -> f64 {
     let w = &opt.weights;
-    let cost = |x: &Cand| match opt.objective {
-        Objective::Ed2 => x.m.read * x.m.access * x.m.access,
-        Objective::Ed => x.m.read * x.m.access,
-        Objective::None => {
-            let v = [x.m.access, x.m.read, leak(&x.m), x.m.cycle, x.m.area_bank];
-            let ws = [w.delay, w.dynamic, w.leakage, w.cycle, w.area];
-            (0..5)
-                .map(|i| {
-                    if smin[i] > 0.0 {
-                        ws[i] * v[i] / smin[i]
-                    } else {
-                        0.0
-                    }
-                })
-                .sum()
-        }
-    };
+    let ws = [w.delay, w.dynamic, w.leakage, w.cycle, w.area];
+    five(m)
+        .iter()
+        .zip(mins)
+        .zip(ws)
+        .map(|((v, lo), wt)| if wt == 0.0 { 0.0 } else { wt * v / lo })
+        .sum()
+}
+
+/// CACTI's candidate order (`mem_array::lt`: Nspd, Ndwl, Ndbl, Ndcm, Ndsam1, Ndsam2); it
+/// decides ties.
+fn cacti_lt(a: &Organisation, b: &Organisation) -> std::cmp::Ordering {
+    a.nspd
+        .total_cmp(&b.nspd)
+        .then(a.ndwl.cmp(&b.ndwl))
+        .then(a.ndbl.cmp(&b.ndbl))
+        .then(a.ndcm.cmp(&b.ndcm))
+        .then(a.ndsam1.cmp(&b.ndsam1))
+        .then(a.ndsam2.cmp(&b.ndsam2))
+}
+
+/// CACTI `Ucache.cc` `filter_data_arr`: drops the data-array organisations whose access time
+/// AND read energy are both more than 50% above the minima over all valid organisations.
+fn filter_data_arr(c: &mut Vec<Cand>) {
+    let mins = minima(c.iter().map(|x| &x.m));
+    c.retain(|x| !((x.m.access - mins[0]) / mins[0] > 0.5 && (x.m.read - mins[1]) / mins[1] > 0.5));
+}
+
+/// CACTI `Ucache.cc` `filter_tag_arr`: the tag organisation with the lowest weighted cost
+/// among those within the deviation limits, minima over all valid tag organisations. The
+/// weights apply whatever the objective (CACTI uses them for the tag array even under ED²).
+/// CACTI walks the list from its end and keeps a strictly better cost, so among ties the
+/// last organisation in its order wins.
+fn filter_tag_arr(c: &[Cand], opt: &Optimisation) -> Option<usize> {
+    let mins = minima(c.iter().map(|x| &x.m));
     let mut best: Option<(usize, f64)> = None;
     for (i, x) in c.iter().enumerate() {
-        if !ok(x) {
+        if !within_deviation(&x.m, &mins, opt) {
             continue;
         }
-        let cst = cost(x);
-        if best.is_none_or(|(_, b)| cst < b) {
-            best = Some((i, cst));
+        let cost = weighted_cost(&x.m, &mins, opt);
+        let better = match best {
+            None => true,
+            Some((j, b)) => cost < b || (cost == b && cacti_lt(&x.org, &c[j].org).is_gt()),
+        };
+        if better {
+            best = Some((i, cost));
         }
     }
     best.map(|(i, _)| i)
+}
+
+/// Metrics of a whole cache from its tag and data arrays (CACTI `uca_org_t` find_delay /
+/// find_energy / find_area / find_cyc, normal access mode: tag and data in parallel).
+fn combine(tag: Option<&Metrics>, d: &Metrics) -> Metrics {
+    match tag {
+        None => *d,
+        Some(t) => Metrics {
+            access: t.access.max(d.access),
+            cycle: t.cycle.max(d.cycle),
+            read: t.read + d.read,
+            write: t.write + d.write,
+            leak: t.leak + d.leak,
+            gate_leak: t.gate_leak + d.gate_leak,
+            area_bank: t.area_bank + d.area_bank,
+        },
+    }
+}
+
+/// CACTI `Ucache.cc` solve() after the enumeration, for the data array: `filter_data_arr`,
+/// then the minima of the whole-cache metrics over the survivors, then `find_optimal_uca`
+/// (ED / ED² over all survivors; objective NONE: deviation check, then the weighted sum of
+/// metrics normalised to those minima). Returns the index of the chosen candidate in `c`
+/// (which this filters in place).
+fn choose_data(c: &mut Vec<Cand>, tag: Option<&Metrics>, opt: &Optimisation) -> Option<usize> {
+    if c.is_empty() {
+        return None;
+    }
+    filter_data_arr(c);
+    // whole-cache metrics (a RAM's are its data array's)
+    if let Some(t) = tag {
+        for x in c.iter_mut() {
+            x.m = combine(Some(t), &x.m);
+        }
+    }
+    let c: &[Cand] = c;
+    let mins = minima(c.iter().map(|x| &x.m));
+    match opt.objective {
+        Objective::Ed | Objective::Ed2 => {
+            let p = if opt.objective == Objective::Ed2 {
+                2
+            } else {
+                1
+            };
+            let mut best: Option<(usize, f64)> = None;
+            for (i, m) in c.iter().map(|x| &x.m).enumerate() {
+                let t = m.access / mins[0];
+                let cost = t.powi(p) * (m.read / mins[1]);
+                // CACTI keeps the first strict minimum in its candidate order.
+                let better = match best {
+                    None => true,
+                    Some((j, b)) => {
+                        cost < b || (cost == b && cacti_lt(&c[i].org, &c[j].org).is_lt())
+                    }
+                };
+                if better {
+                    best = Some((i, cost));
+                }
+            }
+            best.map(|(i, _)| i)
+        }
+        Objective::None => {
+            // CACTI's loop erases every candidate it rejects or takes as the new best from
+            // its std::list; after erasing the list's first element the iterator skips the
+            // element that becomes first. Reproduced here over the candidates in CACTI order.
+            let mut order: Vec<usize> = (0..c.len()).collect();
+            order.sort_by(|&a, &b| cacti_lt(&c[a].org, &c[b].org));
+            let mut best: Option<(usize, f64)> = None;
+            let mut alive_before = false;
+            let mut skip = false;
+            for &i in &order {
+                if skip {
+                    skip = false;
+                    alive_before = true;
+                    continue;
+                }
+                let m = &c[i].m;
+                let erased = if within_deviation(m, &mins, opt) {
+                    let cost = weighted_cost(m, &mins, opt);
+                    if best.is_none_or(|(_, b)| cost < b) {
+                        best = Some((i, cost));
+                        true
+                    } else {
+                        false
+                    }
+                } else {
+                    true
+                };
+                if erased {
+                    if !alive_before {
+                        skip = true;
+                    }
+                } else {
+                    alive_before = true;
+                }
+            }
+            best.map(|(i, _)| i)
+        }
+    }
 }
 
 fn array_result(raw: &Raw, k: &Coefficients, banks: u32) -> ArrayResult {
@@ -217,7 +358,9 @@ fn array_result(raw: &Raw, k: &Coefficients, banks: u32) -> ArrayResult {
         decoder_wordline: t(k.logic_delay * raw.t_dec),
         bitline: t(k.bitline_delay * raw.t_bl),
         senseamp: t(k.logic_delay * raw.t_sa),
-        output: t(k.logic_delay * raw.t_out_logic + k.wire_delay * raw.t_out_wire),
+        output: t(
+            k.logic_delay * (raw.t_out_logic + raw.t_ht_nodes) + k.wire_delay * raw.t_out_wire
+        ),
         compare: t(k.logic_delay * raw.t_comp),
     };
     let [ndwl, ndbl, nspd, ndcm, ndsam1, ndsam2] = raw.org;
@@ -240,6 +383,13 @@ fn array_result(raw: &Raw, k: &Coefficients, banks: u32) -> ArrayResult {
         num_subarrays: raw.num_sub as u32,
         num_mats: raw.num_mats as u32,
         active_mats: raw.n_act as u32,
+        circuit: CircuitDetails {
+            wordline_driver_nmos_width: Length(raw.w_wl_drv_n),
+            wordline_driver_pmos_width: Length(raw.w_wl_drv_n * raw.p2n),
+            bitline_capacitance: Capacitance(raw.c_bitline),
+            cell_leakage_inverters: pw(k.cell_leakage * raw.l_cell_inv),
+            cell_leakage_access: pw(k.cell_leakage * (raw.l_cell - raw.l_cell_inv)),
+        },
         access_time: t(m.access),
         cycle_time: t(m.cycle),
         delay,
@@ -257,37 +407,56 @@ fn array_result(raw: &Raw, k: &Coefficients, banks: u32) -> ArrayResult {
     }
 }
 
-/// Searches one array; `forced` evaluates exactly that organisation.
-pub(crate) fn solve_array(
+fn forced_error(name: &str, o: &Organisation) -> SramError {
+    SramError::InvalidOrganisation(format!(
+        "{name} array: Ndwl {} Ndbl {} Nspd {} Ndcm {} Ndsam {} {} violates CACTI's rules (subarray 16..=262144 rows x 2..=262144 columns, output bits per mat >= subarrays per mat, active mats <= Ndwl/2)",
+        o.ndwl, o.ndbl, o.nspd, o.ndcm, o.ndsam1, o.ndsam2
+    ))
+}
+
+fn none_found(prep: &Prep, name: &'static str) -> SramError {
+    if prep.sets_per_bank < 2.0 * MIN_SUBARRAY_ROWS {
+        SramError::TooFewRows {
+            rows: prep.sets_per_bank as u64,
+        }
+    } else {
+        SramError::NoValidOrganisation { array: name }
+    }
+}
+
+/// Searches the tag array of a cache (CACTI `filter_tag_arr`).
+fn solve_tag(prep: &Prep, k: &Coefficients, opt: &Optimisation) -> Result<Raw, SramError> {
+    let mut v = Vec::with_capacity(1024);
+    candidates(prep, k, &mut v, true);
+    match filter_tag_arr(&v, opt) {
+        Some(i) => prep
+            .eval(&v[i].org)
+            .ok_or(SramError::NoValidOrganisation { array: "tag" }),
+        None => Err(none_found(prep, "tag")),
+    }
+}
+
+/// Searches the data array (RAM, or a cache's data array given its chosen tag array's
+/// metrics); `forced` evaluates exactly that organisation.
+pub(crate) fn solve_data(
     prep: &Prep,
     k: &Coefficients,
     opt: &Optimisation,
     forced: Option<&Organisation>,
-    name: &'static str,
+    tag: Option<&Metrics>,
 ) -> Result<Raw, SramError> {
     if let Some(o) = forced {
-        return prep.eval(o).ok_or_else(|| {
-            SramError::InvalidOrganisation(format!(
-                "{name} array: Ndwl {} Ndbl {} Nspd {} Ndcm {} Ndsam {} {} violates CACTI's rules (subarray 16..=262144 rows x 2..=262144 columns, output bits per mat >= subarrays per mat, active mats <= Ndwl/2)",
-                o.ndwl, o.ndbl, o.nspd, o.ndcm, o.ndsam1, o.ndsam2
-            ))
-        });
+        return prep.eval(o).ok_or_else(|| forced_error("data", o));
     }
     let mut v = Vec::with_capacity(1024);
-    candidates(prep, k, &mut v);
-    match choose(&v, opt) {
+    // ED / ED² compare only access time and read energy (the other metrics' minima are
+    // never used), so the search evaluates the lean model.
+    candidates(prep, k, &mut v, opt.objective == Objective::None);
+    match choose_data(&mut v, tag, opt) {
         Some(i) => prep
             .eval(&v[i].org)
-            .ok_or(SramError::NoValidOrganisation { array: name }),
-        None => {
-            if prep.sets_per_bank < 2.0 * MIN_SUBARRAY_ROWS {
-                Err(SramError::TooFewRows {
-                    rows: prep.sets_per_bank as u64,
-                })
-            } else {
-                Err(SramError::NoValidOrganisation { array: name })
-            }
-        }
+            .ok_or(SramError::NoValidOrganisation { array: "data" }),
+        None => Err(none_found(prep, "data")),
     }
 }
 
@@ -304,21 +473,28 @@ pub(crate) fn run(
             tech: tech.temperature.k(),
         });
     }
+    // CACTI solve(): the tag array is chosen first, on its own; the data array is then
+    // chosen on the whole cache's metrics.
+    let tag_part = if spec.associativity > 1 {
+        let tp = Prep::new(spec, tech, ArrayKind::Tag)?;
+        let traw = solve_tag(&tp, k, &spec.optimisation)?;
+        Some((traw, tp.tag_bits))
+    } else {
+        None
+    };
+    let tag_metrics = tag_part.as_ref().map(|(t, _)| t.metrics(k));
     let data_prep = Prep::new(spec, tech, ArrayKind::Data)?;
-    let data_raw = solve_array(
+    let data_raw = solve_data(
         &data_prep,
         k,
         &spec.optimisation,
         spec.force_organisation.as_ref(),
-        "data",
+        tag_metrics.as_ref(),
     )?;
     let data = array_result(&data_raw, k, spec.banks);
-    let (tag, tag_bits) = if spec.associativity > 1 {
-        let tp = Prep::new(spec, tech, ArrayKind::Tag)?;
-        let traw = solve_array(&tp, k, &spec.optimisation, None, "tag")?;
-        (Some(array_result(&traw, k, spec.banks)), Some(tp.tag_bits))
-    } else {
-        (None, None)
+    let (tag, tag_bits) = match tag_part {
+        Some((traw, bits)) => (Some(array_result(&traw, k, spec.banks)), Some(bits)),
+        None => (None, None),
     };
     let mut r = SramResult {
         access_time: data.access_time,

@@ -8,13 +8,14 @@ pub mod liveness;
 pub mod regalloc;
 pub mod release;
 pub mod reuse;
+pub mod sink;
 pub mod uniform;
 
 use serde::Serialize;
 
 pub use bitset::BitSet;
 pub use liveness::{Liveness, UseDef};
-pub use regalloc::{Allocation, ArchReg, PtxasEstimate};
+pub use regalloc::{Allocation, ArchReg};
 pub use release::Release;
 pub use reuse::{Reuse, RTHLD};
 
@@ -27,10 +28,9 @@ pub struct Analysis {
     pub vreg_ud: UseDef,
     /// Liveness of virtual registers.
     pub vreg_live: Liveness,
-    /// Virtual → architectural register mapping and the register count.
+    /// Virtual → architectural register mapping and the register count (the count `ptxas -v`
+    /// is compared with; see [`regalloc`]).
     pub alloc: Allocation,
-    /// ptxas-model register count (uniform file, load hoisting) for comparison with `ptxas -v`.
-    pub ptxas: PtxasEstimate,
     /// Reads/writes of architectural registers per PC (units = [`Allocation::unit`]).
     pub arch_ud: UseDef,
     /// Liveness of architectural registers.
@@ -70,7 +70,6 @@ pub fn analyze(f: &Function) -> Analysis {
     let vreg_ud = vreg_usedef(f);
     let vreg_live = Liveness::compute(&f.cfg, &vreg_ud, f.regs.len());
     let alloc = regalloc::allocate(f, &vreg_ud, &vreg_live);
-    let ptxas = regalloc::ptxas_estimate(f, &vreg_ud, &vreg_live);
     let map = |v: &Vec<u32>| -> Vec<u32> {
         let mut out: Vec<u32> = v
             .iter()
@@ -93,7 +92,6 @@ pub fn analyze(f: &Function) -> Analysis {
         vreg_ud,
         vreg_live,
         alloc,
-        ptxas,
         arch_ud,
         arch_live,
         release,
@@ -105,11 +103,10 @@ pub fn analyze(f: &Function) -> Analysis {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct KernelReport {
     pub name: String,
-    /// General registers as `ptxas -v` would report them (the ptxas model:
-    /// [`PtxasEstimate::registers`]).
+    /// General registers per thread, as `ptxas -v` would report them: the size of the register
+    /// mapping the executor runs ([`Allocation::registers`]).
     pub registers: u32,
-    /// Size of the program-order register mapping the executor uses
-    /// ([`Allocation::registers`]).
+    /// Same as `registers` (kept for the JSON shape of earlier versions).
     pub allocated_registers: u32,
     /// Predicate registers.
     pub predicates: u32,
@@ -161,10 +158,10 @@ pub fn kernel_report(m: &Module, f: &Function, a: &Analysis) -> KernelReport {
         .count();
     KernelReport {
         name: f.name.clone(),
-        registers: a.ptxas.registers,
+        registers: a.alloc.registers,
         allocated_registers: a.alloc.registers,
         predicates: a.alloc.predicates,
-        uniform_values: a.ptxas.uniform_values,
+        uniform_values: uniform::uniform_regs(f).iter().filter(|&&u| u).count() as u32,
         shared_bytes: shared_bytes(m, f),
         local_bytes: f.local_bytes(),
         instructions: f.instrs.len() as u32,

@@ -183,7 +183,7 @@ pub fn param_regs(f: &Function) -> Vec<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ptx::parse;
+    use crate::ptx::parser::parse_unscheduled;
 
     #[test]
     fn params_and_block_ids_are_uniform_thread_ids_are_not() {
@@ -193,7 +193,8 @@ mod tests {
             mov.u32 %r1, %ctaid.x;\nmov.u32 %r2, %tid.x;\nmad.lo.s32 %r3, %r1, %r0, %r2;\n\
             mul.lo.s32 %r4, %r1, %r0;\nsetp.ge.s32 %p0, %r3, %r0;\n@%p0 bra $E;\nadd.s32 %r5, %r4, 1;\n\
             ld.global.f32 %f0, [%rd1];\n$E:\nret;\n}\n";
-        let m = parse("t", src).unwrap();
+        // source order (with `parse`, `analysis::sink` moves `ld.param %rd0` into the region)
+        let m = parse_unscheduled("t", src).unwrap();
         let f = m.function("k").unwrap();
         let u = uniform_regs(f);
         let name = |i: usize| f.regs[i].name.as_str();

@@ -43,6 +43,31 @@ pub struct WarpState {
     pub instructions: u64,
     /// Thread instructions executed (active lanes summed).
     pub thread_instructions: u64,
+    /// Waiting at a `bar.red` barrier (its contribution is in the CTA's accumulator).
+    pub red_waiting: bool,
+    /// Result of a completed `bar.red`, written to the destination when the warp issues the
+    /// instruction a second time (see [`CtaExec::step`]).
+    pub red_result: Option<BarRedAcc>,
+}
+
+/// Running reduction of a `bar.red` (PTX ISA §9.7.12.1 `barrier.red`): over every thread of the
+/// CTA that executes it, the number of true predicates (`.popc`), whether all were true
+/// (`.and`) and whether any was (`.or`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BarRedAcc {
+    pub count: u32,
+    pub all: bool,
+    pub any: bool,
+}
+
+impl Default for BarRedAcc {
+    fn default() -> Self {
+        BarRedAcc {
+            count: 0,
+            all: true,
+            any: false,
+        }
+    }
 }
 
 impl WarpState {
@@ -135,6 +160,8 @@ pub struct CtaExec<'a> {
     shared: SharedMemory,
     local: Vec<LocalMemory>,
     gridid: u64,
+    /// Reduction of the `bar.red` currently collecting arrivals.
+    red_acc: BarRedAcc,
 }
 
 impl<'a> CtaExec<'a> {
@@ -181,6 +208,7 @@ impl<'a> CtaExec<'a> {
             shared,
             local,
             gridid,
+            red_acc: BarRedAcc::default(),
         }
     }
 
@@ -627,6 +655,49 @@ impl<'a> CtaExec<'a> {
                     return Ok(info);
                 }
                 Mode::BarArrive | Mode::BarSync | Mode::None => {}
+                // §9.7.12.1 barrier.red.{popc.u32,and.pred,or.pred} d, a{, b}, {!}c: the
+                // barrier of bar.sync plus a reduction of `c` over the CTA's threads. Issued in
+                // two steps, as the SASS does (BAR.RED, then B2R.RESULT reading the barrier's
+                // result): the first step contributes and waits; after the release the second
+                // step writes `d`.
+                Mode::BarRed => {
+                    if let Some(res) = self.warps[w].red_result.take() {
+                        info.src_regs = RegList::default();
+                        let d = ins.dst.first().ok_or_else(|| {
+                            self.unsupported(ins, "bar.red without a destination".into())
+                        })?;
+                        let v: u64 = match ins.atom {
+                            AtomOp::Popc => u64::from(res.count),
+                            AtomOp::And => u64::from(res.all),
+                            _ => u64::from(res.any),
+                        };
+                        self.store(regs, w, d, &[v; 32], exec)
+                            .map_err(|m| lane_err(self, m))?;
+                    } else if exec != 0 {
+                        info.dst_regs = RegList::default();
+                        let c = ins.src.last().ok_or_else(|| {
+                            self.unsupported(ins, "bar.red without a predicate".into())
+                        })?;
+                        let mut vals = [0u64; 32];
+                        self.fetch_into(regs, w, c, &mut vals)
+                            .map_err(|m| lane_err(self, m))?;
+                        let bits = (0..32).fold(0u32, |b, l| b | (((vals[l] & 1) as u32) << l));
+                        let t = bits & exec;
+                        self.red_acc.count += t.count_ones();
+                        self.red_acc.all &= t == exec;
+                        self.red_acc.any |= t != 0;
+                        let ws = &mut self.warps[w];
+                        ws.red_waiting = true;
+                        ws.at_barrier = true;
+                        info.barrier = BarrierEvent::Arrived;
+                        // the pc stays here: the warp issues the instruction again for the result
+                        if self.try_release() {
+                            info.barrier = BarrierEvent::Released;
+                        }
+                        self.normalize(w, &mut info);
+                        return Ok(info);
+                    }
+                }
                 _ => return Err(self.unsupported(ins, format!("bar mode {:?}", ins.mode))),
             },
             Opcode::BarWarp
@@ -706,8 +777,12 @@ impl<'a> CtaExec<'a> {
         let any_waiting = self.warps.iter().any(|w| w.at_barrier);
         let all = self.warps.iter().all(|w| w.done() || w.at_barrier);
         if any_waiting && all {
+            let acc = std::mem::take(&mut self.red_acc);
             for w in &mut self.warps {
                 w.at_barrier = false;
+                if std::mem::take(&mut w.red_waiting) {
+                    w.red_result = Some(acc);
+                }
             }
             true
         } else {

@@ -301,7 +301,20 @@ impl Lowerer<'_> {
             }
             Sym::Func(_) => return Err(self.err("function pointers are not supported".into())),
         };
-        found.ok_or_else(|| self.err(format!("symbol {s:?} in an unsupported state space")))
+        found.ok_or_else(|| {
+            let what = match s {
+                Sym::Local(i) => self
+                    .f
+                    .vars
+                    .get(i as usize)
+                    .map(|v| format!("variable `{}` in state space {:?}", v.name, v.space)),
+                _ => None,
+            };
+            self.err(format!(
+                "{} is not addressable by the executor",
+                what.unwrap_or_else(|| "symbol".to_string())
+            ))
+        })
     }
 
     fn operand(&self, o: &Operand, space: Space) -> Result<XOp, ExecError> {
@@ -421,7 +434,9 @@ pub fn lower_function(
             .map(|o| lw.operand(o, ins.space))
             .collect::<Result<Vec<_>, _>>()?;
         if ins.call.is_some() || ins.op == Opcode::Call {
-            return Err(lw.err("call (to .func) is not supported by the executor yet".into()));
+            return Err(lw.err(
+                "call that was not inlined (regwatt executes .func calls by inlining them)".into(),
+            ));
         }
         let mut src_regs = RegList::default();
         let mut dst_regs = RegList::default();

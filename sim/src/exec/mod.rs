@@ -14,7 +14,9 @@ pub mod lower;
 pub mod program;
 pub mod regs;
 
-pub use cta::{BarrierEvent, CtaExec, MemAccess, MemKind, SimtEntry, StepInfo, WarpState};
+pub use cta::{
+    BarRedAcc, BarrierEvent, CtaExec, MemAccess, MemKind, SimtEntry, StepInfo, WarpState,
+};
 pub use error::{ExecError, ThreadId};
 pub use lower::{ExecInstr, FastOp, OpClass, RegList, XBase, XOp, NO_RECONV};
 pub use program::{

@@ -8,7 +8,7 @@ use super::error::ExecError;
 use super::lower::{lower_function, ExecInstr, SymbolMap};
 use super::regs::{FlatRegisterFile, RegisterAccess};
 use crate::analysis;
-use crate::ir::{Function, Module, Space, Ty};
+use crate::ir::{CallTarget, Function, Instr, Module, Opcode, Space, Ty};
 use crate::launch::{HostData, LaunchSpec, ParamDesc};
 use crate::mem::{self, ConstSpace, GlobalMemory, ParamSpace};
 
@@ -183,6 +183,9 @@ fn lower_kernel(
     f: &Function,
     globals: &[Option<(mem::Space, u64)>],
 ) -> Result<Kernel, ExecError> {
+    if let Some(ins) = f.instrs.iter().find(|i| i.op == Opcode::Call) {
+        return Err(call_error(file, module, f, ins));
+    }
     let a = analysis::analyze(f);
     // shared layout: module-scope .shared variables (all, declaration order), then the
     // kernel's function-scope ones; extern .shared arrays share the dynamic area
@@ -250,6 +253,43 @@ fn lower_kernel(
             .map(|p| (p.name.clone(), p.ty, p.size, p.align))
             .collect(),
     })
+}
+
+/// The error for a `call` the parser could not inline (`ir::inline`): names the callee and why.
+fn call_error(file: &str, module: &Module, f: &Function, ins: &Instr) -> ExecError {
+    let what = match ins.call.as_ref().map(|c| (c.target, c.args.len())) {
+        Some((CallTarget::Direct(g), nargs)) => match module.functions.get(g as usize) {
+            Some(callee) if !callee.defined => format!(
+                "call to `{}`, which has no body in this module (.extern .func / prototype only)",
+                callee.name
+            ),
+            Some(callee) if crate::ir::inline::is_recursive(module, g) => format!(
+                "recursive call to `{}`: regwatt executes .func calls by inlining them, and \
+                 recursion (direct or indirect) cannot be inlined",
+                callee.name
+            ),
+            Some(callee) => format!(
+                "call to `{}` with {nargs} argument(s) does not match its {} parameter(s) and \
+                 {} return value(s); it was not inlined",
+                callee.name,
+                callee.params.len(),
+                callee.rets.len()
+            ),
+            None => "call to an unknown function".to_string(),
+        },
+        Some((CallTarget::Indirect(_), _)) => {
+            "indirect call through a register (function pointer with a .callprototype) is not \
+             supported: only direct calls to .func are (they are inlined)"
+                .to_string()
+        }
+        None => "malformed call".to_string(),
+    };
+    ExecError::Unsupported {
+        file: file.to_string(),
+        line: ins.line,
+        function: f.name.clone(),
+        what,
+    }
 }
 
 /// Options of a functional run.

@@ -255,13 +255,19 @@ fn out_of_bounds_store_names_kernel_pc_thread_and_address() {
 
 #[test]
 fn unsupported_call_errors_with_file_and_line() {
-    let src = ".version 7.5\n.target sm_75\n.address_size 64\n\
+    // issue 4: calls to defined .funcs are inlined and run; a call to a function without a body
+    // is an error naming it with file:line
+    let ok = ".version 7.5\n.target sm_75\n.address_size 64\n\
 .func f()\n{\nret;\n}\n\
+.visible .entry k(.param .u64 out, .param .u64 aux)\n{\ncall.uni f, ();\nret;\n}\n";
+    assert!(run_full(ok, 32, vec![0; 1]).is_ok());
+    let src = ".version 7.5\n.target sm_75\n.address_size 64\n\
+.extern .func f();\n\n\n\n\
 .visible .entry k(.param .u64 out, .param .u64 aux)\n{\ncall.uni f, ();\nret;\n}\n";
     let err = run_full(src, 32, vec![0; 1]).err().map(|e| e.to_string());
     let msg = err.unwrap_or_default();
     assert!(msg.contains("test.ptx:10"), "{msg}");
-    assert!(msg.contains("call"), "{msg}");
+    assert!(msg.contains("call to `f`, which has no body"), "{msg}");
 }
 
 #[test]
@@ -335,4 +341,75 @@ fn registers_live_behind_the_seam() {
         .map(|b| b.to_vec())
         .unwrap_or_default();
     assert_eq!(&vals[4..8], &8u32.to_le_bytes());
+}
+
+/// `kernel(body)` with `.func` definitions placed before the entry.
+fn kernel_with_funcs(funcs: &str, body: &str) -> String {
+    kernel(body).replacen(
+        ".address_size 64\n\n",
+        &format!(".address_size 64\n\n{funcs}\n"),
+        1,
+    )
+}
+
+const PAIR_AND_TWICE: &str = "\
+.func (.param .align 8 .b8 ret0[8]) pair(.param .b32 a)\n{\n.reg .b32 %q<4>;\n\
+ld.param.b32 %q1, [a];\nadd.s32 %q2, %q1, 1;\nmul.lo.s32 %q3, %q1, 3;\n\
+st.param.b32 [ret0+0], %q2;\nst.param.b32 [ret0+4], %q3;\nret;\n}\n\
+.func (.param .b32 r) twice(.param .b32 a)\n{\n.reg .b32 %t<3>;\n.reg .pred %tp;\n\
+ld.param.b32 %t1, [a];\nsetp.gt.s32 %tp, %t1, 100;\n@%tp bra BIG;\nshl.b32 %t2, %t1, 1;\n\
+st.param.b32 [r], %t2;\nret;\nBIG:\nst.param.b32 [r], 0;\nret;\n}\n";
+
+/// Calls are inlined: a struct-like two-field return (kept in a per-call param area), a guarded
+/// call to a function with two `ret`s and a divergent branch inside.
+#[test]
+fn issue4_call_func_inlined_guarded_and_aggregate_return() {
+    let body = "{\n.param .b32 param0;\nst.param.b32 [param0], %r1;\n.param .align 8 .b8 rv[8];\n\
+call.uni (rv), pair, (param0);\nld.param.b32 %r3, [rv+0];\nld.param.b32 %r4, [rv+4];\n}\n\
+add.s32 %r2, %r3, %r4;\nsetp.lt.u32 %p1, %r1, 16;\n\
+{\n.param .b32 p1;\nst.param.b32 [p1], %r2;\n.param .b32 r1;\n@%p1 call (r1), twice, (p1);\n\
+@%p1 ld.param.b32 %r2, [r1];\n}\n";
+    let src = kernel_with_funcs(PAIR_AND_TWICE, body);
+    let m = crate::ptx::parse("test.ptx", &src).unwrap();
+    let k = m.function("k").unwrap();
+    assert!(k.instrs.iter().all(|i| i.op != crate::ir::Opcode::Call));
+    let out = run_full(&src, 40, vec![0; 64]).unwrap().0;
+    let want: Vec<u32> = (0..40)
+        .map(|t| if t < 16 { 8 * t + 2 } else { 4 * t + 1 })
+        .collect();
+    assert_eq!(out, want);
+}
+
+/// Recursion cannot be inlined: the error names the function and file:line, no internal names.
+#[test]
+fn issue4_recursive_call_error_names_function() {
+    let f = ".func (.param .b32 r) f(.param .b32 a)\n{\n.reg .b32 %x;\nld.param.b32 %x, [a];\n\
+{\n.param .b32 p;\nst.param.b32 [p], %x;\n.param .b32 q;\ncall.uni (q), f, (p);\n\
+ld.param.b32 %x, [q];\n}\nst.param.b32 [r], %x;\nret;\n}\n";
+    let body = "{\n.param .b32 p0;\nst.param.b32 [p0], %r1;\n.param .b32 q0;\n\
+call.uni (q0), f, (p0);\nld.param.b32 %r2, [q0];\n}\n";
+    let src = kernel_with_funcs(f, body);
+    let e = run_full(&src, 32, vec![0; 64]).unwrap_err().to_string();
+    assert!(e.contains("recursive call to `f`"), "{e}");
+    let line = src
+        .lines()
+        .position(|l| l.contains("call.uni (q), f"))
+        .unwrap()
+        + 1;
+    assert!(e.contains(&format!("test.ptx:{line}")), "{e}");
+    assert!(!e.contains("Local("), "{e}");
+}
+
+/// `bar.red.popc.u32`, `bar.red.and.pred`, `bar.red.or.pred` over a 2-warp CTA (PTX ISA
+/// §9.7.12.1): 64 threads, 32 even tids; not all tids < 40; some are.
+#[test]
+fn issue4_bar_red_popc() {
+    let body = "and.b32 %r3, %r1, 1;\nsetp.eq.s32 %p1, %r3, 0;\nbar.red.popc.u32 %r4, 0, %p1;\n\
+setp.lt.u32 %p2, %r1, 40;\nbar.red.and.pred %p3, 0, %p2;\nbar.red.or.pred %p4, 0, %p2;\n\
+bar.red.and.pred %p5, 0, !%p4;\n\
+selp.u32 %r5, 10, 0, %p3;\nselp.u32 %r6, 1, 0, %p4;\nselp.u32 %r7, 1000, 0, %p5;\n\
+mul.lo.u32 %r2, %r4, 100;\nadd.u32 %r2, %r2, %r5;\nadd.u32 %r2, %r2, %r6;\nadd.u32 %r2, %r2, %r7;\n";
+    assert_eq!(run(body, 64), vec![3201; 64]);
+    // a partial warp: 40 threads, 20 even, all < 40
+    assert_eq!(run(body, 40), vec![2011; 40]);
 }

@@ -6,6 +6,7 @@
 //! SIMT reconvergence points, natural loops).
 
 pub mod cfg;
+pub mod inline;
 pub mod instr;
 pub mod types;
 

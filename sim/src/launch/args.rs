@@ -27,6 +27,42 @@ pub enum LaunchArg {
     Int(i64),
     /// A float literal.
     Float(f64),
+    /// A struct passed by value (`{ struct = [ { i32 = 5 }, { f32 = 0.5 }, { ptr = "buf" } ] }`):
+    /// typed fields laid out with C alignment, for an aggregate parameter such as
+    /// `.param .align 8 .b8 p[24]` (see [`build_params`]).
+    Struct(Vec<StructField>),
+}
+
+/// One field of a [`LaunchArg::Struct`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct StructField {
+    /// `i8 u8 i16 u16 i32 u32 i64 u64 f32 f64` (the value converts as for a scalar parameter of
+    /// that type), `ptr` (a buffer name: its 64-bit device address) or `pad` (that many zero
+    /// bytes, alignment 1).
+    pub ty: String,
+    pub value: LaunchArg,
+}
+
+/// The field types a struct argument accepts.
+pub const STRUCT_FIELD_TYPES: [&str; 12] = [
+    "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "f32", "f64", "ptr", "pad",
+];
+
+impl StructField {
+    /// `(kind, size, align)` of the field.
+    fn layout(&self) -> Option<(Kind, usize, usize)> {
+        match self.ty.as_str() {
+            "ptr" => Some((Kind::Bits, 8, 8)),
+            "pad" => match self.value {
+                LaunchArg::Int(n) if n >= 0 => Some((Kind::Bits, n as usize, 1)),
+                _ => None,
+            },
+            t => {
+                let t = t.replacen('i', "s", 1);
+                parse_ty(&t).map(|(k, b)| (k, b, b))
+            }
+        }
+    }
 }
 
 impl std::fmt::Display for LaunchArg {
@@ -35,6 +71,17 @@ impl std::fmt::Display for LaunchArg {
             LaunchArg::Buffer(b) => write!(f, "buffer {b:?}"),
             LaunchArg::Int(i) => write!(f, "{i}"),
             LaunchArg::Float(x) => write!(f, "{x:?}"),
+            LaunchArg::Struct(fields) => {
+                write!(f, "{{ struct = [")?;
+                for (i, fl) in fields.iter().enumerate() {
+                    let sep = if i == 0 { "" } else { ", " };
+                    match &fl.value {
+                        LaunchArg::Buffer(b) => write!(f, "{sep}{{ {} = {b:?} }}", fl.ty)?,
+                        v => write!(f, "{sep}{{ {} = {v} }}", fl.ty)?,
+                    }
+                }
+                write!(f, "] }}")
+            }
         }
     }
 }
@@ -152,6 +199,9 @@ fn encode(kind: Kind, bytes: usize, arg: &LaunchArg, addr: Option<u64>) -> Resul
                 Ok(x.to_le_bytes().to_vec())
             }
         }
+        (LaunchArg::Struct(_), _) => Err(format!(
+            "a struct argument needs an aggregate parameter (.b8 p[N]); this one is a {bits}-bit scalar"
+        )),
         (LaunchArg::Float(x), _) => Err(format!(
             "{x:?} is a float; the parameter is an integer (write an integer literal)"
         )),
@@ -208,26 +258,103 @@ pub fn build_params(
         };
         let (kind, natural) =
             parse_ty(p.ty).ok_or_else(|| bad(format!("unsupported parameter type {:?}", p.ty)))?;
-        if p.size != natural {
-            return Err(bad(format!(
-                "aggregate parameter of {} bytes (element {natural} bytes) cannot take a scalar argument",
-                p.size
-            )));
-        }
         let align = if p.align == 0 { natural } else { p.align };
         if !align.is_power_of_two() {
             return Err(bad(format!("alignment {align} is not a power of two")));
         }
-        let addr = match a {
-            LaunchArg::Buffer(n) => buffer_addr(n),
-            _ => None,
+        let enc = match a {
+            LaunchArg::Struct(fields) => encode_struct(fields, p.size, align, buffer_addr)
+                .map_err(|m| bad(format!("struct argument: {m}")))?,
+            _ if p.size != natural => {
+                return Err(bad(format!(
+                    "aggregate parameter of {} bytes (align {align}; a struct passed by value) \
+                     cannot take a scalar argument: pass {{ struct = [ {{ i32 = 1 }}, {{ f32 = 0.5 }}, \
+                     {{ ptr = \"buf\" }}, ... ] }} with fields filling exactly {} bytes",
+                    p.size, p.size
+                )));
+            }
+            _ => {
+                let addr = match a {
+                    LaunchArg::Buffer(n) => buffer_addr(n),
+                    _ => None,
+                };
+                encode(kind, natural, a, addr).map_err(bad)?
+            }
         };
-        let enc = encode(kind, natural, a, addr).map_err(bad)?;
         let off = out.bytes.len().next_multiple_of(align);
         out.bytes.resize(off, 0);
         out.bytes.extend_from_slice(&enc);
         out.offsets.push(off);
     }
+    Ok(out)
+}
+
+/// The bytes of a struct argument: fields in order, each at the next multiple of its size
+/// (natural alignment, the C/CUDA layout rule of the CUDA C++ Programming Guide, "Alignment
+/// Requirements" / Itanium C++ ABI), the total rounded up to the largest field alignment. The
+/// result must fill the parameter's `size` exactly and need no more than its `align`.
+fn encode_struct(
+    fields: &[StructField],
+    size: usize,
+    align: usize,
+    buffer_addr: &dyn Fn(&str) -> Option<u64>,
+) -> Result<Vec<u8>, String> {
+    let mut out: Vec<u8> = Vec::with_capacity(size);
+    let mut max_align = 1;
+    for (k, f) in fields.iter().enumerate() {
+        let (kind, bytes, fa) = f.layout().ok_or_else(|| {
+            format!(
+                "field {k}: unknown field type {:?} (or pad without a byte count); types: {}",
+                f.ty,
+                STRUCT_FIELD_TYPES.join(" ")
+            )
+        })?;
+        if fa > align {
+            return Err(format!(
+                "field {k} ({}) needs {fa}-byte alignment; the parameter is only {align}-byte aligned",
+                f.ty
+            ));
+        }
+        max_align = max_align.max(fa);
+        let off = out.len().next_multiple_of(fa);
+        if off + bytes > size {
+            return Err(format!(
+                "field {k} ({}) at offset {off} overflows the parameter's {size} bytes",
+                f.ty
+            ));
+        }
+        out.resize(off, 0);
+        let enc = match (f.ty.as_str(), &f.value) {
+            ("pad", _) => vec![0; bytes],
+            ("ptr", LaunchArg::Buffer(n)) => buffer_addr(n)
+                .ok_or_else(|| format!("field {k}: unknown buffer {n:?}"))?
+                .to_le_bytes()
+                .to_vec(),
+            ("ptr", v) => return Err(format!("field {k}: ptr takes a buffer name, got {v}")),
+            (_, LaunchArg::Buffer(n)) => {
+                return Err(format!(
+                    "field {k}: buffer {n:?} can only be passed as {{ ptr = {n:?} }}"
+                ))
+            }
+            (_, LaunchArg::Struct(_)) => {
+                return Err(format!(
+                    "field {k}: nested structs are written flat (list their fields in order)"
+                ))
+            }
+            (_, v) => {
+                encode(kind, bytes, v, None).map_err(|m| format!("field {k} ({}): {m}", f.ty))?
+            }
+        };
+        out.extend_from_slice(&enc);
+    }
+    let total = out.len().next_multiple_of(max_align);
+    if total != size {
+        return Err(format!(
+            "the fields fill {total} bytes (C layout, padded to {max_align}-byte alignment); \
+             the parameter is {size} bytes: add the missing fields or {{ pad = N }}"
+        ));
+    }
+    out.resize(total, 0);
     Ok(out)
 }
 
@@ -351,5 +478,86 @@ mod tests {
         .unwrap();
         assert_eq!(b.offsets, vec![0, 16]);
         assert_eq!(b.bytes.len(), 24);
+    }
+}
+
+#[cfg(test)]
+mod struct_tests {
+    use super::*;
+
+    fn f(ty: &str, value: LaunchArg) -> StructField {
+        StructField {
+            ty: ty.into(),
+            value,
+        }
+    }
+
+    fn agg(size: usize, align: usize) -> ParamDesc<'static> {
+        ParamDesc {
+            name: "p_param_0",
+            ty: ".b8",
+            size,
+            align,
+        }
+    }
+
+    /// issue 4: `struct { int n; float s; double off; short k; char c; }` = 24 bytes, align 8.
+    #[test]
+    fn issue4_struct_param_layout() {
+        let s = LaunchArg::Struct(vec![
+            f("i32", LaunchArg::Int(60)),
+            f("f32", LaunchArg::Float(0.5)),
+            f("f64", LaunchArg::Float(0.25)),
+            f("i16", LaunchArg::Int(3)),
+            f("i8", LaunchArg::Int(-2)),
+        ]);
+        let b = build_params(&[agg(24, 8)], &[s], &|_| None).unwrap();
+        let mut want = 60i32.to_le_bytes().to_vec();
+        want.extend_from_slice(&0.5f32.to_le_bytes());
+        want.extend_from_slice(&0.25f64.to_le_bytes());
+        want.extend_from_slice(&3i16.to_le_bytes());
+        want.push(0xfe);
+        want.resize(24, 0);
+        assert_eq!(b.bytes, want);
+    }
+
+    #[test]
+    fn issue4_struct_param_ptr_pad_and_errors() {
+        let addr = |n: &str| (n == "buf").then_some(0x7f00_0000_0000u64);
+        // { char c; pad 3; ptr p } = 16 bytes: explicit pad or implicit alignment agree
+        let a = LaunchArg::Struct(vec![
+            f("u8", LaunchArg::Int(7)),
+            f("ptr", LaunchArg::Buffer("buf".into())),
+        ]);
+        let b = LaunchArg::Struct(vec![
+            f("u8", LaunchArg::Int(7)),
+            f("pad", LaunchArg::Int(7)),
+            f("ptr", LaunchArg::Buffer("buf".into())),
+        ]);
+        let pa = build_params(&[agg(16, 8)], &[a], &addr).unwrap();
+        let pb = build_params(&[agg(16, 8)], &[b], &addr).unwrap();
+        assert_eq!(pa, pb);
+        assert_eq!(&pa.bytes[8..], &0x7f00_0000_0000u64.to_le_bytes());
+        // too few bytes / too many / over-aligned / out of range: errors name the parameter
+        let short = LaunchArg::Struct(vec![f("i32", LaunchArg::Int(1))]);
+        let e = build_params(&[agg(8, 4)], &[short], &addr)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("p_param_0") && e.contains("fill 4 bytes"), "{e}");
+        let wide = LaunchArg::Struct(vec![f("f64", LaunchArg::Float(1.0))]);
+        let e = build_params(&[agg(8, 4)], &[wide], &addr)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("8-byte alignment"), "{e}");
+        let big = LaunchArg::Struct(vec![f("u8", LaunchArg::Int(256))]);
+        let e = build_params(&[agg(1, 1)], &[big], &addr)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("field 0 (u8)") && e.contains("256"), "{e}");
+        // a scalar for an aggregate points at the struct syntax
+        let e = build_params(&[agg(8, 4)], &[LaunchArg::Int(1)], &addr)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("struct = ["), "{e}");
     }
 }

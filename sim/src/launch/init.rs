@@ -49,6 +49,9 @@ pub enum Num {
     Int(i64),
     /// A TOML float.
     Float(f64),
+    /// An unsigned integer above `i64::MAX` (TOML integers are 64-bit signed), written as a
+    /// string: `"18446744073709551615"` or `"0xFFFFFFFFFFFFFFFF"` (issue 4).
+    UInt(u64),
 }
 
 impl Num {
@@ -57,6 +60,7 @@ impl Num {
         match self {
             Num::Int(i) => i as f64,
             Num::Float(f) => f,
+            Num::UInt(u) => u as f64,
         }
     }
 }
@@ -66,6 +70,7 @@ impl std::fmt::Display for Num {
         match self {
             Num::Int(i) => write!(f, "{i}"),
             Num::Float(x) => write!(f, "{x:?}"),
+            Num::UInt(u) => write!(f, "{u}"),
         }
     }
 }
@@ -149,6 +154,7 @@ fn int_of(n: Num) -> i128 {
     match n {
         Num::Int(i) => i as i128,
         Num::Float(f) => f as i128,
+        Num::UInt(u) => u as i128,
     }
 }
 

@@ -8,7 +8,9 @@ mod init;
 mod npy;
 mod spec;
 
-pub use args::{build_params, ArgError, LaunchArg, ParamBlock, ParamDesc};
+pub use args::{
+    build_params, ArgError, LaunchArg, ParamBlock, ParamDesc, StructField, STRUCT_FIELD_TYPES,
+};
 pub use data::{DType, HostData, ALL_DTYPES};
 pub use files::{DirFiles, MemFiles, SpecFiles};
 pub use init::{uniform_int, unit_f32, unit_f64, InitSpec, Num, SplitMix64};

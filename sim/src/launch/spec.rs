@@ -254,13 +254,57 @@ fn num_of(v: &toml::Value) -> Option<Num> {
     match v {
         toml::Value::Integer(i) => Some(Num::Int(*i)),
         toml::Value::Float(f) => Some(Num::Float(*f)),
+        toml::Value::String(s) => num_of_str(s),
         _ => None,
+    }
+}
+
+/// An integer written as a string, for values TOML integers (i64) cannot hold: decimal
+/// (`"18446744073709551615"`, `"-5"`) or hexadecimal (`"0xFFFF_FFFF_FFFF_FFFF"`, two's
+/// complement bits of a 64-bit value). `_` separators are allowed.
+fn num_of_str(s: &str) -> Option<Num> {
+    let t: String = s.trim().chars().filter(|&c| c != '_').collect();
+    let u = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        u64::from_str_radix(h, 16).ok()?
+    } else if let Ok(i) = t.parse::<i64>() {
+        return Some(Num::Int(i));
+    } else {
+        t.parse::<u64>().ok()?
+    };
+    Some(i64::try_from(u).map_or(Num::UInt(u), Num::Int))
+}
+
+/// The integer value of an integer `Num` (`None` for floats).
+fn int_value(n: Num) -> Option<i128> {
+    match n {
+        Num::Int(i) => Some(i128::from(i)),
+        Num::UInt(u) => Some(i128::from(u)),
+        Num::Float(_) => None,
     }
 }
 
 /// Checks that `n` is a value of `dtype`; returns the reason when it is not.
 fn check_fits(dtype: DType, n: Num) -> Result<(), String> {
     match (dtype.int_range(), n) {
+        (Some((lo, hi)), Num::UInt(u)) => {
+            if i128::from(u) > hi || i128::from(u) < lo {
+                Err(format!("{u} does not fit {dtype} (range [{lo}, {hi}])"))
+            } else {
+                Ok(())
+            }
+        }
+        (None, Num::UInt(u)) => {
+            let exact = if dtype == DType::F32 {
+                (u as f32) as u128 == u128::from(u)
+            } else {
+                (u as f64) as u128 == u128::from(u)
+            };
+            if exact {
+                Ok(())
+            } else {
+                Err(format!("{u} is not exactly representable as {dtype}"))
+            }
+        }
         (Some((lo, hi)), Num::Int(i)) => {
             if (i as i128) < lo || (i as i128) > hi {
                 Err(format!("{i} does not fit {dtype} (range [{lo}, {hi}])"))
@@ -403,6 +447,16 @@ impl LaunchSpec {
     /// Checks that every launch names one of `kernels` (the module's `.entry` names).
     pub fn check_kernels(&self, kernels: &[&str]) -> Result<(), SpecError> {
         for (i, l) in self.launches.iter().enumerate() {
+            if kernels.is_empty() {
+                return Err(self.invalid(
+                    l.at,
+                    &format!("launch[{i}].kernel"),
+                    format!(
+                        "no kernel {:?}: {} defines no kernels (no .entry function)",
+                        l.kernel, self.ptx_path
+                    ),
+                ));
+            }
             if !kernels.contains(&l.kernel.as_str()) {
                 return Err(self.invalid(
                     l.at,
@@ -457,6 +511,7 @@ impl LaunchSpec {
         fn num(n: Num) -> Value {
             match n {
                 Num::Int(i) => Value::Integer(i),
+                Num::UInt(u) => Value::String(u.to_string()),
                 Num::Float(f) => Value::Float(f),
             }
         }
@@ -516,6 +571,7 @@ impl LaunchSpec {
                         LaunchArg::Buffer(b) => Value::String(b.clone()),
                         LaunchArg::Int(i) => Value::Integer(*i),
                         LaunchArg::Float(f) => Value::Float(*f),
+                        LaunchArg::Struct(fields) => struct_value(fields),
                     })
                     .collect();
                 t.insert("args".into(), Value::Array(args));
@@ -629,10 +685,14 @@ fn parse_init(
         }
     }
     let num = |k: &str| -> Result<Num, SpecError> {
-        let n = table
-            .get(k)
-            .and_then(num_of)
-            .ok_or_else(|| err(&format!(".{k}"), "must be a number".into()))?;
+        let n = table.get(k).and_then(num_of).ok_or_else(|| {
+            err(
+                &format!(".{k}"),
+                "must be a number (or, for integers beyond i64, a string such as \
+                     \"18446744073709551615\" or \"0xFFFFFFFFFFFFFFFF\")"
+                    .into(),
+            )
+        })?;
         check_fits(dtype, n).map_err(|m| err(&format!(".{k}"), m))?;
         Ok(n)
     };
@@ -650,10 +710,7 @@ fn parse_init(
                 )
             } else {
                 // Both are integers here (check_fits rejects floats for integer dtypes).
-                let (a, d) = match (start, step) {
-                    (Num::Int(a), Num::Int(d)) => (a as i128, d as i128),
-                    _ => (0, 0),
-                };
+                let (a, d) = (int_value(start).unwrap_or(0), int_value(step).unwrap_or(0));
                 let v = a + last_i * d;
                 match dtype.int_range() {
                     Some((lo, hi)) if v < lo || v > hi => Err(format!(
@@ -672,7 +729,7 @@ fn parse_init(
                 _ => return Err(err(".seed", "must be an integer ≥ 0".into())),
             };
             if min.as_f64() > max.as_f64()
-                || matches!((min, max), (Num::Int(a), Num::Int(b)) if a > b)
+                || matches!((int_value(min), int_value(max)), (Some(a), Some(b)) if a > b)
             {
                 return Err(err(".min", format!("min {min} exceeds max {max}")));
             }
@@ -800,12 +857,15 @@ fn parse_launch(
             }
             toml::Value::Integer(n) => LaunchArg::Int(*n),
             toml::Value::Float(f) => LaunchArg::Float(*f),
+            toml::Value::Table(t) => {
+                struct_arg(t, buffers).map_err(|m| ctx.err(&a.span(), &akey, m))?
+            }
             other => {
                 return Err(ctx.err(
                     &a.span(),
                     &akey,
                     format!(
-                        "must be a buffer name or a number, got a {}",
+                        "must be a buffer name, a number or {{ struct = [ {{ TYPE = VALUE }}, ... ] }}, got a {}",
                         other.type_str()
                     ),
                 ))
@@ -823,4 +883,109 @@ fn parse_launch(
         arg_at,
         at: ctx.loc(&l.kernel.span()),
     })
+}
+
+/// A struct argument `{ struct = [ { i32 = 5 }, { f32 = 0.5 }, { ptr = "buf" }, { pad = 4 } ] }`
+/// (see `README.md`, "Struct arguments").
+fn struct_arg(
+    t: &toml::Table,
+    buffers: &BTreeMap<String, BufferSpec>,
+) -> Result<LaunchArg, String> {
+    let syntax = "a struct argument is { struct = [ { TYPE = VALUE }, ... ] } with TYPE one of";
+    let types = crate::launch::STRUCT_FIELD_TYPES.join(" ");
+    let (Some(toml::Value::Array(items)), 1) = (t.get("struct"), t.len()) else {
+        return Err(format!("{syntax} {types}"));
+    };
+    let mut fields = Vec::with_capacity(items.len());
+    for (k, it) in items.iter().enumerate() {
+        let one = it.as_table().filter(|f| f.len() == 1);
+        let Some((ty, v)) = one.and_then(|f| f.iter().next()) else {
+            return Err(format!("field {k}: {syntax} {types}"));
+        };
+        if !crate::launch::STRUCT_FIELD_TYPES.contains(&ty.as_str()) {
+            return Err(format!("field {k}: unknown field type {ty:?} ({types})"));
+        }
+        let value = match v {
+            toml::Value::String(b) if ty == "ptr" => {
+                if !buffers.contains_key(b) {
+                    return Err(format!("field {k}: unknown buffer {b:?}"));
+                }
+                LaunchArg::Buffer(b.clone())
+            }
+            toml::Value::Integer(n) if ty != "ptr" => {
+                if ty == "pad" && !(0..=4096).contains(n) {
+                    return Err(format!("field {k}: pad = {n} must be in [0, 4096]"));
+                }
+                LaunchArg::Int(*n)
+            }
+            toml::Value::Float(x) if ty.starts_with('f') => LaunchArg::Float(*x),
+            other => {
+                return Err(format!(
+                    "field {k}: {ty} cannot take a {} ({})",
+                    other.type_str(),
+                    if ty == "ptr" {
+                        "ptr takes a buffer name"
+                    } else if ty == "pad" {
+                        "pad takes a byte count"
+                    } else {
+                        "a number is expected"
+                    }
+                ))
+            }
+        };
+        fields.push(crate::launch::StructField {
+            ty: ty.clone(),
+            value,
+        });
+    }
+    Ok(LaunchArg::Struct(fields))
+}
+
+/// The TOML form of a struct argument (inverse of [`struct_arg`]).
+fn struct_value(fields: &[crate::launch::StructField]) -> toml::Value {
+    use toml::Value;
+    let items = fields
+        .iter()
+        .map(|f| {
+            let v = match &f.value {
+                LaunchArg::Buffer(b) => Value::String(b.clone()),
+                LaunchArg::Int(i) => Value::Integer(*i),
+                LaunchArg::Float(x) => Value::Float(*x),
+                LaunchArg::Struct(s) => struct_value(s),
+            };
+            let mut t = toml::Table::new();
+            t.insert(f.ty.clone(), v);
+            Value::Table(t)
+        })
+        .collect();
+    let mut t = toml::Table::new();
+    t.insert("struct".into(), Value::Array(items));
+    Value::Table(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// issue 4: u64 values above i64::MAX are written as strings (decimal or hex).
+    #[test]
+    fn issue4_u64_fill_string_forms() {
+        assert_eq!(
+            num_of_str("18446744073709551615"),
+            Some(Num::UInt(u64::MAX))
+        );
+        assert_eq!(
+            num_of_str("0xFFFF_FFFF_FFFF_FFFF"),
+            Some(Num::UInt(u64::MAX))
+        );
+        assert_eq!(num_of_str("0x10"), Some(Num::Int(16)));
+        assert_eq!(num_of_str("-5"), Some(Num::Int(-5)));
+        assert_eq!(num_of_str("1.5"), None);
+        assert_eq!(num_of_str("0x1_0000_0000_0000_0000"), None);
+        assert!(check_fits(DType::U64, Num::UInt(u64::MAX)).is_ok());
+        assert!(check_fits(DType::I64, Num::UInt(1 << 63)).is_err());
+        // 2^64 - 1 is not an f64; 2^63 is
+        assert!(check_fits(DType::F64, Num::UInt(u64::MAX)).is_err());
+        assert!(check_fits(DType::F64, Num::UInt(1 << 63)).is_ok());
+    }
 }

@@ -204,6 +204,35 @@ impl MemSpace for GlobalMemory {
         Space::Global
     }
 
+    /// As the default, but an address outside every allocation is reported as
+    /// [`MemError::Unmapped`] before its alignment is checked (issue 4: an integer passed for a
+    /// pointer parameter showed up as a "misaligned" access).
+    #[inline]
+    fn check_aligned(&self, addr: u64, size: usize) -> Result<(), MemError> {
+        if self.find(addr).is_none() {
+            return Err(MemError::Unmapped {
+                space: Space::Global,
+                addr,
+                size,
+            });
+        }
+        if !matches!(size, 1 | 2 | 4 | 8 | 16) {
+            return Err(MemError::BadSize {
+                space: Space::Global,
+                addr,
+                size,
+            });
+        }
+        if addr & (size as u64 - 1) != 0 {
+            return Err(MemError::Misaligned {
+                space: Space::Global,
+                addr,
+                size,
+            });
+        }
+        Ok(())
+    }
+
     #[inline]
     fn bytes(&self, addr: u64, len: usize) -> Result<&[u8], MemError> {
         let (i, off) = self.locate(addr, len)?;

@@ -46,11 +46,22 @@ impl std::fmt::Display for Space {
     }
 }
 
+/// A hint for global addresses below every allocation: most likely an integer launch argument
+/// given for a pointer parameter (issue 4).
+fn unmapped_hint(space: Space, addr: u64) -> &'static str {
+    if space == Space::Global && addr < global::GLOBAL_BASE {
+        " (device buffers start at 0x7f0000000000: a pointer parameter must be given a buffer \
+         name in the launch spec; integer arguments are passed as plain values, not addresses)"
+    } else {
+        ""
+    }
+}
+
 /// A failed memory operation. The executor adds kernel, PC and thread.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum MemError {
     /// No allocation contains the address.
-    #[error("{space} access of {size} bytes at {addr:#x} hits no allocation")]
+    #[error("{space} access of {size} bytes at {addr:#x} hits no allocation{}", unmapped_hint(*space, *addr))]
     Unmapped {
         space: Space,
         addr: u64,

@@ -20,6 +20,15 @@ use crate::ir::{
 
 /// Parses PTX source text. `file` is used in error messages only.
 pub fn parse(file: &str, src: &str) -> Result<Module, PtxError> {
+    let mut module = parse_unscheduled(file, src)?;
+    // free definitions (ld.param, %tid, immediates) move to their first use, as ptxas places
+    // them (issue 3; `analysis::sink`)
+    crate::analysis::sink::sink_module(&mut module);
+    Ok(module)
+}
+
+/// [`parse`] without the `analysis::sink` pass: instructions in source order.
+pub fn parse_unscheduled(file: &str, src: &str) -> Result<Module, PtxError> {
     let toks = lex(file, src)?;
     let mut p = Parser {
         file,
@@ -38,7 +47,24 @@ pub fn parse(file: &str, src: &str) -> Result<Module, PtxError> {
         funcs: HashMap::new(),
     };
     p.module_items()?;
-    Ok(p.module)
+    let mut module = p.module;
+    // `.func` calls are executed by inlining them into the kernels (issue 4; `ir::inline`)
+    crate::ir::inline::inline_calls(&mut module).map_err(|e| {
+        let text = src
+            .lines()
+            .nth(e.line.saturating_sub(1) as usize)
+            .unwrap_or("")
+            .trim()
+            .to_string();
+        PtxError::Syntax {
+            file: file.to_string(),
+            line: e.line,
+            col: 1,
+            text,
+            msg: e.message,
+        }
+    })?;
+    Ok(module)
 }
 
 /// Message of an error at the end of the input (see [`PtxError::Eof`]).
@@ -950,6 +976,15 @@ impl<'a> Parser<'a> {
                 p.1 = p.1.saturating_sub(1);
             }
         }
+        // `bar.red.popc.u32 d, a, c` / `bar.red.and.pred p, a, c` write their first operand
+        // (PTX ISA §9.7.12.1), unlike the other `bar` forms
+        if ins.op == Opcode::Bar && ins.mode == Mode::BarRed && !ins.src.is_empty() {
+            let d = ins.src.remove(0);
+            if !matches!(d, Operand::Reg(_) | Operand::Sink) {
+                return Err(self.err_at(op_tok, "bar.red: destination must be a register"));
+            }
+            ins.dst.push(d);
+        }
         self.check_arity(&ins, op_tok)?;
         st.instrs.push(ins);
         Ok(())
@@ -1458,7 +1493,7 @@ mod tests {
             "{HDR}.visible .entry k(\n\t.param .u64 .ptr .global .align 16 k_p0,\n\t.param .u32 k_p1,\n\t.param .align 8 .b8 k_s[12]\n)\n.maxntid 128, 1, 1\n{{\n\
              .reg .pred %p<3>;\n.reg .b16 %rs<3>;\n.reg .b32 %r<10>;\n.reg .f32 %f<5>;\n.reg .b64 %rd<6>;\n.reg .f64 %fd<2>;\n{body}\n}}\n"
         );
-        let m = parse("t.ptx", &src).unwrap_or_else(|e| panic!("{e}"));
+        let m = parse_unscheduled("t.ptx", &src).unwrap_or_else(|e| panic!("{e}"));
         m.function("k").unwrap().clone()
     }
 
@@ -1609,11 +1644,18 @@ mod tests {
         assert_eq!(k.local_bytes(), 64);
         assert_eq!(k.instrs[0].src[0], Operand::Sym(Sym::Local(0), 0));
         assert_eq!(k.instrs[1].src[0], Operand::Sym(Sym::Global(4), 0));
-        let call = k.instrs.iter().find(|i| i.op == Opcode::Call).unwrap();
+        // issue 4: the kernel's call is inlined; the call operands are decoded as written in a
+        // non-kernel caller (`.func`s are not inlined)
+        assert!(k.instrs.iter().all(|i| i.op != Opcode::Call));
+        assert!(k.regs.iter().any(|r| r.name == "%r0@helper#0"));
+        let as_func = src.replace(".visible .entry k()", ".func k()");
+        let mf = parse("m.ptx", &as_func).unwrap_or_else(|e| panic!("{e}"));
+        let kf = mf.function("k").unwrap();
+        let call = kf.instrs.iter().find(|i| i.op == Opcode::Call).unwrap();
         let c = call.call.as_ref().unwrap();
         assert_eq!(
             c.target,
-            CallTarget::Direct(m.function_index("helper").unwrap())
+            CallTarget::Direct(mf.function_index("helper").unwrap())
         );
         assert_eq!(c.args.len(), 1);
         assert_eq!(c.rets.len(), 1);

@@ -347,6 +347,14 @@ pub struct MemActivity {
     /// 32 B sector accesses looked up in the L1D (loads) / written through (stores).
     pub l1d_sector_reads: u64,
     pub l1d_sector_read_hits: u64,
+    /// Sector reads that found their sector's fill in flight and merged with its MSHR entry
+    /// (serialised only when non-zero, like the other hierarchy-only counters below, so
+    /// that memory models without MSHRs keep their records unchanged).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub l1d_sector_read_merges: u64,
+    /// Cycles L1D misses waited for a free MSHR entry (the LD/ST unit waits with them).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub l1d_mshr_stall_cycles: u64,
     pub l1d_sector_writes: u64,
     /// 128 B line tag lookups in the L1D.
     pub l1d_line_lookups: u64,
@@ -355,13 +363,26 @@ pub struct MemActivity {
     pub shared_bank_conflict_cycles: u64,
     pub l2_sector_reads: u64,
     pub l2_sector_read_hits: u64,
+    /// L2 sector reads merged with a DRAM fill in flight.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub l2_sector_read_merges: u64,
+    /// Cycles L2 misses waited for a free L2 MSHR entry.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub l2_mshr_stall_cycles: u64,
     pub l2_sector_writes: u64,
     pub dram_sector_reads: u64,
     pub dram_sector_writes: u64,
+    /// DRAM accesses (reads and writes) that found their row open.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub dram_row_hits: u64,
     /// Accesses issued on behalf of the RF design (seed 004 spills/fills).
     pub rf_design_fetches: u64,
     /// Global accesses the RF design served itself (seed 000/001 sharing, seed 004 hits).
     pub rf_design_served: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 impl MemActivity {
@@ -373,6 +394,11 @@ impl MemActivity {
         self.atomic_instructions += o.atomic_instructions;
         self.l1d_sector_reads += o.l1d_sector_reads;
         self.l1d_sector_read_hits += o.l1d_sector_read_hits;
+        self.l1d_sector_read_merges += o.l1d_sector_read_merges;
+        self.l1d_mshr_stall_cycles += o.l1d_mshr_stall_cycles;
+        self.l2_sector_read_merges += o.l2_sector_read_merges;
+        self.l2_mshr_stall_cycles += o.l2_mshr_stall_cycles;
+        self.dram_row_hits += o.dram_row_hits;
         self.l1d_sector_writes += o.l1d_sector_writes;
         self.l1d_line_lookups += o.l1d_line_lookups;
         self.shared_accesses += o.shared_accesses;
@@ -394,7 +420,8 @@ pub struct Activity<S: Serialize> {
     pub gpu: String,
     /// RF design name.
     pub design: String,
-    /// Core cycles from the first CTA launch to the last warp's completion.
+    /// Core cycles from the kernel launch (including `kernel_launch_latency`, as GPGPU-Sim's
+    /// `gpu_sim_cycle`) to the last warp's completion.
     pub cycles: u64,
     /// Cycles the simulator actually stepped (the rest were skipped as idle).
     pub simulated_cycles: u64,

@@ -2,8 +2,10 @@
 //!
 //! Every field is required (`deny_unknown_fields`, no `#[serde(default)]`): a preset (TOML) must
 //! set everything, and [`GpuConfig::validate`] rejects out-of-range values with the field's
-//! path. The RTX 2060-like preset in `rtx2060.toml` (next to this file) documents the source of
-//! every value; [`GpuConfig::rtx2060_like`] loads it.
+//! path. The presets `rtx2060.toml` (Accel-Sim SM75_RTX2060) and `gtx480.toml` (GPGPU-Sim
+//! SM2_GTX480) next to this file document the source of every value;
+//! [`GpuConfig::rtx2060_like`] / [`GpuConfig::gtx480_like`] load them. They are the only copy
+//! of the timing values: `regwatt-designs` presets take their `[gpu]` table from here.
 //!
 //! The structure mirrors the object tree of the model (Ramulator-2 style): `GpuConfig` →
 //! `SmConfig` (schedulers, collectors, register file, execution units) and `MemoryConfig`.
@@ -23,6 +25,13 @@ pub struct GpuConfig {
     /// CTAs the global block scheduler may start per SM per cycle
     /// (GPGPU-Sim `issue_block2core`: one CTA per SM per cycle).
     pub cta_launches_per_cycle: u32,
+    /// Cycles between the kernel launch and the first CTA dispatch, counted in the kernel's
+    /// cycles (GPGPU-Sim `kernel_info_t::m_kernel_TB_latency`, i.e.
+    /// `-gpgpu_kernel_launch_latency` plus CTAs × `-gpgpu_TB_launch_latency`, decremented
+    /// once per core cycle in `gpgpu_sim::cycle()` while `gpu_sim_cycle` counts).
+    pub kernel_launch_latency: u32,
+    /// Extra launch-latency cycles per CTA of the grid (`-gpgpu_TB_launch_latency`).
+    pub cta_launch_latency: u32,
     pub sm: SmConfig,
     pub memory: MemoryConfig,
 }
@@ -172,29 +181,67 @@ pub struct UnitsConfig {
     pub const_latency: u32,
 }
 
-/// Memory hierarchy parameters used by [`crate::timing::memory::StubMemory`] (until the
-/// cycle-level components in `timing::mem` are wired in).
+/// Memory hierarchy parameters of [`crate::timing::memory::MemoryHierarchy`] (the model is
+/// described there; the presets cite the GPGPU-Sim / Accel-Sim option of every value).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MemoryConfig {
     pub l1d: CacheConfig,
-    /// Cycles from LD/ST dispatch to data for an L1D hit.
+    /// Cycles from LD/ST dispatch to data for an L1D hit; an L1D miss leaves for the L2 after
+    /// the same pipeline (GPGPU-Sim `l1_latency_queue`, `-gpgpu_l1_latency`).
     pub l1d_hit_latency: u32,
-    /// 128 B lines (tag lookups) the L1D processes per cycle.
+    /// 128 B lines (tag lookups) the L1D accepts per cycle (`-gpgpu_l1_banks`).
     pub l1d_lines_per_cycle: u32,
+    /// Outstanding missed sectors per L1D (MSHR entries, `-gpgpu_cache:dl1` `<mshr>:<N>`).
+    pub l1d_mshr_entries: u32,
     pub shared: SharedMemConfig,
-    /// L2 per slice.
+    /// Cycles a packet spends in the SM↔L2 crossbar, each direction.
+    pub icnt_latency: u32,
+    /// Reply packets (one 32 B sector each) the crossbar delivers to one SM per cycle.
+    pub icnt_reply_sectors_per_cycle: u32,
+    /// L2 per slice (memory sub-partition).
     pub l2_slice: CacheConfig,
     pub l2_slices: u32,
-    /// Cycles from LD/ST dispatch to data for an L2 hit.
-    pub l2_hit_latency: u32,
-    /// 32 B sectors each L2 slice serves per cycle.
+    /// Cycles a request waits in a sub-partition before its L2 lookup (`-gpgpu_l2_rop_latency`).
+    pub l2_rop_latency: u32,
+    /// 32 B sectors each L2 slice looks up per cycle.
     pub l2_sectors_per_cycle_per_slice: u32,
-    /// Cycles from LD/ST dispatch to data for a DRAM access (unloaded).
-    pub dram_latency: u32,
-    pub dram_channels: u32,
-    /// DRAM bytes per core cycle, all channels together.
-    pub dram_bytes_per_cycle: f64,
+    /// Outstanding missed sectors per L2 slice (`-gpgpu_cache:dl2` `<mshr>:<N>`).
+    pub l2_mshr_entries: u32,
+    /// Start every launch with the host-written buffers in the L2 (`-gpgpu_perf_sim_memcpy`).
+    pub l2_preload_host_data: bool,
+    pub dram: DramConfig,
+}
+
+/// DRAM channels (memory partitions) with banks, row buffers and a data bus
+/// (GPGPU-Sim `dram_t`, `-gpgpu_dram_timing_opt`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DramConfig {
+    /// Channels (`-gpgpu_n_mem`); `l2_slices / channels` slices share a channel.
+    pub channels: u32,
+    /// Consecutive bytes mapped to one channel before the next (`-gpgpu_mem_addr_mapping dramid@N`: 2^N).
+    pub interleave_bytes: u32,
+    /// Cycles (core clock) a request waits between the L2 and the DRAM scheduler (`-dram_latency`).
+    pub latency: u32,
+    /// DRAM command clock, MHz (last field of `-gpgpu_clock_domains`).
+    pub clock_mhz: f64,
+    /// Banks per channel (`nbk`).
+    pub banks: u32,
+    /// Bytes of one DRAM row per bank per channel (column bits of `-gpgpu_mem_addr_mapping`).
+    pub row_bytes: u32,
+    /// Bytes one burst moves on a channel (`-gpgpu_dram_buswidth` × `-gpgpu_n_mem_per_ctrlr` ×
+    /// `-gpgpu_dram_burst_length`).
+    pub burst_bytes: u32,
+    /// Command cycles one burst occupies the data bus
+    /// (`-gpgpu_dram_burst_length` / `-dram_data_command_freq_ratio`).
+    pub burst_cycles: u32,
+    /// Activate-to-read (`RCD`), precharge (`RP`), read (`CL`) and write (`WL`) latencies,
+    /// command cycles.
+    pub t_rcd: u32,
+    pub t_rp: u32,
+    pub t_cl: u32,
+    pub t_wl: u32,
 }
 
 /// A set-associative cache (tags only: data lives in the functional memory).
@@ -242,7 +289,10 @@ pub enum PresetError {
     },
 }
 
-const RTX2060_TOML: &str = include_str!("rtx2060.toml");
+/// The RTX 2060-like timing preset (TOML text).
+pub const RTX2060_TOML: &str = include_str!("rtx2060.toml");
+/// The GTX 480-like timing preset (TOML text).
+pub const GTX480_TOML: &str = include_str!("gtx480.toml");
 
 impl GpuConfig {
     /// Parses a TOML preset and validates it. `file` names the source in errors.
@@ -261,6 +311,11 @@ impl GpuConfig {
     /// The RTX 2060-like preset (`sim/src/timing/rtx2060.toml`; sources in its comments).
     pub fn rtx2060_like() -> Result<GpuConfig, PresetError> {
         Self::from_toml("rtx2060.toml", RTX2060_TOML)
+    }
+
+    /// The GTX 480-like preset (`sim/src/timing/gtx480.toml`; sources in its comments).
+    pub fn gtx480_like() -> Result<GpuConfig, PresetError> {
+        Self::from_toml("gtx480.toml", GTX480_TOML)
     }
 
     /// Checks every value's range. Errors name the field path.
@@ -393,25 +448,59 @@ impl GpuConfig {
                 ));
             }
         }
+        if m.l1d.line_bytes != m.l2_slice.line_bytes {
+            return Err(err(
+                "memory.l2_slice.line_bytes",
+                "must equal memory.l1d.line_bytes".into(),
+            ));
+        }
         pos("memory.l1d_hit_latency", m.l1d_hit_latency)?;
         pos("memory.l1d_lines_per_cycle", m.l1d_lines_per_cycle)?;
+        pos("memory.l1d_mshr_entries", m.l1d_mshr_entries)?;
         pos("memory.shared.banks", m.shared.banks)?;
         pow2("memory.shared.bank_bytes", m.shared.bank_bytes)?;
         pos("memory.shared.latency", m.shared.latency)?;
+        pos(
+            "memory.icnt_reply_sectors_per_cycle",
+            m.icnt_reply_sectors_per_cycle,
+        )?;
+        if m.icnt_reply_sectors_per_cycle > 255 || m.l2_sectors_per_cycle_per_slice > 255 {
+            return Err(err(
+                "memory.icnt_reply_sectors_per_cycle",
+                "per-cycle port widths must be at most 255".into(),
+            ));
+        }
         pos("memory.l2_slices", m.l2_slices)?;
-        pos("memory.l2_hit_latency", m.l2_hit_latency)?;
         pos(
             "memory.l2_sectors_per_cycle_per_slice",
             m.l2_sectors_per_cycle_per_slice,
         )?;
-        pos("memory.dram_latency", m.dram_latency)?;
-        pos("memory.dram_channels", m.dram_channels)?;
-        if !(m.dram_bytes_per_cycle.is_finite() && m.dram_bytes_per_cycle > 0.0) {
+        pos("memory.l2_mshr_entries", m.l2_mshr_entries)?;
+        let d = &m.dram;
+        pos("memory.dram.channels", d.channels)?;
+        if !m.l2_slices.is_multiple_of(d.channels) {
             return Err(err(
-                "memory.dram_bytes_per_cycle",
+                "memory.dram.channels",
+                "must divide memory.l2_slices".into(),
+            ));
+        }
+        pow2("memory.dram.interleave_bytes", d.interleave_bytes)?;
+        if d.interleave_bytes < m.l2_slice.line_bytes {
+            return Err(err(
+                "memory.dram.interleave_bytes",
+                "must be at least one cache line".into(),
+            ));
+        }
+        if !(d.clock_mhz.is_finite() && d.clock_mhz > 0.0) {
+            return Err(err(
+                "memory.dram.clock_mhz",
                 "must be a positive number".into(),
             ));
         }
+        pos("memory.dram.banks", d.banks)?;
+        pow2("memory.dram.row_bytes", d.row_bytes)?;
+        pos("memory.dram.burst_bytes", d.burst_bytes)?;
+        pos("memory.dram.burst_cycles", d.burst_cycles)?;
         Ok(())
     }
 
@@ -433,6 +522,13 @@ mod tests {
         assert_eq!(c.sm.register_file.banks_per_sub_core, 2);
         assert_eq!(c.sm.collectors.units_per_sub_core, 2);
         assert_eq!(GpuConfig::rtx2060_like().expect("preset"), c);
+        assert_eq!(c.kernel_launch_latency, 5000);
+        let g = GpuConfig::gtx480_like().expect("gtx480");
+        assert_eq!(g.sms, 15);
+        assert_eq!(g.kernel_launch_latency, 0);
+        // 768 KB of L2: 12 slices x 64 sets x 8 ways x 128 B
+        let l2 = g.memory.l2_slices * g.memory.l2_slice.sets * g.memory.l2_slice.ways * 128;
+        assert_eq!(l2, 768 * 1024);
         // 3 MB of L2: 24 slices x 64 sets x 16 ways x 128 B
         let l2 = c.memory.l2_slices * c.memory.l2_slice.sets * c.memory.l2_slice.ways * 128;
         assert_eq!(l2, 3 * 1024 * 1024);

@@ -41,7 +41,7 @@ use super::functional::{
     FunctionalWarpModel, InstrInfo, MemOpKind, MemSpaceKind, ModelError, UnitClass, WarpKey,
     WarpRegisters,
 };
-use super::memory::{MemoryTiming, StubMemory};
+use super::memory::{MemoryHierarchy, MemoryTiming};
 use super::rf::{
     CollectorChoice, Delay, MemRoute, OperandRef, RegisterFileDesign, ReleaseCause, RfCtx, RfError,
     RfStats, Route, WarpSlot, WriteRef,
@@ -203,6 +203,8 @@ struct SubCore {
     dirty: bool,
     /// Earliest cycle a blocked warp unblocks by itself (branch redirect).
     wake_at: u64,
+    /// Resident warps of the sub-core, oldest first (ages only grow, so a launch appends).
+    by_age: Vec<u16>,
     /// Scratch: GTO sort keys, dispatch candidates.
     keys: Vec<(bool, Reverse<u8>, u64, u16)>,
     cands: Vec<usize>,
@@ -281,6 +283,8 @@ struct Sm<D: RegisterFileDesign> {
     events: BinaryHeap<Reverse<(u64, u64, usize)>>,
     wb: Vec<Option<WbEntry>>,
     wb_free: Vec<usize>,
+    /// Emptied write buffers of completed instructions, reused (no allocation per instruction).
+    writes_pool: Vec<Vec<(u16, [u32; 32], u32)>>,
     act: CoreActivity,
     rf_act: RfActivity,
     mem_act: MemActivity,
@@ -293,6 +297,15 @@ struct Sm<D: RegisterFileDesign> {
     ports: u8,
     /// Warp instructions per `UnitClass` (index = discriminant).
     by_class: [u64; N_CLASSES],
+    /// Cycles before this one are known idle for this SM (see [`Sm::idle_end`]).
+    idle_until: u64,
+    /// What one idle cycle adds: the issue stall of each sub-core, dispatch candidates
+    /// blocked on a busy unit, collectors waiting for operands.
+    idle_stalls: Vec<StallKind>,
+    idle_exec_busy: u64,
+    idle_operand_wait: u64,
+    /// Idle cycles not yet added to the statistics.
+    idle_pending: u64,
 }
 
 const N_CLASSES: usize = 13;
@@ -413,7 +426,13 @@ where
     D: RegisterFileDesign,
 {
     cfg.validate()?;
-    let mut mem = StubMemory::new(&cfg.memory, cfg.sms, cfg.sm.units.const_latency);
+    let mut mem = MemoryHierarchy::new(
+        &cfg.memory,
+        cfg.sms,
+        cfg.sm.units.const_latency,
+        cfg.core_clock_mhz,
+    );
+    mem.preload_l2(&model.host_written());
     run_with_memory(cfg, model, make_design, &mut mem, opts)
 }
 
@@ -474,7 +493,13 @@ where
         let d = make_design(i);
         sms.push(Sm::new(cfg, i, d)?);
     }
-    let mut now: u64 = 0;
+    // kernel launch latency (GPGPU-Sim m_kernel_TB_latency): no CTA starts before it, and
+    // its cycles count (idle on every scheduler)
+    let mut now: u64 = u64::from(cfg.kernel_launch_latency)
+        + u64::from(cfg.cta_launch_latency) * u64::from(grid.ctas);
+    for s in sms.iter_mut() {
+        s.account_skipped(now);
+    }
     let mut next_cta: u32 = 0;
     let mut simulated: u64 = 0;
     let mut rr: usize = 0;
@@ -548,6 +573,7 @@ where
     let mut stats = D::Stats::default();
     let mut name = String::new();
     for sm in sms.iter_mut() {
+        sm.flush_idle();
         for (k, c) in CLASSES.iter().enumerate() {
             if sm.by_class[k] > 0 {
                 *sm.act
@@ -634,6 +660,7 @@ impl<D: RegisterFileDesign> Sm<D> {
                 order: Vec::new(),
                 dirty: true,
                 wake_at: 0,
+                by_age: Vec::new(),
                 keys: Vec::new(),
                 cands: Vec::new(),
             })
@@ -655,6 +682,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             events: BinaryHeap::new(),
             wb: Vec::new(),
             wb_free: Vec::new(),
+            writes_pool: Vec::new(),
             act: CoreActivity {
                 bank_reads: vec![0; nb],
                 bank_writes: vec![0; nb],
@@ -667,6 +695,11 @@ impl<D: RegisterFileDesign> Sm<D> {
             col_ports: s.collectors.read_ports_per_unit,
             ports: layout.ports_per_bank,
             by_class: [0; N_CLASSES],
+            idle_until: 0,
+            idle_stalls: Vec::with_capacity(nsub),
+            idle_exec_busy: 0,
+            idle_operand_wait: 0,
+            idle_pending: 0,
         })
     }
 
@@ -715,6 +748,8 @@ impl<D: RegisterFileDesign> Sm<D> {
         if !self.design.can_allocate(&ws, sh.regs_per_thread) {
             return Ok(false);
         }
+        self.flush_idle();
+        self.idle_until = 0;
         model.start_cta(cta).map_err(|source| TimingError::Model {
             warp: cta * wpc,
             source,
@@ -732,6 +767,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             let base = usize::from(w.slot) * 32;
             self.preds[base..base + 32].fill(0);
             self.subs[usize::from(w.sub_core)].dirty = true;
+            self.subs[usize::from(w.sub_core)].by_age.push(w.slot);
             self.warps[usize::from(w.slot)] = Some(Warp {
                 key,
                 cta: cslot,
@@ -825,6 +861,12 @@ impl<D: RegisterFileDesign> Sm<D> {
             self.act.stalls.idle += self.subs.len() as u64;
             return Ok(false);
         }
+        if now < self.idle_until {
+            // nothing but per-cycle counters would change: count the cycle, step nothing
+            self.idle_pending += 1;
+            return Ok(false);
+        }
+        self.flush_idle();
         let mut progress = false;
         {
             let mut ctx = RfCtx {
@@ -860,7 +902,88 @@ impl<D: RegisterFileDesign> Sm<D> {
             progress |= self.dispatch(sh, model, mem, sc, now)?;
             progress |= self.issue(sh, sc, now)?;
         }
+        self.idle_until = self.idle_end(sh, now + 1);
         Ok(progress)
+    }
+
+    /// If cycle `t` of this SM would change nothing but per-cycle counters (no completion
+    /// due, no writeback or operand read queued, no collector able to dispatch, no scheduler
+    /// to re-evaluate), the first cycle after `t` at which that may change; otherwise 0.
+    /// Records what each such idle cycle adds to the statistics (exactly what stepping it
+    /// would add). Nothing outside the SM changes its state except a CTA launch, which
+    /// resets the window.
+    fn idle_end(&mut self, sh: &Shared, t: u64) -> u64 {
+        if self.used_ctas == 0 && self.events.is_empty() {
+            return 0;
+        }
+        let mut end = u64::MAX;
+        if let Some(Reverse((te, _, _))) = self.events.peek() {
+            if *te <= t {
+                return 0;
+            }
+            end = *te;
+        }
+        let (mut exec_busy, mut operand_wait) = (0u64, 0u64);
+        for s in &self.subs {
+            if s.dirty || t >= s.wake_at || !s.wb_q.is_empty() {
+                return 0;
+            }
+            if s.bank_q.iter().any(|q| !q.is_empty()) {
+                return 0;
+            }
+            end = end.min(s.wake_at);
+            for c in s.collectors.iter().filter(|c| c.busy) {
+                if c.pending > 0 {
+                    return 0;
+                }
+                if c.ready_at > t {
+                    operand_wait += 1;
+                    end = end.min(c.ready_at);
+                    continue;
+                }
+                // a dispatch candidate: idle only while every unit it can use is busy
+                let Some(info) = c.info else {
+                    return 0;
+                };
+                if self.warps[usize::from(c.slot)].is_none() {
+                    return 0;
+                }
+                let free_at = match class_timing(sh.cfg, info.class).0 {
+                    Some(p) => s.units[p].iter().min().copied(),
+                    None if info.class == UnitClass::Mem => self.ldst_free.iter().min().copied(),
+                    None => return 0,
+                };
+                if let Some(f) = free_at {
+                    if f <= t {
+                        return 0;
+                    }
+                    end = end.min(f);
+                }
+                exec_busy += 1;
+            }
+        }
+        if end <= t {
+            return 0;
+        }
+        self.idle_stalls.clear();
+        self.idle_stalls
+            .extend(self.subs.iter().map(|s| s.last_stall));
+        self.idle_exec_busy = exec_busy;
+        self.idle_operand_wait = operand_wait;
+        end
+    }
+
+    /// Adds the statistics of the idle cycles counted since the last step.
+    fn flush_idle(&mut self) {
+        let n = std::mem::take(&mut self.idle_pending);
+        if n == 0 {
+            return;
+        }
+        for &k in &self.idle_stalls {
+            Self::count_stall(&mut self.act.stalls, k, n);
+        }
+        self.act.exec_unit_busy_cycles += self.idle_exec_busy * n;
+        self.act.operand_wait_cycles += self.idle_operand_wait * n;
     }
 
     fn writeback<F: FunctionalWarpModel, M: MemoryTiming>(
@@ -884,7 +1007,7 @@ impl<D: RegisterFileDesign> Sm<D> {
                     sub_core: sc as u8,
                 };
                 while e.done < e.writes.len() {
-                    let (reg, vals, mask) = e.writes[e.done];
+                    let (reg, mask) = (e.writes[e.done].0, e.writes[e.done].2);
                     let wr = WriteRef {
                         warp: ws,
                         reg,
@@ -920,7 +1043,7 @@ impl<D: RegisterFileDesign> Sm<D> {
                         self.subs[sc].bank_ports_used[b] += 1;
                         self.act.bank_writes[sc * nbanks + b] += 1;
                     }
-                    let out = self.design.write(&mut ctx, &wr, &vals, mask);
+                    let out = self.design.write(&mut ctx, &wr, &e.writes[e.done].1, mask);
                     let extra = match out.delay {
                         Delay::None => 0,
                         Delay::Cycles(c) => u64::from(c),
@@ -964,27 +1087,31 @@ impl<D: RegisterFileDesign> Sm<D> {
         idx: usize,
         now: u64,
     ) {
-        let Some(e) = self.wb[idx].take() else {
+        // copy out what is needed instead of moving the whole entry out of its slot
+        let Some(e) = self.wb[idx].as_mut() else {
             return;
         };
+        let (eslot, info) = (e.slot, e.info);
+        self.writes_pool.push(std::mem::take(&mut e.writes));
+        self.wb[idx] = None;
         self.wb_free.push(idx);
-        let slot = usize::from(e.slot);
+        let slot = usize::from(eslot);
         let Some(w) = self.warps[slot].as_mut() else {
             return;
         };
-        for &r in e.info.dsts.as_slice() {
+        for &r in info.dsts.as_slice() {
             mask_clear(&mut w.pending, r);
             mask_clear(&mut w.pending_mem, r);
         }
-        w.pending_pred &= !e.info.dst_preds;
+        w.pending_pred &= !info.dst_preds;
         w.inflight = w.inflight.saturating_sub(1);
         self.subs[usize::from(w.sub_core)].dirty = true;
         let ws = WarpSlot {
-            slot: e.slot,
+            slot: eslot,
             sub_core: w.sub_core,
         };
-        if let Some(Some(t)) = sh.tables.get(e.info.func as usize) {
-            if let Some(list) = t.dead_dst.get(e.info.pc as usize) {
+        if let Some(Some(t)) = sh.tables.get(info.func as usize) {
+            if let Some(list) = t.dead_dst.get(info.pc as usize) {
                 let mut ctx = RfCtx {
                     now,
                     sm: self.id,
@@ -996,7 +1123,7 @@ impl<D: RegisterFileDesign> Sm<D> {
                 }
             }
         }
-        self.maybe_retire(model, e.slot, now);
+        self.maybe_retire(model, eslot, now);
     }
 
     /// Frees a warp (and its CTA) once it has exited and drained.
@@ -1022,6 +1149,7 @@ impl<D: RegisterFileDesign> Sm<D> {
         let sc = usize::from(ws.sub_core);
         self.subs[sc].dirty = true;
         self.subs[sc].active_set.retain(|&s| s != slot);
+        self.subs[sc].by_age.retain(|&s| s != slot);
         if self.subs[sc].last_issued == Some(slot) {
             self.subs[sc].last_issued = None;
         }
@@ -1230,7 +1358,8 @@ impl<D: RegisterFileDesign> Sm<D> {
             self.wb.push(None);
             self.wb.len() - 1
         });
-        let mut writes = Vec::with_capacity(info.dsts.len());
+        let mut writes = self.writes_pool.pop().unwrap_or_default();
+        writes.clear();
         let pbase = usize::from(slot) * 32;
         let (step, uncollected) = {
             let c = &self.subs[sc].collectors[ci];
@@ -1433,10 +1562,22 @@ impl<D: RegisterFileDesign> Sm<D> {
                 }
             }
             SchedulerPolicy::Gto => {
-                order.extend(sub.warps.iter().copied().filter(|&s| resident(s)));
-                let mut keys = std::mem::take(&mut self.subs[sc].keys);
-                self.sort_gto(&mut order, self.subs[sc].last_issued, &mut keys);
-                self.subs[sc].keys = keys;
+                let last = sub.last_issued;
+                let same_priority = sub
+                    .by_age
+                    .windows(2)
+                    .all(|p| self.priority(p[0]) == self.priority(p[1]));
+                if same_priority {
+                    // the greedy warp, then the others oldest first: what `sort_gto` gives
+                    // when all design priorities are equal, without sorting
+                    order.extend(last.filter(|l| sub.by_age.contains(l)));
+                    order.extend(sub.by_age.iter().copied().filter(|&s| Some(s) != last));
+                } else {
+                    order.extend(sub.warps.iter().copied().filter(|&s| resident(s)));
+                    let mut keys = std::mem::take(&mut self.subs[sc].keys);
+                    self.sort_gto(&mut order, last, &mut keys);
+                    self.subs[sc].keys = keys;
+                }
             }
             SchedulerPolicy::TwoLevel { active_warps } => {
                 // demote warps waiting on memory or done; promote oldest pending non-blocked
@@ -1482,6 +1623,16 @@ impl<D: RegisterFileDesign> Sm<D> {
             }
         }
         self.subs[sc].order = order;
+    }
+
+    /// The design's scheduling priority of a resident warp.
+    fn priority(&self, s: u16) -> u8 {
+        self.warps[usize::from(s)].as_ref().map_or(0, |w| {
+            self.design.warp_priority(WarpSlot {
+                slot: s,
+                sub_core: w.sub_core,
+            })
+        })
     }
 
     fn sort_gto(

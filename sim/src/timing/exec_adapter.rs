@@ -12,7 +12,7 @@ use super::functional::{
     classify, FunctionalWarpModel, GridShape, InstrInfo, MemOpKind, MemSpaceKind, ModelError,
     RegList, StepInfo, WarpKey, WarpMemAccess, WarpRegisters,
 };
-use super::memory::StubMemory;
+use super::memory::MemoryHierarchy;
 use super::rf::RegisterFileDesign;
 use crate::analysis::{analyze, Analysis, ArchReg};
 use crate::exec::{
@@ -210,6 +210,14 @@ impl FunctionalWarpModel for ExecModel<'_> {
         self.grid
     }
 
+    fn host_written(&self) -> Vec<(u64, u64)> {
+        self.global
+            .allocations()
+            .iter()
+            .map(|a| (a.base, a.size as u64))
+            .collect()
+    }
+
     fn start_cta(&mut self, cta: u32) -> Result<(), ModelError> {
         let slot = self
             .ctas
@@ -322,9 +330,15 @@ pub fn run_spec_timed<D: RegisterFileDesign>(
     let names: Vec<&str> = program.kernels.iter().map(|k| k.name.as_str()).collect();
     spec.check_kernels(&names)
         .map_err(|e| model_err(e.to_string()))?;
-    let mut mem = StubMemory::new(&cfg.memory, cfg.sms, cfg.sm.units.const_latency);
     let mut launches = Vec::new();
     for (i, l) in spec.launches.iter().enumerate() {
+        // each launch counts cycles from 0: a fresh memory system (as `timing::run`)
+        let mut mem = MemoryHierarchy::new(
+            &cfg.memory,
+            cfg.sms,
+            cfg.sm.units.const_latency,
+            cfg.core_clock_mhz,
+        );
         let kernel = program
             .kernel(&l.kernel)
             .ok_or_else(|| model_err(format!("no kernel {}", l.kernel)))?;
@@ -354,6 +368,7 @@ pub fn run_spec_timed<D: RegisterFileDesign>(
             i as u64,
         )
         .map_err(|source| TimingError::Model { warp: 0, source })?;
+        mem.preload_l2(&model.host_written());
         launches.push(run_with_memory(
             cfg,
             &mut model,

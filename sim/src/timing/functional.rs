@@ -189,6 +189,12 @@ pub trait FunctionalWarpModel {
     /// If `pc` is the first instruction of a basic block of function `func`, its block index
     /// (for per-branch release lists, `Release::pbr`).
     fn block_start(&self, func: u32, pc: u32) -> Option<u32>;
+    /// Global-memory ranges `(address, bytes)` the host wrote before the launch (`cudaMemcpy`
+    /// of the launch spec's buffers). The memory model may start with them in the L2, as
+    /// Accel-Sim does with `-gpgpu_perf_sim_memcpy 1`. Default: none.
+    fn host_written(&self) -> Vec<(u64, u64)> {
+        Vec::new()
+    }
 }
 
 /// Unit class of an IR instruction (PTX ISA §9.7; division placement as GPGPU-Sim: "All Div

@@ -1,26 +1,58 @@
-//! The memory side of the timing core: the [`MemoryTiming`] seam and [`StubMemory`], a
-//! compact latency/bandwidth model used until the cycle-level components of
-//! [`crate::timing::mem`] (coalescer, L1D with MSHRs, sliced L2, DRAM) are wired in behind the
-//! same trait.
+//! The memory side of the timing core: the [`MemoryTiming`] seam and [`MemoryHierarchy`], a
+//! reservation-style model of the GPGPU-Sim / Accel-Sim memory system.
 //!
-//! `StubMemory` model (all parameters from [`MemoryConfig`]):
-//! * **Coalescing** (sm_70+ rules, NVIDIA CUDA C++ Programming Guide, "Device Memory
-//!   Accesses"): a warp's lanes are grouped into 128 B lines and 32 B sectors; the LD/ST unit
-//!   spends `ceil(lines / l1d_lines_per_cycle)` cycles on the instruction.
-//! * **L1D**: sectored set-associative tags with LRU, allocate on load miss, write-through
-//!   without allocation for stores (Accel-Sim `-gpgpu_cache:dl1 S:4:128:64,L:T:m:L:L`).
-//! * **L2**: `l2_slices` slices, line-interleaved, write-back with allocation, each slice
-//!   serving `l2_sectors_per_cycle_per_slice` sectors per cycle (a bandwidth server).
-//! * **DRAM**: `dram_channels` channels, line-interleaved, each a bandwidth server of
-//!   `dram_bytes_per_cycle / dram_channels` bytes per cycle; unloaded latency `dram_latency`.
+//! The core asks for the timing of a whole warp instruction at dispatch
+//! ([`MemoryTiming::access`] → [`MemTiming`]). `MemoryHierarchy` answers at once: every shared
+//! resource keeps its future reservations (ports with a per-cycle capacity, MSHR tables with
+//! the release cycle of every entry, DRAM banks and buses with the cycle they are free), and
+//! every cached sector keeps the cycle its data arrives. A later access that finds a sector
+//! still in flight merges with it and gets the data at the fill cycle (an MSHR hit), exactly
+//! what a cycle-by-cycle message model computes for requests processed in dispatch order,
+//! without simulating idle cycles (the timing core skips those).
+//!
+//! Path of a global load (all parameters from [`MemoryConfig`]; GPGPU-Sim names in brackets):
+//! * **Coalescing** (sm_70+ rules, CUDA C++ Programming Guide "Device Memory Accesses";
+//!   GPGPU-Sim `memory_coalescing_arch`): the lanes' bytes are grouped into 128 B lines and
+//!   32 B sectors; the L1D accepts `l1d_lines_per_cycle` lines per cycle (`-gpgpu_l1_banks`),
+//!   so line `i` enters at `now + i / l1d_lines_per_cycle`.
+//! * **L1D** (`ldst_unit::L1_latency_queue_cycle`, `-gpgpu_l1_latency`): the tag check
+//!   happens `l1d_hit_latency` cycles after entry; present sectors are ready then, sectors in
+//!   flight at their fill cycle (merged, `HIT_RESERVED`), missing sectors need an MSHR entry
+//!   (`l1d_mshr_entries`; when all are busy the line waits for the earliest release and the
+//!   LD/ST unit stalls with it, GPGPU-Sim's `RESERVATION_FAIL`). Sectored tags, LRU,
+//!   allocate on load miss, write-through without allocation for stores
+//!   (`-gpgpu_cache:dl1 S:..,L:T:m:L:L`).
+//! * **Crossbar** (`local_interconnect.cc`): `icnt_latency` cycles each way; the reply port of
+//!   an SM delivers `icnt_reply_sectors_per_cycle` sectors per cycle.
+//! * **L2 slice** (`memory_sub_partition`): address → DRAM channel by `interleave_bytes` chunks
+//!   (`dramid@8`), → slice by the line's low bit inside the channel. A request waits
+//!   `l2_rop_latency` (`m_rop` queue), then takes a lookup slot of its slice
+//!   (`l2_sectors_per_cycle_per_slice` per cycle). Hit: data leaves in the next cycle;
+//!   in flight: at the fill; miss: an L2 MSHR entry (`l2_mshr_entries`) and a DRAM read.
+//!   Write-back, allocate on miss, stores allocate without fetching
+//!   (`-gpgpu_cache:dl2 S:..,L:B:m:L:..`); dirty victims are written to DRAM.
+//! * **DRAM** (`dram_t`, `-gpgpu_dram_timing_opt`): a request waits `dram.latency` core
+//!   cycles (`m_dram_latency_queue`, `-dram_latency`), then its bank: a row-buffer miss costs
+//!   `t_rp` (if another row is open) + `t_rcd`, then `t_cl` (`t_wl` for writes) and the burst on
+//!   the channel's data bus (`burst_cycles` per `burst_bytes`), all in DRAM command cycles of
+//!   `dram.clock_mhz` converted to core cycles. Row = `row_bytes` of the channel-local address,
+//!   rows interleaved over the banks. The bus time per sector sets the bandwidth
+//!   (RTX 2060: 32 B / (4 × 1/3500.5 MHz) × 12 channels = 336 GB/s).
+//! * Stores take the same path to the L2 and complete when the L2's acknowledgement is back
+//!   (GPGPU-Sim `shd_warp_t::stores_done` holds the warp's exit until then); atomics are
+//!   performed at the L2 as a read plus a write.
 //! * **Shared memory**: `banks` banks of `bank_bytes`; lanes reading the same word broadcast;
 //!   the access takes `latency + degree − 1` cycles, `degree` = the largest number of distinct
-//!   words in one bank (GPGPU-Sim `shared_cycle`).
-//! * **Atomics** are performed at the L2 (GPGPU-Sim), param/const loads take `const_latency`.
+//!   words in one bank (GPGPU-Sim `shared_cycle`). Param/const loads take `const_latency`
+//!   (Accel-Sim `-gpgpu_perfect_inst_const_cache 1`).
 //!
-//! Not modelled by the stub: MSHR limits and merging, interconnect contention, DRAM row
-//! buffers and scheduling. Fills are instantaneous in the tag state (a later access to a line
-//! whose fill is still in flight counts as a hit).
+//! Simplifications (documented in `README.md`): the per-entry merge limit of the MSHRs, the
+//! crossbar's request-side arbitration, FR-FCFS reordering in the DRAM scheduler (requests
+//! are served in arrival order), bank groups, refresh and write-to-read turnarounds are not
+//! modelled; the L1D/shared split is the preset's, not chosen per kernel.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 
 use super::activity::MemActivity;
 use super::config::{CacheConfig, MemoryConfig};
@@ -30,7 +62,7 @@ use super::rf::MemFetch;
 /// Timing of one warp memory instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MemTiming {
-    /// Cycle the data is back (loads) or the store has been accepted.
+    /// Cycle the data is back (loads) or the store has been acknowledged.
     pub ready_at: u64,
     /// Cycles the LD/ST unit is busy with the instruction (its initiation interval).
     pub ldst_cycles: u32,
@@ -39,7 +71,7 @@ pub struct MemTiming {
 /// The memory hierarchy as the SM pipeline sees it.
 pub trait MemoryTiming {
     /// Times a warp memory instruction of SM `sm` dispatched at `now`. `skip_l1`: the RF
-    /// design replaces the L1D (seed 004).
+    /// design replaces the L1D (seed 004). Calls come in non-decreasing `now`.
     fn access(
         &mut self,
         now: u64,
@@ -52,167 +84,473 @@ pub trait MemoryTiming {
     fn fetch(&mut self, now: u64, sm: u32, f: &MemFetch, act: &mut MemActivity) -> u64;
 }
 
-/// Sectored set-associative tag array with LRU (tags only).
+/// A port serving `cap` items per cycle; items reserve the first cycle with room left.
 #[derive(Clone, Debug)]
-struct Tags {
-    cfg: CacheConfig,
-    tags: Vec<u64>,
-    valid: Vec<u32>,
-    stamp: Vec<u64>,
-    clock: u64,
+struct Port {
+    /// Cycle of `used[0]`.
+    base: u64,
+    used: VecDeque<u8>,
+    cap: u8,
+}
+
+impl Port {
+    fn new(cap: u32) -> Port {
+        Port {
+            base: 0,
+            used: VecDeque::new(),
+            cap: u8::try_from(cap.max(1)).unwrap_or(u8::MAX),
+        }
+    }
+
+    /// Reserves the first cycle `>= t` with capacity left. `now` (≤ `t`) is the current cycle:
+    /// reservations before it are forgotten.
+    fn reserve(&mut self, now: u64, t: u64) -> u64 {
+        while self.base < now {
+            if self.used.pop_front().is_none() {
+                self.base = now;
+                break;
+            }
+            self.base += 1;
+        }
+        let mut i = t.saturating_sub(self.base) as usize;
+        loop {
+            if i >= self.used.len() {
+                self.used.resize(i + 1, 0);
+            }
+            if self.used[i] < self.cap {
+                self.used[i] += 1;
+                return self.base + i as u64;
+            }
+            i += 1;
+        }
+    }
+}
+
+/// An MSHR table: the release cycle of every busy entry (one entry per missed line request).
+#[derive(Clone, Debug)]
+struct Mshrs {
+    cap: usize,
+    busy: BinaryHeap<Reverse<u64>>,
+}
+
+impl Mshrs {
+    fn new(entries: u32) -> Mshrs {
+        Mshrs {
+            cap: entries.max(1) as usize,
+            busy: BinaryHeap::new(),
+        }
+    }
+
+    /// Cycle (`>= t`) an entry becomes available to a miss at `t`; the caller then
+    /// [`hold`](Self::hold)s it until its fill.
+    fn alloc(&mut self, t: u64) -> u64 {
+        while let Some(&Reverse(r)) = self.busy.peek() {
+            if r > t {
+                break;
+            }
+            self.busy.pop();
+        }
+        if self.busy.len() < self.cap {
+            return t;
+        }
+        self.busy.pop().map_or(t, |Reverse(r)| r.max(t))
+    }
+
+    fn hold(&mut self, until: u64) {
+        self.busy.push(Reverse(until));
+    }
 }
 
 const INVALID: u64 = u64::MAX;
 
+/// Sectored set-associative tags with LRU; every valid sector knows the cycle its data
+/// arrives (in the future while its fill is in flight).
+#[derive(Clone, Debug)]
+struct Tags {
+    sets: u64,
+    ways: usize,
+    spl: usize,
+    tags: Vec<u64>,
+    valid: Vec<u32>,
+    dirty: Vec<u32>,
+    stamp: Vec<u64>,
+    fill: Vec<u64>,
+    clock: u64,
+}
+
+/// State of the sectors of one line at a lookup.
+struct Lookup {
+    way: usize,
+    /// Sectors whose data is present at the lookup cycle.
+    present: u32,
+    /// Latest fill cycle among the requested sectors still in flight (0: none).
+    inflight_until: u64,
+    inflight: u32,
+    /// Requested sectors not in the cache.
+    missing: u32,
+    /// A line evicted to make room: (line, dirty sectors).
+    victim: Option<(u64, u32)>,
+}
+
 impl Tags {
     fn new(cfg: CacheConfig) -> Tags {
         let n = (cfg.sets * cfg.ways) as usize;
+        let spl = (cfg.line_bytes / cfg.sector_bytes.max(1)).max(1) as usize;
         Tags {
-            cfg,
+            sets: u64::from(cfg.sets.max(1)),
+            ways: cfg.ways.max(1) as usize,
+            spl,
             tags: vec![INVALID; n],
             valid: vec![0; n],
+            dirty: vec![0; n],
             stamp: vec![0; n],
+            fill: vec![0; n * spl],
             clock: 0,
         }
     }
 
-    /// Looks up `sectors` of `line` (line number = addr / line_bytes). Returns the hit sectors.
-    /// With `allocate`, missing sectors become valid (the line is allocated, LRU victim).
-    fn access(&mut self, line: u64, sectors: u32, allocate: bool) -> u32 {
-        self.clock += 1;
-        let set = (line % u64::from(self.cfg.sets)) as usize;
-        let ways = self.cfg.ways as usize;
-        let base = set * ways;
-        for i in base..base + ways {
-            if self.tags[i] == line {
-                let hit = self.valid[i] & sectors;
-                self.stamp[i] = self.clock;
-                if allocate {
-                    self.valid[i] |= sectors;
-                }
-                return hit;
-            }
-        }
-        let victim = (base..base + ways)
-            .find(|&i| self.tags[i] == INVALID)
-            .or_else(|| (base..base + ways).min_by_key(|&i| self.stamp[i]))
-            .unwrap_or(base);
-        if allocate {
-            self.tags[victim] = line;
-            self.valid[victim] = sectors;
-            self.stamp[victim] = self.clock;
-        }
-        0
+    fn find(&self, line: u64) -> Option<usize> {
+        let base = (line % self.sets) as usize * self.ways;
+        (base..base + self.ways).find(|&i| self.tags[i] == line)
     }
 
-    /// Updates present sectors only (write-through, no allocate).
-    fn update(&mut self, line: u64, sectors: u32) {
-        let set = (line % u64::from(self.cfg.sets)) as usize;
-        let ways = self.cfg.ways as usize;
-        for i in set * ways..(set + 1) * ways {
-            if self.tags[i] == line {
-                self.valid[i] |= sectors;
-                self.stamp[i] = self.clock;
-                return;
+    /// Looks `sectors` of `line` up at cycle `t`. With `allocate` a missing line takes the LRU
+    /// way (its sectors invalid) and a dirty victim is reported; without, `way` is
+    /// `usize::MAX` when the line is absent.
+    fn lookup(&mut self, line: u64, sectors: u32, t: u64, allocate: bool) -> Lookup {
+        self.clock += 1;
+        let mut r = Lookup {
+            way: usize::MAX,
+            present: 0,
+            inflight_until: 0,
+            inflight: 0,
+            missing: sectors,
+            victim: None,
+        };
+        let way = match self.find(line) {
+            Some(w) => w,
+            None if allocate => {
+                let base = (line % self.sets) as usize * self.ways;
+                let w = (base..base + self.ways)
+                    .find(|&i| self.tags[i] == INVALID)
+                    .or_else(|| (base..base + self.ways).min_by_key(|&i| self.stamp[i]))
+                    .unwrap_or(base);
+                if self.tags[w] != INVALID && self.dirty[w] != 0 {
+                    r.victim = Some((self.tags[w], self.dirty[w]));
+                }
+                self.tags[w] = line;
+                self.valid[w] = 0;
+                self.dirty[w] = 0;
+                w
             }
+            None => return r,
+        };
+        self.stamp[way] = self.clock;
+        r.way = way;
+        let valid = self.valid[way] & sectors;
+        r.missing = sectors & !valid;
+        let mut v = valid;
+        while v != 0 {
+            let s = v.trailing_zeros() as usize;
+            v &= v - 1;
+            let f = self.fill[way * self.spl + s];
+            if f > t {
+                r.inflight |= 1 << s;
+                r.inflight_until = r.inflight_until.max(f);
+            } else {
+                r.present |= 1 << s;
+            }
+        }
+        r
+    }
+
+    /// Marks `sectors` of the line in `way` valid with data from cycle `at`.
+    fn fill(&mut self, way: usize, sectors: u32, at: u64) {
+        self.valid[way] |= sectors;
+        let mut v = sectors;
+        while v != 0 {
+            let s = v.trailing_zeros() as usize;
+            v &= v - 1;
+            self.fill[way * self.spl + s] = at;
         }
     }
 }
 
-/// The stub memory system of a whole GPU (see the module documentation).
+/// One DRAM bank: open row and the cycle (core clock, fractional) it takes a new command.
+#[derive(Clone, Copy, Debug)]
+struct Bank {
+    open: u64,
+    ready: f64,
+}
+
+/// The memory system of a whole GPU (see the module documentation).
 #[derive(Clone, Debug)]
-pub struct StubMemory {
+pub struct MemoryHierarchy {
     cfg: MemoryConfig,
     const_latency: u32,
+    /// Core cycles per DRAM command cycle.
+    dram_k: f64,
     l1: Vec<Tags>,
+    l1_mshr: Vec<Mshrs>,
+    reply: Vec<Port>,
     l2: Vec<Tags>,
-    l2_free: Vec<u64>,
-    dram_free: Vec<f64>,
-    scratch: Vec<(u64, u32)>,
+    l2_port: Vec<Port>,
+    l2_mshr: Vec<Mshrs>,
+    banks: Vec<Bank>,
+    bus: Vec<f64>,
+    /// (line, sector mask) of the access being timed, sorted by line.
+    lines: Vec<(u64, u32)>,
+    /// (bank, word) pairs of a shared-memory access.
+    words: Vec<(u64, u64)>,
 }
 
-impl StubMemory {
-    /// A stub for `sms` SMs. `const_latency` times param/const loads.
-    pub fn new(cfg: &MemoryConfig, sms: u32, const_latency: u32) -> StubMemory {
-        StubMemory {
+/// Iterates the set bits of a mask, lowest first.
+fn bits(mut m: u32) -> impl Iterator<Item = u32> {
+    std::iter::from_fn(move || {
+        if m == 0 {
+            return None;
+        }
+        let b = m.trailing_zeros();
+        m &= m - 1;
+        Some(b)
+    })
+}
+
+impl MemoryHierarchy {
+    /// The memory system of a GPU with `sms` SMs. `const_latency` times param/const loads;
+    /// `core_clock_mhz` converts DRAM command cycles to core cycles.
+    pub fn new(
+        cfg: &MemoryConfig,
+        sms: u32,
+        const_latency: u32,
+        core_clock_mhz: f64,
+    ) -> MemoryHierarchy {
+        let d = &cfg.dram;
+        let nbanks = (d.channels.max(1) * d.banks.max(1)) as usize;
+        MemoryHierarchy {
             cfg: cfg.clone(),
             const_latency,
+            dram_k: core_clock_mhz / d.clock_mhz,
             l1: (0..sms).map(|_| Tags::new(cfg.l1d)).collect(),
+            l1_mshr: (0..sms).map(|_| Mshrs::new(cfg.l1d_mshr_entries)).collect(),
+            reply: (0..sms)
+                .map(|_| Port::new(cfg.icnt_reply_sectors_per_cycle))
+                .collect(),
             l2: (0..cfg.l2_slices)
                 .map(|_| Tags::new(cfg.l2_slice))
                 .collect(),
-            l2_free: vec![0; cfg.l2_slices as usize],
-            dram_free: vec![0.0; cfg.dram_channels as usize],
-            scratch: Vec::with_capacity(64),
+            l2_port: (0..cfg.l2_slices)
+                .map(|_| Port::new(cfg.l2_sectors_per_cycle_per_slice))
+                .collect(),
+            l2_mshr: (0..cfg.l2_slices)
+                .map(|_| Mshrs::new(cfg.l2_mshr_entries))
+                .collect(),
+            banks: vec![
+                Bank {
+                    open: INVALID,
+                    ready: 0.0
+                };
+                nbanks
+            ],
+            bus: vec![0.0; d.channels.max(1) as usize],
+            lines: Vec::with_capacity(64),
+            words: Vec::with_capacity(128),
         }
     }
 
-    /// Groups the lanes into (line, sector mask) pairs, sorted by line.
-    fn coalesce(&mut self, acc: &WarpMemAccess) {
-        let lb = u64::from(self.cfg.l1d.line_bytes);
-        let sb = u64::from(self.cfg.l1d.sector_bytes);
-        self.scratch.clear();
-        let size = u64::from(acc.bytes_per_lane.max(1));
-        for l in 0..32 {
-            if acc.mask >> l & 1 == 0 {
-                continue;
+    /// Places the sectors of `ranges` (`(address, bytes)`, in order) in the L2 as clean data
+    /// present from cycle 0, LRU-allocating like any fill, if `l2_preload_host_data` is set:
+    /// Accel-Sim's `-gpgpu_perf_sim_memcpy 1` routes every host-to-device `cudaMemcpy`
+    /// through `memory_sub_partition::force_l2_tag_update` (`l2cache.h`), so a kernel finds
+    /// its inputs in the L2 when they fit.
+    pub fn preload_l2(&mut self, ranges: &[(u64, u64)]) {
+        if !self.cfg.l2_preload_host_data {
+            return;
+        }
+        let lb = u64::from(self.cfg.l2_slice.line_bytes.max(1));
+        let sb = u64::from(self.cfg.l2_slice.sector_bytes.max(1));
+        for &(addr, bytes) in ranges {
+            let mut b = addr / sb * sb;
+            let end = addr.saturating_add(bytes);
+            while b < end {
+                let line = b / lb;
+                let (_, slice, key) = self.place(line);
+                let bit = 1u32 << ((b % lb) / sb);
+                if let Some(l2) = self.l2.get_mut(slice) {
+                    let look = l2.lookup(key, bit, 0, true);
+                    l2.fill(look.way, bit, 0);
+                }
+                b += sb;
             }
+        }
+    }
+
+    /// Groups the lanes into (line, L1D sector mask) pairs, sorted by line.
+    fn coalesce(&mut self, acc: &WarpMemAccess) {
+        let lb = u64::from(self.cfg.l1d.line_bytes.max(1));
+        let sb = u64::from(self.cfg.l1d.sector_bytes.max(1));
+        self.lines.clear();
+        let size = u64::from(acc.bytes_per_lane.max(1));
+        let mut m = acc.mask;
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
             let a = acc.addrs[l];
-            let mut b = a;
             let end = a.saturating_add(size);
+            let mut b = a;
             while b < end {
                 let line = b / lb;
                 let sec = 1u32 << ((b % lb) / sb);
-                match self.scratch.iter_mut().find(|(x, _)| *x == line) {
+                match self.lines.iter_mut().rev().find(|(x, _)| *x == line) {
                     Some(e) => e.1 |= sec,
-                    None => self.scratch.push((line, sec)),
+                    None => self.lines.push((line, sec)),
                 }
                 b = (b / sb + 1) * sb;
             }
         }
-        self.scratch.sort_unstable();
+        self.lines.sort_unstable();
     }
 
-    /// Sends `sectors` of `line` to the L2 at `t`; returns when the data is back.
-    fn l2_access(
+    /// L2 sectors covering the L1D sectors `l1` of a line.
+    fn l2_sectors(&self, l1: u32) -> u32 {
+        let s1 = self.cfg.l1d.sector_bytes.max(1);
+        let s2 = self.cfg.l2_slice.sector_bytes.max(1);
+        if s1 == s2 {
+            return l1;
+        }
+        let mut out = 0u32;
+        for s in bits(l1) {
+            let (lo, hi) = (s * s1, (s + 1) * s1);
+            let mut b = lo;
+            while b < hi {
+                out |= 1 << (b / s2);
+                b += s2;
+            }
+        }
+        out
+    }
+
+    /// (DRAM channel, L2 slice, line number inside the slice) of a line.
+    fn place(&self, line: u64) -> (usize, usize, u64) {
+        let lb = u64::from(self.cfg.l2_slice.line_bytes.max(1));
+        let d = &self.cfg.dram;
+        let ch = u64::from(d.channels.max(1));
+        let chunk = u64::from(d.interleave_bytes.max(1)) / lb;
+        let spc = u64::from(self.cfg.l2_slices.max(1)) / ch;
+        let c = (line / chunk.max(1)) % ch;
+        let slice = c * spc + line % spc.max(1);
+        (c as usize, slice as usize, line / ch / spc.max(1))
+    }
+
+    /// A DRAM burst for sector `sector` of `line` arriving from the L2 at `t`; returns the
+    /// cycle the data (read) is back at the L2 or the write has left the bus.
+    fn dram(&mut self, t: u64, line: u64, sector: u32, write: bool, act: &mut MemActivity) -> u64 {
+        let d = &self.cfg.dram;
+        let lb = u64::from(self.cfg.l2_slice.line_bytes.max(1));
+        let sb = u64::from(self.cfg.l2_slice.sector_bytes.max(1));
+        let addr = line * lb + u64::from(sector) * sb;
+        let il = u64::from(d.interleave_bytes.max(1));
+        let ch = u64::from(d.channels.max(1));
+        let c = ((addr / il) % ch) as usize;
+        let local = addr / il / ch * il + addr % il;
+        let row_all = local / u64::from(d.row_bytes.max(1));
+        let nb = u64::from(d.banks.max(1));
+        let bank = c * nb as usize + (row_all % nb) as usize;
+        let row = row_all / nb;
+        let k = self.dram_k;
+        let b = &mut self.banks[bank];
+        let mut s = ((t + u64::from(d.latency)) as f64).max(b.ready);
+        if b.open == row {
+            act.dram_row_hits += 1;
+        } else {
+            let pre = if b.open == INVALID { 0 } else { d.t_rp };
+            s += f64::from(pre + d.t_rcd) * k;
+            b.open = row;
+        }
+        let cas = f64::from(if write { d.t_wl } else { d.t_cl }) * k;
+        let bursts = sb.div_ceil(u64::from(d.burst_bytes.max(1))) as f64;
+        let dur = bursts * f64::from(d.burst_cycles) * k;
+        let start = (s + cas).max(self.bus[c]);
+        self.bus[c] = start + dur;
+        b.ready = s + dur;
+        if write {
+            act.dram_sector_writes += 1;
+        } else {
+            act.dram_sector_reads += 1;
+        }
+        (start + dur).ceil() as u64
+    }
+
+    /// Writes the dirty sectors of an evicted L2 line back to DRAM.
+    fn write_back(&mut self, t: u64, victim: Option<(u64, u32)>, act: &mut MemActivity) {
+        if let Some((line, dirty)) = victim {
+            for s in bits(dirty) {
+                self.dram(t, line, s, true, act);
+            }
+        }
+    }
+
+    /// Sends `sectors` (L2 sectors) of `line` from SM `sm` into the L2 at `t` (the cycle the
+    /// request leaves the SM). Returns the cycle the last reply is back at the SM.
+    #[allow(clippy::too_many_arguments)]
+    fn l2(
         &mut self,
+        now: u64,
         t: u64,
+        sm: usize,
         line: u64,
         sectors: u32,
-        write: bool,
+        kind: MemOpKind,
         act: &mut MemActivity,
     ) -> u64 {
-        let slices = self.l2.len().max(1);
-        let s = (line % slices as u64) as usize;
-        let n = u64::from(sectors.count_ones());
-        let per = u64::from(self.cfg.l2_sectors_per_cycle_per_slice.max(1));
-        let start = t.max(self.l2_free[s]);
-        self.l2_free[s] = start + n.div_ceil(per);
-        if write {
-            act.l2_sector_writes += n;
-            self.l2[s].access(line / slices as u64, sectors, true);
-            return start + u64::from(self.cfg.l2_hit_latency);
+        let (_, slice, key) = self.place(line);
+        let arrive = t + u64::from(self.cfg.icnt_latency) + u64::from(self.cfg.l2_rop_latency);
+        let back = u64::from(self.cfg.icnt_latency);
+        let mut done = t;
+        for s in bits(sectors) {
+            let ts = self.l2_port[slice].reserve(now, arrive);
+            let bit = 1u32 << s;
+            let read = kind != MemOpKind::Store;
+            let look = self.l2[slice].lookup(key, bit, ts, true);
+            self.write_back(ts, look.victim, act);
+            let data = if !read {
+                act.l2_sector_writes += 1;
+                if look.inflight == 0 {
+                    self.l2[slice].fill(look.way, bit, ts);
+                }
+                ts + 1
+            } else {
+                act.l2_sector_reads += 1;
+                if look.present != 0 {
+                    act.l2_sector_read_hits += 1;
+                    ts + 1
+                } else if look.inflight != 0 {
+                    act.l2_sector_read_merges += 1;
+                    look.inflight_until.max(ts + 1)
+                } else {
+                    let tm = self.l2_mshr[slice].alloc(ts);
+                    act.l2_mshr_stall_cycles += tm - ts;
+                    let r = self.dram(tm, line, s, false, act);
+                    self.l2_mshr[slice].hold(r);
+                    self.l2[slice].fill(look.way, bit, r);
+                    r
+                }
+            };
+            if kind != MemOpKind::Load {
+                act.l2_sector_writes += u64::from(kind == MemOpKind::Atomic);
+                self.l2[slice].dirty[look.way] |= bit;
+            }
+            let r = match self.reply.get_mut(sm) {
+                Some(p) => p.reserve(now, data + back) + 1,
+                None => data + back + 1,
+            };
+            done = done.max(r);
         }
-        act.l2_sector_reads += n;
-        let hit = self.l2[s].access(line / slices as u64, sectors, true);
-        act.l2_sector_read_hits += u64::from(hit.count_ones());
-        let miss = sectors & !hit;
-        if miss == 0 {
-            return start + u64::from(self.cfg.l2_hit_latency);
-        }
-        let m = u64::from(miss.count_ones());
-        act.dram_sector_reads += m;
-        let ch = self.dram_free.len().max(1);
-        let c = ((line / slices as u64) % ch as u64) as usize;
-        let bpc = self.cfg.dram_bytes_per_cycle / ch as f64;
-        let bytes = (m * u64::from(self.cfg.l2_slice.sector_bytes)) as f64;
-        let dstart = (start as f64).max(self.dram_free[c]);
-        self.dram_free[c] = dstart + bytes / bpc;
-        (dstart.ceil() as u64) + u64::from(self.cfg.dram_latency)
+        done
     }
 }
 
-impl MemoryTiming for StubMemory {
+impl MemoryTiming for MemoryHierarchy {
     fn access(
         &mut self,
         now: u64,
@@ -229,187 +567,361 @@ impl MemoryTiming for StubMemory {
                     ldst_cycles: 1,
                 };
             }
-            MemSpaceKind::Shared => {
-                act.shared_instructions += 1;
-                act.shared_accesses += 1;
-                let banks = self.cfg.shared.banks.max(1) as usize;
-                let bb = u64::from(self.cfg.shared.bank_bytes.max(1));
-                let mut words: Vec<Vec<u64>> = vec![Vec::new(); banks];
-                let size = u64::from(acc.bytes_per_lane.max(1));
-                for l in 0..32 {
-                    if acc.mask >> l & 1 == 0 {
-                        continue;
-                    }
-                    let mut w = acc.addrs[l] / bb;
-                    let end = (acc.addrs[l] + size).div_ceil(bb);
-                    while w < end {
-                        let b = (w % banks as u64) as usize;
-                        if !words[b].contains(&w) {
-                            words[b].push(w);
-                        }
-                        w += 1;
-                    }
-                }
-                let degree = words.iter().map(|v| v.len()).max().unwrap_or(0).max(1) as u32;
-                act.shared_bank_conflict_cycles += u64::from(degree - 1);
-                return MemTiming {
-                    ready_at: now + u64::from(self.cfg.shared.latency) + u64::from(degree - 1),
-                    ldst_cycles: degree,
-                };
-            }
+            MemSpaceKind::Shared => return self.shared(now, acc, act),
             MemSpaceKind::Local => act.local_instructions += 1,
             MemSpaceKind::Global => act.global_instructions += 1,
         }
+        if acc.kind == MemOpKind::Atomic {
+            act.atomic_instructions += 1;
+        }
         self.coalesce(acc);
-        let lines = std::mem::take(&mut self.scratch);
+        let lines = std::mem::take(&mut self.lines);
         let lpc = u64::from(self.cfg.l1d_lines_per_cycle.max(1));
-        let ldst_cycles = (lines.len() as u64).div_ceil(lpc).max(1) as u32;
         let l1_lat = u64::from(self.cfg.l1d_hit_latency);
+        let smi = (sm as usize).min(self.l1.len().saturating_sub(1));
         let mut ready = now + l1_lat;
-        let sm = (sm as usize).min(self.l1.len().saturating_sub(1));
+        // cycles the LD/ST unit was held by MSHR reservation failures
+        let mut stall = 0u64;
         for (i, &(line, secs)) in lines.iter().enumerate() {
-            let t = now + i as u64 / lpc;
+            let t_in = now + i as u64 / lpc + stall;
             let n = u64::from(secs.count_ones());
+            let l2s = self.l2_sectors(secs);
             match acc.kind {
                 MemOpKind::Atomic => {
-                    act.atomic_instructions += u64::from(i == 0);
-                    let r = self.l2_access(t, line, secs, false, act);
-                    act.l2_sector_writes += n;
+                    let r = self.l2(now, t_in, smi, line, l2s, MemOpKind::Atomic, act);
                     ready = ready.max(r);
                 }
                 MemOpKind::Store => {
-                    if !skip_l1 {
+                    let t_out = if skip_l1 {
+                        t_in
+                    } else {
                         act.l1d_line_lookups += 1;
                         act.l1d_sector_writes += n;
-                        if let Some(l1) = self.l1.get_mut(sm) {
-                            l1.update(line, secs);
+                        let t_chk = t_in + l1_lat;
+                        if let Some(l1) = self.l1.get_mut(smi) {
+                            let look = l1.lookup(line, secs, t_chk, false);
+                            if look.way != usize::MAX {
+                                l1.fill(look.way, look.present | look.missing, t_chk);
+                            }
                         }
-                    }
-                    self.l2_access(t, line, secs, true, act);
+                        t_chk
+                    };
+                    let r = self.l2(now, t_out, smi, line, l2s, MemOpKind::Store, act);
+                    ready = ready.max(r);
+                }
+                MemOpKind::Load if skip_l1 => {
+                    let r = self.l2(now, t_in, smi, line, l2s, MemOpKind::Load, act);
+                    ready = ready.max(r);
                 }
                 MemOpKind::Load => {
-                    let hit = if skip_l1 {
-                        0
-                    } else {
-                        act.l1d_line_lookups += 1;
-                        act.l1d_sector_reads += n;
-                        let h = self
-                            .l1
-                            .get_mut(sm)
-                            .map_or(0, |l1| l1.access(line, secs, true));
-                        act.l1d_sector_read_hits += u64::from(h.count_ones());
-                        h
+                    act.l1d_line_lookups += 1;
+                    act.l1d_sector_reads += n;
+                    let t_chk = t_in + l1_lat;
+                    let Some(l1) = self.l1.get_mut(smi) else {
+                        continue;
                     };
-                    let miss = secs & !hit;
-                    let r = if miss == 0 {
-                        t + l1_lat
-                    } else {
-                        self.l2_access(t, line, miss, false, act)
-                    };
+                    let look = l1.lookup(line, secs, t_chk, true);
+                    act.l1d_sector_read_hits += u64::from(look.present.count_ones());
+                    act.l1d_sector_read_merges += u64::from(look.inflight.count_ones());
+                    let mut r = t_chk.max(look.inflight_until);
+                    if look.missing != 0 {
+                        let tm = self.l1_mshr[smi].alloc(t_chk);
+                        act.l1d_mshr_stall_cycles += tm - t_chk;
+                        stall += tm - t_chk;
+                        let l2s = self.l2_sectors(look.missing);
+                        let f = self.l2(now, tm, smi, line, l2s, MemOpKind::Load, act);
+                        self.l1_mshr[smi].hold(f);
+                        if let Some(l1) = self.l1.get_mut(smi) {
+                            l1.fill(look.way, look.missing, f);
+                        }
+                        r = r.max(f);
+                    }
                     ready = ready.max(r);
                 }
             }
         }
-        self.scratch = lines;
+        let n = lines.len() as u64;
+        self.lines = lines;
+        let ldst = n.div_ceil(lpc).max(1) + stall;
         MemTiming {
             ready_at: ready,
-            ldst_cycles,
+            ldst_cycles: u32::try_from(ldst).unwrap_or(u32::MAX),
         }
     }
 
-    fn fetch(&mut self, now: u64, _sm: u32, f: &MemFetch, act: &mut MemActivity) -> u64 {
+    fn fetch(&mut self, now: u64, sm: u32, f: &MemFetch, act: &mut MemActivity) -> u64 {
         act.rf_design_fetches += 1;
         let lb = u64::from(self.cfg.l2_slice.line_bytes.max(1));
         let sb = u64::from(self.cfg.l2_slice.sector_bytes.max(1));
+        let kind = if f.write {
+            MemOpKind::Store
+        } else {
+            MemOpKind::Load
+        };
+        let smi = (sm as usize).min(self.reply.len().saturating_sub(1));
         let mut ready = now;
         let mut b = f.addr;
         let end = f.addr.saturating_add(u64::from(f.bytes.max(1)));
         while b < end {
             let line = b / lb;
             let sec = 1u32 << ((b % lb) / sb);
-            ready = ready.max(self.l2_access(now, line, sec, f.write, act));
+            ready = ready.max(self.l2(now, now, smi, line, sec, kind, act));
             b = (b / sb + 1) * sb;
         }
         ready
     }
 }
 
+impl MemoryHierarchy {
+    /// Shared memory: bank conflicts serialise the distinct words of the busiest bank.
+    fn shared(&mut self, now: u64, acc: &WarpMemAccess, act: &mut MemActivity) -> MemTiming {
+        act.shared_instructions += 1;
+        act.shared_accesses += 1;
+        let banks = u64::from(self.cfg.shared.banks.max(1));
+        let bb = u64::from(self.cfg.shared.bank_bytes.max(1));
+        let size = u64::from(acc.bytes_per_lane.max(1));
+        self.words.clear();
+        let mut m = acc.mask;
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let mut w = acc.addrs[l] / bb;
+            let end = acc.addrs[l].saturating_add(size).div_ceil(bb);
+            while w < end {
+                self.words.push((w % banks, w));
+                w += 1;
+            }
+        }
+        self.words.sort_unstable();
+        self.words.dedup();
+        let mut degree = 1u32;
+        let mut run = 0u32;
+        let mut prev = u64::MAX;
+        for &(b, _) in &self.words {
+            run = if b == prev { run + 1 } else { 1 };
+            prev = b;
+            degree = degree.max(run);
+        }
+        act.shared_bank_conflict_cycles += u64::from(degree - 1);
+        MemTiming {
+            ready_at: now + u64::from(self.cfg.shared.latency) + u64::from(degree - 1),
+            ldst_cycles: degree,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::timing::config::GpuConfig;
+    use crate::timing::config::{DramConfig, GpuConfig, SharedMemConfig};
 
-    fn acc(space: MemSpaceKind, kind: MemOpKind, stride: u64) -> WarpMemAccess {
+    /// A small hand-computable system: core clock = DRAM clock (1 core cycle per command
+    /// cycle), one channel with two slices, one sector per cycle everywhere.
+    fn small(l1_mshrs: u32) -> MemoryHierarchy {
+        let cfg = MemoryConfig {
+            l1d: CacheConfig {
+                sets: 4,
+                ways: 4,
+                line_bytes: 128,
+                sector_bytes: 32,
+            },
+            l1d_hit_latency: 10,
+            l1d_lines_per_cycle: 1,
+            l1d_mshr_entries: l1_mshrs,
+            shared: SharedMemConfig {
+                banks: 32,
+                bank_bytes: 4,
+                latency: 5,
+            },
+            icnt_latency: 2,
+            icnt_reply_sectors_per_cycle: 1,
+            l2_slice: CacheConfig {
+                sets: 16,
+                ways: 4,
+                line_bytes: 128,
+                sector_bytes: 32,
+            },
+            l2_slices: 2,
+            l2_rop_latency: 20,
+            l2_sectors_per_cycle_per_slice: 1,
+            l2_mshr_entries: 8,
+            l2_preload_host_data: true,
+            dram: DramConfig {
+                channels: 1,
+                interleave_bytes: 256,
+                latency: 30,
+                clock_mhz: 1000.0,
+                banks: 2,
+                row_bytes: 2048,
+                burst_bytes: 32,
+                burst_cycles: 4,
+                t_rcd: 5,
+                t_rp: 5,
+                t_cl: 5,
+                t_wl: 2,
+            },
+        };
+        MemoryHierarchy::new(&cfg, 2, 4, 1000.0)
+    }
+
+    fn acc(space: MemSpaceKind, kind: MemOpKind, base: u64, stride: u64) -> WarpMemAccess {
         WarpMemAccess {
             space,
             kind,
             bytes_per_lane: 4,
             mask: u32::MAX,
-            addrs: std::array::from_fn(|l| 0x1000 + l as u64 * stride),
+            addrs: std::array::from_fn(|l| base + l as u64 * stride),
         }
     }
 
+    fn load(base: u64, stride: u64) -> WarpMemAccess {
+        acc(MemSpaceKind::Global, MemOpKind::Load, base, stride)
+    }
+
     #[test]
-    fn coalesced_load_misses_then_hits_in_l1() {
-        let c = GpuConfig::rtx2060_like().expect("preset");
-        let mut m = StubMemory::new(&c.memory, 1, 4);
+    fn l1_miss_then_merge_then_hit_hand_computed() {
+        let mut m = small(64);
         let mut act = MemActivity::default();
-        let a = acc(MemSpaceKind::Global, MemOpKind::Load, 4);
-        let t1 = m.access(0, 0, &a, false, &mut act);
-        assert_eq!(t1.ldst_cycles, 1);
+        // line 32 (0x1000), 4 sectors. Tag check at 10, leaves at 10, reaches the L2 slice
+        // at 10 + 2 + 20 = 32; sectors take slice cycles 32..35. DRAM: sector 0 at 32 + 30 =
+        // 62, closed bank: +RCD 5 = 67, +CL 5 = 72, burst 72..76; sectors 1-3 are row hits
+        // queued on the bus: 76..80, 80..84, 84..88. Replies (+2, one per cycle, +1):
+        // 79, 83, 87, 91.
+        let miss = m.access(0, 0, &load(0x1000, 4), false, &mut act);
+        assert_eq!(miss.ready_at, 91);
+        assert_eq!(miss.ldst_cycles, 1);
         assert_eq!(act.l1d_sector_reads, 4);
+        assert_eq!(act.l2_sector_reads, 4);
         assert_eq!(act.dram_sector_reads, 4);
-        assert!(t1.ready_at >= u64::from(c.memory.dram_latency));
-        let t2 = m.access(1000, 0, &a, false, &mut act);
-        assert_eq!(t2.ready_at, 1000 + u64::from(c.memory.l1d_hit_latency));
+        assert_eq!(act.dram_row_hits, 3);
+        // another warp one cycle later: the sectors are in flight, it merges and gets the
+        // data with the fill, not at the L1 hit latency
+        let merged = m.access(1, 0, &load(0x1000, 4), false, &mut act);
+        assert_eq!(merged.ready_at, 91);
+        assert_eq!(act.l1d_sector_read_merges, 4);
+        assert_eq!(act.l2_sector_reads, 4, "a merge sends nothing to the L2");
+        // after the fill: an L1 hit, hit latency only
+        let hit = m.access(200, 0, &load(0x1000, 4), false, &mut act);
+        assert_eq!(hit.ready_at, 210);
         assert_eq!(act.l1d_sector_read_hits, 4);
+        // the other SM misses in its L1 but hits in the L2: slice cycle 200 + 10 + 22 = 232
+        // (+1 per sector), replies at 232 + 1 + 2 + 1 = 236 .. 239
+        let l2hit = m.access(200, 1, &load(0x1000, 4), false, &mut act);
+        assert_eq!(l2hit.ready_at, 239);
+        assert_eq!(act.l2_sector_read_hits, 4);
+    }
+
+    #[test]
+    fn host_written_data_starts_in_the_l2() {
+        let mut m = small(64);
+        m.preload_l2(&[(0x1000, 128)]);
+        let mut act = MemActivity::default();
+        // L1 miss at 10, slice 32..35, L2 hits leave at 33..36, replies 35..38, +1
+        let t = m.access(0, 0, &load(0x1000, 4), false, &mut act);
+        assert_eq!(t.ready_at, 39);
+        assert_eq!(act.l2_sector_read_hits, 4);
+        assert_eq!(act.dram_sector_reads, 0);
+        // the next line was not written by the host: DRAM
+        m.access(0, 0, &load(0x1080, 4), false, &mut act);
+        assert_eq!(act.dram_sector_reads, 4);
+    }
+
+    #[test]
+    fn mshr_limit_stalls_the_second_miss_hand_computed() {
+        // one sector each (all lanes read one word): line 32 and line 64, both at cycle 0
+        let a = load(0x1000, 0);
+        let b = load(0x2000, 0);
+        let mut free = small(64);
+        let mut act = MemActivity::default();
+        // A: slice 32, DRAM 62 + 5 + 5 = 72..76, reply 79
+        assert_eq!(free.access(0, 0, &a, false, &mut act).ready_at, 79);
+        // B: slice 33, DRAM 63 -> bank busy until 71 -> row 2 != open row 1: +RP +RCD = 81,
+        // +CL = 86..90, reply 93
+        let t = free.access(0, 0, &b, false, &mut act);
+        assert_eq!((t.ready_at, t.ldst_cycles), (93, 1));
+        assert_eq!(act.l1d_mshr_stall_cycles, 0);
+
+        let mut one = small(1);
+        let mut act = MemActivity::default();
+        assert_eq!(one.access(0, 0, &a, false, &mut act).ready_at, 79);
+        // B waits for A's MSHR entry (released at 79): leaves at 79, slice 101, DRAM 131 +
+        // RP + RCD = 141, +CL = 146..150, reply 153; the LD/ST unit is held 69 cycles
+        let t = one.access(0, 0, &b, false, &mut act);
+        assert_eq!((t.ready_at, t.ldst_cycles), (153, 70));
+        assert_eq!(act.l1d_mshr_stall_cycles, 69);
+    }
+
+    #[test]
+    fn dram_bandwidth_bounds_a_streaming_burst() {
+        // 64 warps stream 64 distinct lines (256 sectors) through one channel whose bus moves
+        // one 32 B sector per 4 cycles: the last data cannot be back before 256 x 4 cycles
+        // of bus time, and the other resources (1 sector/cycle) must not add much more.
+        let mut m = small(256);
+        let mut act = MemActivity::default();
+        let mut last = 0;
+        for w in 0..64u64 {
+            let t = m.access(w, 0, &load(0x10000 + w * 128, 4), false, &mut act);
+            last = last.max(t.ready_at);
+        }
+        assert_eq!(act.dram_sector_reads, 256);
+        let bus = 256 * 4;
+        // first burst starts at 72 (see the hand-computed miss), the last reply needs +3
+        assert!(last >= 72 + bus, "{last}");
+        assert!(last <= 72 + bus + 40, "{last}");
+    }
+
+    #[test]
+    fn stores_are_acknowledged_by_the_l2_and_update_present_l1_lines() {
+        let mut m = small(64);
+        let mut act = MemActivity::default();
+        let st = acc(MemSpaceKind::Global, MemOpKind::Store, 0x1000, 4);
+        // write-through: tag check 10, slice 32..35, acks 32+1+2 = 35 .. 38, +1
+        let t = m.access(0, 0, &st, false, &mut act);
+        assert_eq!(t.ready_at, 39);
+        assert_eq!(act.l2_sector_writes, 4);
+        assert_eq!(
+            act.dram_sector_reads, 0,
+            "the L2 allocates written sectors without a fetch"
+        );
+        // no write-allocate in the L1: a load misses there and hits the written L2 sectors
+        let t = m.access(100, 0, &load(0x1000, 4), false, &mut act);
+        assert_eq!(act.l1d_sector_read_hits, 0);
+        assert_eq!(act.l2_sector_read_hits, 4);
+        assert_eq!(t.ready_at, 100 + 10 + 22 + 3 + 1 + 2 + 1);
     }
 
     #[test]
     fn strided_load_takes_more_ldst_cycles() {
         let c = GpuConfig::rtx2060_like().expect("preset");
-        let mut m = StubMemory::new(&c.memory, 1, 4);
+        let mut m = MemoryHierarchy::new(&c.memory, 1, 4, c.core_clock_mhz);
         let mut act = MemActivity::default();
-        let t = m.access(
-            0,
-            0,
-            &acc(MemSpaceKind::Global, MemOpKind::Load, 128),
-            false,
-            &mut act,
-        );
+        let t = m.access(0, 0, &load(0x1000, 128), false, &mut act);
         assert_eq!(t.ldst_cycles, 32 / c.memory.l1d_lines_per_cycle);
         assert_eq!(act.l1d_sector_reads, 32);
     }
 
     #[test]
-    fn shared_bank_conflicts_add_cycles() {
-        let c = GpuConfig::rtx2060_like().expect("preset");
-        let mut m = StubMemory::new(&c.memory, 1, 4);
+    fn non_sectored_l1_fetches_whole_lines() {
+        let c = GpuConfig::gtx480_like().expect("preset");
+        let mut m = MemoryHierarchy::new(&c.memory, 1, 4, c.core_clock_mhz);
         let mut act = MemActivity::default();
-        let free = m.access(
-            0,
-            0,
-            &acc(MemSpaceKind::Shared, MemOpKind::Load, 4),
-            false,
-            &mut act,
-        );
-        let conf = m.access(
-            0,
-            0,
-            &acc(MemSpaceKind::Shared, MemOpKind::Load, 128),
-            false,
-            &mut act,
-        );
-        let bcast = m.access(
-            0,
-            0,
-            &acc(MemSpaceKind::Shared, MemOpKind::Load, 0),
-            false,
-            &mut act,
-        );
-        assert_eq!(free.ready_at, u64::from(c.memory.shared.latency));
-        assert_eq!(conf.ready_at, u64::from(c.memory.shared.latency) + 31);
-        assert_eq!(conf.ldst_cycles, 32);
-        assert_eq!(bcast.ready_at, u64::from(c.memory.shared.latency));
+        // one word of a line: the Fermi L1 (128 B sectors) asks the L2 for all 4 sectors
+        m.access(0, 0, &load(0x1000, 0), false, &mut act);
+        assert_eq!(act.l1d_sector_reads, 1);
+        assert_eq!(act.l2_sector_reads, 4);
+    }
+
+    #[test]
+    fn shared_bank_conflicts_add_cycles() {
+        let mut m = small(64);
+        let mut act = MemActivity::default();
+        let sh = |stride| acc(MemSpaceKind::Shared, MemOpKind::Load, 0, stride);
+        let free = m.access(0, 0, &sh(4), false, &mut act);
+        let conf = m.access(0, 0, &sh(128), false, &mut act);
+        let bcast = m.access(0, 0, &sh(0), false, &mut act);
+        assert_eq!(free.ready_at, 5);
+        assert_eq!((conf.ready_at, conf.ldst_cycles), (5 + 31, 32));
+        assert_eq!(bcast.ready_at, 5);
+        assert_eq!(act.shared_bank_conflict_cycles, 31);
     }
 }

@@ -1,20 +1,17 @@
 //! Cycle-level SM timing model and the register-file seam. See `README.md` in this folder.
 //!
 //! * [`config`]: GPU configuration (serde, every field required) and the RTX 2060-like preset.
-//! * [`rf`]: the [`rf::RegisterFileDesign`] trait every RF design implements.
-//! * [`baseline`]: the reference banked register file.
+//! * [`rf`]: the [`rf::RegisterFileDesign`] trait every RF design implements (the designs,
+//!   the baseline banked RF included, live in the `regwatt-designs` crate).
 //! * [`functional`]: what the timing core needs from the functional executor, and a
 //!   value-checking synthetic stand-in.
-//! * [`memory`]: the memory-timing seam and a latency/bandwidth stub.
+//! * [`memory`]: the memory-timing seam and the memory hierarchy (coalescing, L1D with MSHRs,
+//!   crossbar, sliced L2, DRAM banks), a reservation model.
 //! * [`core`]: the SM pipeline (schedulers, scoreboard, collectors, arbiter, execution units,
 //!   writeback) and the GPU run loop ([`core::run`]).
 //! * [`activity`]: the statistics of a run.
-//! * `mem`: cycle-level memory components (coalescer, L1D, L2, DRAM), maintained separately.
-
-pub mod mem;
 
 pub mod activity;
-pub mod baseline;
 pub mod config;
 pub mod core;
 pub mod exec_adapter;
@@ -23,7 +20,6 @@ pub mod memory;
 pub mod rf;
 
 pub use activity::Activity;
-pub use baseline::BaselineRf;
 pub use config::GpuConfig;
 pub use core::{run, run_with_memory, RunOptions, TimingError};
 pub use exec_adapter::{run_spec_timed, ExecModel, TimedSpecRun};

@@ -178,6 +178,9 @@ def initial(name, b):
 
 # ---------------------------------------------------------------- host emulation
 def arg_expr(a):
+    if isinstance(a, dict):  # { struct = [ { TYPE = VALUE }, ... ] }: brace-initialised aggregate
+        fields = [(t, v) for f in a["struct"] for t, v in f.items() if t != "pad"]
+        return "{" + ", ".join(f"DevPtr{{buf_{v}}}" if t == "ptr" else arg_expr(v) for t, v in fields) + "}"
     if isinstance(a, str):
         return f"DevPtr{{buf_{a}}}"
     if isinstance(a, int):

@@ -1,0 +1,222 @@
+//! Checks that pin the 12 nm FinFET file (`nodes/12nm.toml`) to the derivation written in its
+//! header and in `tech/README.md`: per-fin figures → per-µm-of-W_eff values, the threshold
+//! each flavour's 300 K leakage implies, the subthreshold temperature law, the virtual-source
+//! on current, HKMG gate leakage, 1-fin bitcell devices. A value edited in the file without
+//! redoing its derivation fails here.
+
+use crate::tech::{DeviceFlavor, Technology};
+use crate::units::Temperature;
+
+/// Fin height, m (Intel 14 nm, Natarajan et al., IEDM 2014: 42 nm).
+const H_FIN: f64 = 42e-9;
+/// Fin width, m (~8 nm).
+const W_FIN: f64 = 8e-9;
+/// Fin pitch, m (TSMC 16FF+, GF/Samsung 14LPP, GF 12LP: 48 nm).
+const FIN_PITCH: f64 = 48e-9;
+/// Subthreshold ideality n (SS = n kT/q ln 10 = 68.5 mV/dec at 300 K).
+const N_SWING: f64 = 1.15;
+/// DIBL coefficient, V/V.
+const ETA_DIBL: f64 = 0.05;
+/// dV_th/dT magnitude, V/K.
+const KAPPA: f64 = 0.7e-3;
+/// Boltzmann constant over electron charge, V/K.
+const K_Q: f64 = 8.617_333_262e-5;
+/// Vacuum permittivity × SiO₂'s 3.9, F/m.
+const EPS_OX: f64 = 3.9 * 8.854_187_817e-12;
+/// Inversion-layer dark space + quantum capacitance, as an oxide thickness, m.
+const CET_ADD: f64 = 0.4e-9;
+/// Virtual-source injection velocity, m/s (1.0e7 cm/s).
+const V_INJ: f64 = 1.0e5;
+/// Fraction of the intrinsic drive lost to source/drain series resistance.
+const D_RSD: f64 = 0.3;
+/// PMOS/NMOS drive ratio → `n_to_p_drive_ratio = 1.18`.
+const N_TO_P: f64 = 1.18;
+
+/// One flavour's published-figure inputs.
+struct Flavour {
+    flavour: DeviceFlavor,
+    /// I_off per fin at 300 K and nominal Vdd, A.
+    i_off_fin: f64,
+    /// Physical gate length, m.
+    l_g: f64,
+    /// Nominal supply, V.
+    vdd: f64,
+    /// Gate tunnelling current density, A/m².
+    j_g: f64,
+}
+
+const FLAVOURS: [Flavour; 3] = [
+    Flavour {
+        flavour: DeviceFlavor::ItrsHp,
+        i_off_fin: 3e-9,
+        l_g: 16e-9,
+        vdd: 0.8,
+        j_g: 2.0e4, // 2 A/cm²
+    },
+    Flavour {
+        flavour: DeviceFlavor::ItrsLstp,
+        i_off_fin: 3e-12,
+        l_g: 20e-9,
+        vdd: 0.8,
+        j_g: 5.0e2, // 0.05 A/cm²
+    },
+    Flavour {
+        flavour: DeviceFlavor::ItrsLop,
+        i_off_fin: 0.3e-9,
+        l_g: 18e-9,
+        vdd: 0.7,
+        j_g: 5.0e3, // 0.5 A/cm²
+    },
+];
+
+fn w_eff_fin() -> f64 {
+    2.0 * H_FIN + W_FIN
+}
+
+fn ss(t: f64) -> f64 {
+    N_SWING * K_Q * t * std::f64::consts::LN_10
+}
+
+/// Constant-current threshold criterion 100 nA × W/L, per metre of W_eff, A/m.
+fn i_cc(f: &Flavour) -> f64 {
+    100e-9 / f.l_g
+}
+
+/// I_off per metre of W_eff at 300 K, A/m.
+fn i_off_300(f: &Flavour) -> f64 {
+    f.i_off_fin / w_eff_fin()
+}
+
+/// V_th,sat at 300 K implied by the 300 K leakage.
+fn vth_sat(f: &Flavour) -> f64 {
+    ss(300.0) * (i_cc(f) / i_off_300(f)).log10()
+}
+
+/// The header's temperature law, A/m of W_eff.
+fn i_off(f: &Flavour, t: f64) -> f64 {
+    let vth = vth_sat(f) - KAPPA * (t - 300.0);
+    i_cc(f) * (t / 300.0).sqrt() * 10f64.powf(-vth / ss(t))
+}
+
+fn tech(k: f64) -> Technology {
+    Technology::for_node(12.0, Temperature::from_k(k)).expect("12 nm loads")
+}
+
+fn rel(a: f64, b: f64) -> f64 {
+    ((a - b) / b).abs()
+}
+
+#[test]
+fn fin_geometry_hand_values() {
+    // 2 × 42 + 8 = 92 nm of W_eff per fin; 1/48 nm = 20.8 fins per µm of footprint.
+    assert!((w_eff_fin() - 92e-9).abs() < 1e-15);
+    assert!(rel(1e-6 / FIN_PITCH * w_eff_fin() / 1e-6, 1.9167) < 1e-4);
+    // the file's layout factor is that same ratio (effective width per µm of footprint)
+    assert!(rel(tech(300.0).width_per_footprint, w_eff_fin() / FIN_PITCH) < 1e-4);
+    // SS(300 K) = 68.5 mV/dec.
+    assert!(rel(ss(300.0), 0.068_455) < 1e-4);
+}
+
+#[test]
+fn issue2_12nm_ioff_per_um_is_per_fin_over_weff() {
+    let t = tech(300.0);
+    for f in &FLAVOURS {
+        let d = t.device(f.flavour).expect("flavour");
+        let want = i_off_300(f) * 1e-6; // A/µm
+        assert!(
+            rel(d.i_off_n.a_per_um(), want) < 1e-3,
+            "{:?}: file {} vs derived {want}",
+            f.flavour,
+            d.i_off_n.a_per_um()
+        );
+        assert!(rel(d.vdd.v(), f.vdd) < 1e-12);
+        assert!(
+            (d.vth.v() - vth_sat(f)).abs() < 1e-3,
+            "{:?}: vth {} vs {}",
+            f.flavour,
+            d.vth.v(),
+            vth_sat(f)
+        );
+        assert!(rel(d.l_phy.m(), f.l_g) < 1e-9);
+        // C_g = C_ox × L_g (CACTI's rule).
+        let cg = d.c_ox.f_per_m2() * f.l_g;
+        assert!(rel(d.c_g_ideal.f_per_m(), cg) < 2e-3, "{:?}", f.flavour);
+    }
+}
+
+#[test]
+fn issue2_12nm_temperature_table_follows_subthreshold_law() {
+    for k in (0..=10).map(|i| 300.0 + 10.0 * f64::from(i)) {
+        let t = tech(k);
+        for f in &FLAVOURS {
+            let d = t.device(f.flavour).expect("flavour");
+            let want = i_off(f, k) * 1e-6;
+            assert!(
+                rel(d.i_off_n.a_per_um(), want) < 1e-3,
+                "{:?} at {k} K: file {} vs law {want}",
+                f.flavour,
+                d.i_off_n.a_per_um()
+            );
+        }
+    }
+    // HP: ×8.5 from 300 to 360 K, ×25 to 400 K (steep-slope device, 0.7 mV/K V_th shift).
+    let hp = &FLAVOURS[0];
+    assert!(rel(i_off(hp, 360.0) / i_off(hp, 300.0), 8.54) < 2e-3);
+}
+
+#[test]
+fn issue2_12nm_on_current_and_gate_leakage_derivation() {
+    let t = tech(360.0);
+    for f in &FLAVOURS {
+        let d = t.device(f.flavour).expect("flavour");
+        let eot = d.t_ox.m();
+        // C_ox = eps_ox / EOT
+        assert!(
+            rel(d.c_ox.f_per_m2(), EPS_OX / eot) < 2e-3,
+            "{:?}",
+            f.flavour
+        );
+        // virtual source: C_inv v_inj (Vdd - V_th,sat) (1 - d_Rsd)
+        let c_inv = EPS_OX / (eot + CET_ADD);
+        let ion = c_inv * V_INJ * (f.vdd - vth_sat(f)) * (1.0 - D_RSD);
+        assert!(
+            rel(d.i_on_n.a_per_m(), ion) < 2e-3,
+            "{:?}: I_on {} vs {ion}",
+            f.flavour,
+            d.i_on_n.a_per_m()
+        );
+        assert!(rel(d.i_on_p.a_per_m(), ion / N_TO_P) < 2e-3);
+        assert!(rel(d.n_to_p_drive_ratio, N_TO_P) < 1e-12);
+        // gate leakage J_g × L_g per metre of W_eff
+        assert!(
+            rel(d.i_g_on_n.a_per_m(), f.j_g * f.l_g) < 1e-9,
+            "{:?}",
+            f.flavour
+        );
+    }
+    // V_th,lin = V_th,sat + eta Vdd for HP is about 0.2 V (LVT class)
+    let lin = vth_sat(&FLAVOURS[0]) + ETA_DIBL * FLAVOURS[0].vdd;
+    assert!(lin > 0.18 && lin < 0.22, "{lin}");
+}
+
+#[test]
+fn issue2_12nm_bitcell_devices_are_one_fin() {
+    let t = tech(360.0);
+    for c in [&t.sram_cell, &t.cam_cell] {
+        for w in [c.access_width, c.pull_up_width, c.pull_down_width] {
+            assert!(rel(w.m(), w_eff_fin()) < 1e-9);
+        }
+    }
+    assert!(rel(t.sram_cell.area.um2(), 0.07) < 1e-9);
+}
+
+#[test]
+fn issue2_12nm_hp_leaks_less_per_um_than_40nm_at_operating_temperatures() {
+    for k in [300.0, 330.0, 360.0, 400.0] {
+        let t12 = Technology::for_node(12.0, Temperature::from_k(k)).expect("12");
+        let t40 = Technology::for_node(40.0, Temperature::from_k(k)).expect("40");
+        let i12 = t12.device(DeviceFlavor::ItrsHp).expect("hp").i_off_n.0;
+        let i40 = t40.device(DeviceFlavor::ItrsHp).expect("hp").i_off_n.0;
+        assert!(i12 < i40, "{k} K: 12 nm {i12} A/m vs 40 nm {i40} A/m");
+    }
+}

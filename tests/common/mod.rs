@@ -1,0 +1,167 @@
+//! Shared helpers of the held-out corpus tests (`tests/heldout_kernels.rs`: functional runs
+//! through the `regwatt` binary; `tests/heldout_timed.rs`: the timing model on both presets):
+//! where the corpus lives, the comparison tolerances and the buffer comparison.
+//!
+//! Tolerances: integers always exact; floats exact (bit-for-bit, NaN == NaN) unless listed in
+//! [`tolerance`] with the reason.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use regwatt_sim::launch::{read_npy_file, HostData};
+
+/// `sim/testdata/heldout`.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("sim/testdata/heldout")
+}
+
+/// Every corpus kernel (`kNN_name` folders with a spec), sorted.
+pub fn all_kernels() -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(root())
+        .expect("heldout dir")
+        .filter_map(|e| {
+            let n = e.ok()?.file_name().to_string_lossy().to_string();
+            let spec = root().join(&n).join(format!("{n}.toml"));
+            (n.starts_with('k') && spec.is_file()).then_some(n)
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// The expected final buffers of kernel `name` (`expected/<buffer>.npy`).
+pub fn expected(name: &str) -> Vec<(String, HostData)> {
+    let mut v: Vec<(String, HostData)> = std::fs::read_dir(root().join(name).join("expected"))
+        .expect("expected dir")
+        .map(|e| {
+            let p = e.expect("dir entry").path();
+            let buffer = p.file_stem().expect("stem").to_string_lossy().to_string();
+            let data = read_npy_file(&p).expect("expected .npy");
+            (buffer, data)
+        })
+        .collect();
+    v.sort_by(|a, b| a.0.cmp(&b.0));
+    v
+}
+
+/// Compares every expected buffer of `name` with `actual`; `Err` lists each wrong buffer.
+pub fn check_buffers(name: &str, actual: &BTreeMap<String, HostData>) -> Result<(), String> {
+    let exp = expected(name);
+    if exp.is_empty() {
+        return Err(format!("{name}: no expected outputs"));
+    }
+    let errors: Vec<String> = exp
+        .iter()
+        .filter_map(|(buffer, e)| match actual.get(buffer) {
+            Some(a) => compare(name, buffer, e, a).err(),
+            None => Some(format!("{name}.{buffer}: not produced")),
+        })
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{name}: {} buffer(s) wrong:\n{}",
+            errors.len(),
+            errors.join("\n")
+        ))
+    }
+}
+
+/// (abs, rel) allowance for float buffers: |actual - expected| <= abs + rel * |expected|.
+pub fn tolerance(kernel: &str, buffer: &str) -> (f64, f64) {
+    match (kernel, buffer) {
+        // `a * x + y` is contracted to fma.rn.f32 by NVRTC; the host emulation rounds twice.
+        ("k01_gridstride", "y") => (1e-5, 1e-6),
+        // stencil `l - 2 t + r` contracted to fma
+        ("k02_tile2d", "sten") => (1e-6, 1e-6),
+        // fast-math: ex2/lg2/sin/cos.approx (abs 2^-21.4), rsqrt.approx, tanh.approx.f32
+        // (rel 2^-10.99), div.approx; the host computes exactly.
+        ("k10_fastmath", "out") => (2e-5, 1e-3),
+        // double `a * s + b` contracted to fma.rn.f64 on the device
+        ("k11_double", "out") => (1e-12, 1e-14),
+        // same fmaf order as the host; only the tile zero-padding differs (exact zeros)
+        ("k23_matmul_rect", "C") => (1e-6, 1e-6),
+        // CUDA sinf/cosf/expf/logf/powf/atan2f/erff: <= 2..4 ulp (CUDA C Programming Guide,
+        // Mathematical Functions appendix); the host uses glibc (<= 1 ulp).
+        ("k28_precise_math", "out") => (1e-6, 1e-6),
+        // CUDA double exp/log/pow/sin/cos: <= 1..2 ulp
+        ("k32_double_libm", "out") => (1e-15, 2e-15),
+        // CUDA double tan (2 ulp), exp/log1p/sinh (1 ulp); sums of them: a few ulp of the
+        // largest term
+        ("k41_double_math", "out") => (1e-13, 1e-14),
+        _ => (0.0, 0.0),
+    }
+}
+
+pub fn close(a: f64, e: f64, tol: (f64, f64)) -> bool {
+    if a.is_nan() || e.is_nan() {
+        return a.is_nan() && e.is_nan();
+    }
+    if tol == (0.0, 0.0) {
+        return a.to_bits() == e.to_bits() || a == e && a != 0.0;
+    }
+    a == e || (a - e).abs() <= tol.0 + tol.1 * e.abs()
+}
+
+pub fn compare(kernel: &str, buffer: &str, exp: &HostData, act: &HostData) -> Result<(), String> {
+    macro_rules! ints {
+        ($e:expr, $a:expr) => {{
+            if $e.len() != $a.len() {
+                return Err(format!("{kernel}.{buffer}: length {} != expected {}", $a.len(), $e.len()));
+            }
+            let bad: Vec<usize> = (0..$e.len()).filter(|&i| $e[i] != $a[i]).collect();
+            if let Some(&i) = bad.first() {
+                return Err(format!(
+                    "{kernel}.{buffer}: {} of {} elements differ; first [{i}] expected {} got {}",
+                    bad.len(),
+                    $e.len(),
+                    $e[i],
+                    $a[i]
+                ));
+            }
+            Ok(())
+        }};
+    }
+    macro_rules! floats {
+        ($e:expr, $a:expr) => {{
+            if $e.len() != $a.len() {
+                return Err(format!("{kernel}.{buffer}: length {} != expected {}", $a.len(), $e.len()));
+            }
+            let tol = tolerance(kernel, buffer);
+            let bad: Vec<usize> = (0..$e.len())
+                .filter(|&i| !close($a[i] as f64, $e[i] as f64, tol))
+                .collect();
+            if let Some(&i) = bad.first() {
+                return Err(format!(
+                    "{kernel}.{buffer}: {} of {} elements outside (abs {}, rel {}); first [{i}] expected {:e} got {:e}",
+                    bad.len(),
+                    $e.len(),
+                    tol.0,
+                    tol.1,
+                    $e[i],
+                    $a[i]
+                ));
+            }
+            Ok(())
+        }};
+    }
+    match (exp, act) {
+        (HostData::F32(e), HostData::F32(a)) => floats!(e, a),
+        (HostData::F64(e), HostData::F64(a)) => floats!(e, a),
+        (HostData::I8(e), HostData::I8(a)) => ints!(e, a),
+        (HostData::U8(e), HostData::U8(a)) => ints!(e, a),
+        (HostData::I16(e), HostData::I16(a)) => ints!(e, a),
+        (HostData::U16(e), HostData::U16(a)) => ints!(e, a),
+        (HostData::I32(e), HostData::I32(a)) => ints!(e, a),
+        (HostData::U32(e), HostData::U32(a)) => ints!(e, a),
+        (HostData::I64(e), HostData::I64(a)) => ints!(e, a),
+        (HostData::U64(e), HostData::U64(a)) => ints!(e, a),
+        _ => Err(format!(
+            "{kernel}.{buffer}: dtype {:?} != expected {:?}",
+            act.dtype(),
+            exp.dtype()
+        )),
+    }
+}
