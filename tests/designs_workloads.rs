@@ -1,6 +1,8 @@
 //! Every built-in workload under the timing model with the baseline design on both GPU
 //! presets reproduces its reference output; energy scales sensibly with node and time.
 
+mod common;
+
 use regwatt_designs::config::{preset, GpuPreset, Node};
 use regwatt_designs::energy::{AreaSummary, EnergySummary};
 use regwatt_designs::exec_model::simulate_spec;
@@ -14,39 +16,26 @@ fn every_workload_on_both_presets_matches_its_reference() {
         .iter()
         .flat_map(|p| regwatt_workloads::all().iter().map(move |w| (*p, w)))
         .collect();
-    let failures = std::sync::Mutex::new(Vec::new());
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    std::thread::scope(|s| {
-        for _ in 0..2 {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some((p, w)) = work.get(i) else { break };
-                let r = (|| -> Result<(), String> {
-                    let cfg = preset(*p).map_err(|e| e.to_string())?;
-                    let spec = w.load_spec().map_err(|e| e.to_string())?;
-                    let sim =
-                        simulate_spec(&spec, DesignSpec::Baseline, &cfg, &RunOptions::default())
-                            .map_err(|e| e.to_string())?;
-                    if sim.activity.design_stats.unallocated_accesses() != 0 {
-                        return Err("accesses to unallocated registers".into());
-                    }
-                    if sim.activity.core.uncollected_reads != 0 {
-                        return Err("uncollected operand reads".into());
-                    }
-                    let exp = w
-                        .reference(&spec.initial_buffers())
-                        .map_err(|e| e.to_string())?;
-                    regwatt_workloads::check(w, &exp, &sim.buffers).map_err(|e| e.to_string())
-                })();
-                if let Err(e) = r {
-                    if let Ok(mut f) = failures.lock() {
-                        f.push(format!("{} on {p}: {e}", w.name));
-                    }
-                }
-            });
-        }
-    });
-    let f = failures.into_inner().unwrap_or_default();
+    let f = common::failures_on_two_threads(
+        &work,
+        |(p, w)| format!("{} on {p}", w.name),
+        |(p, w)| {
+            let cfg = preset(*p).map_err(|e| e.to_string())?;
+            let spec = w.load_spec().map_err(|e| e.to_string())?;
+            let sim = simulate_spec(&spec, DesignSpec::Baseline, &cfg, &RunOptions::default())
+                .map_err(|e| e.to_string())?;
+            if sim.activity.design_stats.unallocated_accesses() != 0 {
+                return Err("accesses to unallocated registers".into());
+            }
+            if sim.activity.core.uncollected_reads != 0 {
+                return Err("uncollected operand reads".into());
+            }
+            let exp = w
+                .reference(&spec.initial_buffers())
+                .map_err(|e| e.to_string())?;
+            regwatt_workloads::check(w, &exp, &sim.buffers).map_err(|e| e.to_string())
+        },
+    );
     assert!(f.is_empty(), "{} failures:\n{}", f.len(), f.join("\n"));
 }
 

@@ -38,23 +38,11 @@ fn heldout_kernels_timed_on_both_presets_match_expected() {
         .iter()
         .flat_map(|p| kernels.iter().map(move |k| (*p, k)))
         .collect();
-    let failures = std::sync::Mutex::new(Vec::new());
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    std::thread::scope(|s| {
-        for _ in 0..2 {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some((p, k)) = work.get(i) else { break };
-                if let Err(e) = run_one(k, *p) {
-                    if let Ok(mut f) = failures.lock() {
-                        f.push(format!("{k} on {p}: {e}"));
-                    }
-                }
-            });
-        }
-    });
-    let mut f = failures.into_inner().unwrap_or_default();
-    f.sort();
+    let f = common::failures_on_two_threads(
+        &work,
+        |(p, k)| format!("{k} on {p}"),
+        |(p, k)| run_one(k, *p),
+    );
     assert!(
         f.is_empty(),
         "{} of {} timed runs failed:\n{}",

@@ -1,6 +1,7 @@
 //! Shared helpers of the held-out corpus tests (`tests/heldout_kernels.rs`: functional runs
 //! through the `regwatt` binary; `tests/heldout_timed.rs`: the timing model on both presets):
-//! where the corpus lives, the comparison tolerances and the buffer comparison.
+//! where the corpus lives, the comparison tolerances and the buffer comparison; also used by
+//! `tests/designs_workloads.rs` for [`failures_on_two_threads`].
 //!
 //! Tolerances: integers always exact; floats exact (bit-for-bit, NaN == NaN) unless listed in
 //! [`tolerance`] with the reason.
@@ -164,4 +165,31 @@ pub fn compare(kernel: &str, buffer: &str, exp: &HostData, act: &HostData) -> Re
             exp.dtype()
         )),
     }
+}
+
+/// Runs `check` on every item of `work` on two threads (CI has 2 cores) and returns the failure
+/// messages, `label(item): error`, sorted.
+pub fn failures_on_two_threads<T: Sync>(
+    work: &[T],
+    label: impl Fn(&T) -> String + Sync,
+    check: impl Fn(&T) -> Result<(), String> + Sync,
+) -> Vec<String> {
+    let failures = std::sync::Mutex::new(Vec::new());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(item) = work.get(i) else { break };
+                if let Err(e) = check(item) {
+                    if let Ok(mut f) = failures.lock() {
+                        f.push(format!("{}: {e}", label(item)));
+                    }
+                }
+            });
+        }
+    });
+    let mut f = failures.into_inner().unwrap_or_default();
+    f.sort();
+    f
 }
