@@ -22,18 +22,11 @@ fn every_workload_on_both_presets_matches_its_reference() {
         |(p, w)| {
             let cfg = preset(*p).map_err(|e| e.to_string())?;
             let spec = w.load_spec().map_err(|e| e.to_string())?;
-            let sim = simulate_spec(&spec, DesignSpec::Baseline, &cfg, &RunOptions::default())
-                .map_err(|e| e.to_string())?;
-            if sim.activity.design_stats.unallocated_accesses() != 0 {
-                return Err("accesses to unallocated registers".into());
-            }
-            if sim.activity.core.uncollected_reads != 0 {
-                return Err("uncollected operand reads".into());
-            }
+            let buffers = common::simulate_baseline(&spec, &cfg)?;
             let exp = w
                 .reference(&spec.initial_buffers())
                 .map_err(|e| e.to_string())?;
-            regwatt_workloads::check(w, &exp, &sim.buffers).map_err(|e| e.to_string())
+            regwatt_workloads::check(w, &exp, &buffers).map_err(|e| e.to_string())
         },
     );
     assert!(f.is_empty(), "{} failures:\n{}", f.len(), f.join("\n"));
@@ -84,16 +77,12 @@ fn energy_scales_with_node_and_static_energy_with_cycles() {
     }
 }
 
-/// Issue 2 (open): on rtx2060 a 32 KB bank (128 B rows) comes out about as large at 12 nm
-/// (0.223 mm²) as at 40 nm (0.284 mm²), against 0.125 mm² at 22 nm, and the crossbar, whose
-/// wires follow the bank floorplan, costs no less per transfer. Diagnosis (`regwatt sram
-/// --capacity 32KB --block-bytes 128 --rd-ports 1 --wr-ports 1 --rw-ports 0 --node 12nm`): the
-/// 12 nm local wire (28.8 Ω/µm) makes a 576-column wordline ~1 ns slow, so the ED² search
-/// picks Ndwl 8 (short wordlines, 4 mats across) and the bank becomes 1.9 mm wide from the
-/// H-tree bundles between mats (~1150 data wires per level at the 128 nm semi-global pitch).
-/// Real FinFET arrays strap wordlines on a higher metal; the SRAM model does not yet.
+/// Issue 2 regression: on rtx2060 the 32 KB banks (128 B rows) came out about as large at 12 nm
+/// as at 40 nm, so the whole RF was larger at 12 nm. The 12 nm local wire (28.8 Ω/µm) made the
+/// wordline slow, the ED² search split it (Ndwl 4-8) and the H-tree bundles between mats widened
+/// the bank. FinFET arrays strap the wordline on a higher metal (`wordline_layer` in the
+/// technology file); with it, every component must be smaller and cheaper per event at 12 nm.
 #[test]
-#[ignore = "issue 2: 12 nm wordlines on the resistive local layer force wide, H-tree-heavy banks"]
 fn issue2_12nm_area_and_every_component_below_40nm() {
     for p in GpuPreset::ALL {
         let (n40, n12) = matmul_at_40_and_12(p);

@@ -2,13 +2,11 @@
 //! check, `--list` and `--json`.
 
 use std::path::PathBuf;
-use std::process::Command;
 
 use regwatt_sim::launch::{read_npy_file, HostData};
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_regwatt"))
-}
+mod common;
+use common::{assert_fails, assert_success, regwatt};
 
 fn fixture() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sim/testdata/exec/scale.toml")
@@ -16,19 +14,10 @@ fn fixture() -> PathBuf {
 
 #[test]
 fn exec_spec_dumps_every_buffer_as_npy() {
-    let dir = std::env::temp_dir().join(format!("regwatt-exec-cli-{}", std::process::id()));
-    let out = bin()
-        .arg("exec")
-        .arg(fixture())
-        .arg("--dump")
-        .arg(&dir)
-        .output()
-        .expect("binary runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let dir = common::tmp_dir("exec_cli", "dump");
+    let (spec, dump) = (fixture(), dir.to_string_lossy().to_string());
+    let out = regwatt(&["exec", &spec.to_string_lossy(), "--dump", &dump]);
+    assert_success(&out, "regwatt exec scale.toml");
     let y = read_npy_file(&dir.join("y.npy")).expect("y.npy written");
     let x = read_npy_file(&dir.join("x.npy")).expect("x.npy written");
     let (HostData::F32(y), HostData::F32(x)) = (y, x) else {
@@ -41,20 +30,12 @@ fn exec_spec_dumps_every_buffer_as_npy() {
         let first = 2.0f32.mul_add(xi, i as f32);
         assert_eq!(y[i], 2.0f32.mul_add(first, i as f32), "y[{i}]");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn exec_workload_checks_reference_and_prints_json() {
-    let out = bin()
-        .args(["exec", "--workload", "vectorAdd", "--json"])
-        .output()
-        .expect("binary runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = regwatt(&["exec", "--workload", "vectorAdd", "--json"]);
+    assert_success(&out, "regwatt exec --workload vectorAdd");
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON output");
     assert_eq!(v["check_passed"], serde_json::Value::Bool(true));
     assert!(
@@ -68,17 +49,13 @@ fn exec_workload_checks_reference_and_prints_json() {
 
 #[test]
 fn exec_list_and_unknown_workload() {
-    let out = bin()
-        .args(["exec", "--list"])
-        .output()
-        .expect("binary runs");
-    assert!(out.status.success());
+    let out = regwatt(&["exec", "--list"]);
+    assert_success(&out, "regwatt exec --list");
     let s = String::from_utf8_lossy(&out.stdout);
     assert!(s.contains("matrixMul_naive") && s.contains("bfs"));
-    let out = bin()
-        .args(["exec", "--workload", "nope"])
-        .output()
-        .expect("binary runs");
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("vectorAdd"));
+    let err = assert_fails(
+        &regwatt(&["exec", "--workload", "nope"]),
+        "unknown workload",
+    );
+    assert!(err.contains("vectorAdd"), "{err}");
 }

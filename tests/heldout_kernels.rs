@@ -8,46 +8,26 @@
 //!
 //! Tolerances: see `tests/common/mod.rs` (`tolerance`).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use regwatt_sim::launch::{read_npy_file, HostData};
 
 mod common;
-use common::{compare, root};
+use common::{assert_fails, assert_success, check_buffers, no_panic, regwatt, root, text};
 
-fn regwatt(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_regwatt"))
-        .args(args)
-        .output()
-        .expect("cannot start regwatt")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
-fn no_panic(o: &Output) {
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        !err.contains("panicked") && o.status.code() != Some(101),
-        "regwatt panicked:\n{}",
-        text(o)
-    );
-}
-
+/// An empty scratch directory `heldout/<name>`.
 fn tmp_dir(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("heldout")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::tmp_dir("heldout", name)
+}
+
+/// `regwatt exec SPEC --dump OUT`; fails the test if it panicked.
+fn exec_dump(spec: &Path, out: &Path) -> Output {
+    let (spec, out) = (spec.to_string_lossy(), out.to_string_lossy());
+    let o = regwatt(&["exec", &spec, "--dump", &out]);
+    no_panic(&o);
+    o
 }
 
 /// Kernel names the spec launches (so `regwatt ptx` must report them).
@@ -118,174 +98,100 @@ fn check_ptx(name: &str, min_shared: u64, needs_local: bool) {
 
 /// `regwatt exec X.toml --dump DIR` matches every expected buffer.
 fn check_exec(name: &str) {
-    let dir = root().join(name);
-    let spec = dir.join(format!("{name}.toml"));
+    let spec = root().join(name).join(format!("{name}.toml"));
     let out = tmp_dir(name);
-    let o = regwatt(&[
-        "exec",
-        spec.to_str().unwrap(),
-        "--dump",
-        out.to_str().unwrap(),
-    ]);
-    no_panic(&o);
-    assert!(o.status.success(), "regwatt exec {name}:\n{}", text(&o));
-    let mut errors = Vec::new();
-    let mut n = 0;
-    for e in std::fs::read_dir(dir.join("expected")).unwrap() {
+    assert_success(&exec_dump(&spec, &out), &format!("regwatt exec {name}"));
+    let mut dumps = BTreeMap::new();
+    for e in std::fs::read_dir(&out).unwrap() {
         let p = e.unwrap().path();
-        let buffer = p.file_stem().unwrap().to_str().unwrap().to_string();
-        let exp = read_npy_file(&p).unwrap();
-        let got = out.join(format!("{buffer}.npy"));
-        n += 1;
-        match read_npy_file(&got) {
-            Ok(act) => {
-                if let Err(m) = compare(name, &buffer, &exp, &act) {
-                    errors.push(m);
-                }
-            }
-            Err(e) => errors.push(format!("{name}.{buffer}: no dump {}: {e}", got.display())),
+        if p.extension().is_some_and(|x| x == "npy") {
+            let buffer = p.file_stem().unwrap().to_string_lossy().to_string();
+            let data = read_npy_file(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            dumps.insert(buffer, data);
         }
     }
-    assert!(n > 0, "{name}: no expected outputs");
-    assert!(
-        errors.is_empty(),
-        "{name}: {} buffer(s) wrong:\n{}",
-        errors.len(),
-        errors.join("\n")
-    );
+    if let Err(e) = check_buffers(name, &dumps) {
+        panic!("{e}");
+    }
 }
 
-macro_rules! kernel_test {
-    ($(#[$m:meta])* $f:ident, $name:literal, shared = $sh:expr, local = $lo:expr) => {
-        $(#[$m])*
-        #[test]
-        fn $f() {
-            check_ptx($name, $sh, $lo);
-            check_exec($name);
-        }
+/// One test per corpus kernel, named `heldout_` + its folder name: `regwatt ptx` reports it
+/// with at least `shared` bytes of shared memory (and some local memory if `local`), and
+/// `regwatt exec` reproduces every expected buffer.
+macro_rules! kernel_tests {
+    ($($f:ident: shared = $sh:expr, local = $lo:expr;)*) => {
+        /// The names of the tests below.
+        const KERNEL_TESTS: &[&str] = &[$(stringify!($f)),*];
+        $(
+            #[test]
+            fn $f() {
+                let name = stringify!($f)
+                    .strip_prefix("heldout_")
+                    .expect("kernel test names start with heldout_");
+                check_ptx(name, $sh, $lo);
+                check_exec(name);
+            }
+        )*
     };
 }
 
-kernel_test!(
-    heldout_k01_gridstride,
-    "k01_gridstride",
-    shared = 0,
-    local = false
-);
-kernel_test!(
-    heldout_k02_tile2d,
-    "k02_tile2d",
-    shared = 16 * 17 * 4,
-    local = false
-);
-kernel_test!(
-    heldout_k03_dynsmem,
-    "k03_dynsmem",
-    shared = 4,
-    local = false
-);
-kernel_test!(
-    heldout_k04_atomics_int,
-    "k04_atomics_int",
-    shared = 24,
-    local = false
-);
-kernel_test!(
-    heldout_k05_atomics_float,
-    "k05_atomics_float",
-    shared = 0,
-    local = false
-);
-kernel_test!(
-    heldout_k06_shuffles,
-    "k06_shuffles",
-    shared = 0,
-    local = false
-);
-kernel_test!(heldout_k07_vote, "k07_vote", shared = 0, local = false);
-kernel_test!(heldout_k08_bitops, "k08_bitops", shared = 0, local = false);
-kernel_test!(
-    heldout_k09_vecload,
-    "k09_vecload",
-    shared = 0,
-    local = false
-);
-kernel_test!(
-    heldout_k10_fastmath,
-    "k10_fastmath",
-    shared = 0,
-    local = false
-);
-kernel_test!(heldout_k11_double, "k11_double", shared = 0, local = false);
-kernel_test!(
-    heldout_k12_int64_divmod,
-    "k12_int64_divmod",
-    shared = 0,
-    local = false
-);
-kernel_test!(
-    heldout_k13_f2i_nan,
-    "k13_f2i_nan",
-    shared = 0,
-    local = false
-);
-kernel_test!(
-    heldout_k14_divergent,
-    "k14_divergent",
-    shared = 0,
-    local = false
-);
-kernel_test!(
-    heldout_k15_noinline,
-    "k15_noinline",
-    shared = 0,
-    local = false
-);
-kernel_test!(
-    heldout_k16_localarr,
-    "k16_localarr",
-    shared = 0,
-    local = true
-);
-kernel_test!(heldout_k17_grid3d, "k17_grid3d", shared = 0, local = false);
-kernel_test!(heldout_k18_struct, "k18_struct", shared = 0, local = false);
-// (negative scalars to NVRTC's .uN params were rejected until 2026-11-22 01:00; fixed)
-kernel_test!(
-    heldout_k19_scalars,
-    "k19_scalars",
-    shared = 0,
-    local = false
-);
-kernel_test!(
-    heldout_k20_hist_smem,
-    "k20_hist_smem",
-    shared = 256,
-    local = false
-);
-kernel_test!(
-    heldout_k21_fence_reduce,
-    "k21_fence_reduce",
-    shared = 513,
-    local = false
-);
-kernel_test!(
-    heldout_k22_block_scan,
-    "k22_block_scan",
-    shared = 128,
-    local = false
-);
-kernel_test!(
-    heldout_k23_matmul_rect,
-    "k23_matmul_rect",
-    shared = 512,
-    local = false
-);
-kernel_test!(
-    heldout_k24_narrow_types,
-    "k24_narrow_types",
-    shared = 0,
-    local = false
-);
+kernel_tests! {
+    heldout_k01_gridstride: shared = 0, local = false;
+    heldout_k02_tile2d: shared = 16 * 17 * 4, local = false;
+    heldout_k03_dynsmem: shared = 4, local = false;
+    heldout_k04_atomics_int: shared = 24, local = false;
+    heldout_k05_atomics_float: shared = 0, local = false;
+    heldout_k06_shuffles: shared = 0, local = false;
+    heldout_k07_vote: shared = 0, local = false;
+    heldout_k08_bitops: shared = 0, local = false;
+    heldout_k09_vecload: shared = 0, local = false;
+    heldout_k10_fastmath: shared = 0, local = false;
+    heldout_k11_double: shared = 0, local = false;
+    heldout_k12_int64_divmod: shared = 0, local = false;
+    heldout_k13_f2i_nan: shared = 0, local = false;
+    heldout_k14_divergent: shared = 0, local = false;
+    heldout_k15_noinline: shared = 0, local = false;
+    heldout_k16_localarr: shared = 0, local = true;
+    heldout_k17_grid3d: shared = 0, local = false;
+    heldout_k18_struct: shared = 0, local = false;
+    // (negative scalars to NVRTC's .uN params were rejected until 2026-11-22 01:00; fixed)
+    heldout_k19_scalars: shared = 0, local = false;
+    heldout_k20_hist_smem: shared = 256, local = false;
+    heldout_k21_fence_reduce: shared = 513, local = false;
+    heldout_k22_block_scan: shared = 128, local = false;
+    heldout_k23_matmul_rect: shared = 512, local = false;
+    heldout_k24_narrow_types: shared = 0, local = false;
+    heldout_k25_redux: shared = 0, local = false;
+    heldout_k26_ftz: shared = 0, local = false;
+    heldout_k27_bitfields: shared = 0, local = false;
+    heldout_k28_precise_math: shared = 0, local = false;
+    heldout_k29_sync_votes: shared = 0, local = false;
+    heldout_k30_atomics_64: shared = 16, local = false;
+    heldout_k31_const_globals: shared = 0, local = false;
+    heldout_k32_double_libm: shared = 0, local = false;
+    heldout_k33_partial_mask: shared = 0, local = false;
+    heldout_k34_vec_cache: shared = 0, local = false;
+    heldout_k35_simd_int: shared = 0, local = false;
+    heldout_k36_shfl_edge: shared = 0, local = false;
+    heldout_k37_dynsmem_align: shared = 3, local = false;
+    heldout_k38_noinline_loop: shared = 0, local = false;
+    heldout_k39_sync_or_loop: shared = 0, local = false;
+    heldout_k40_struct_params: shared = 0, local = false;
+    heldout_k41_double_math: shared = 0, local = false;
+}
+
+/// Every kernel of the corpus has its `heldout_<kernel>` test above (k38–k41 had none before).
+#[test]
+fn heldout_every_corpus_kernel_has_a_test() {
+    let missing: Vec<String> = common::all_kernels()
+        .into_iter()
+        .filter(|k| !KERNEL_TESTS.contains(&format!("heldout_{k}").as_str()))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "corpus kernels without a test: {missing:?}"
+    );
+}
 
 /// Buffers the kernels never write must come back exactly as initialised: checks the loader's
 /// fill/iota/uniform/npy against gen.py's independent implementation of the documented contract.
@@ -302,13 +208,7 @@ fn ptx_error(label: &str, src: &str, want_line: usize) {
     let p = d.join(format!("{label}.ptx"));
     std::fs::write(&p, src).unwrap();
     let o = regwatt(&["ptx", p.to_str().unwrap(), "--json"]);
-    no_panic(&o);
-    assert!(
-        !o.status.success(),
-        "{label}: malformed PTX accepted:\n{}",
-        text(&o)
-    );
-    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    let err = assert_fails(&o, &format!("{label}: malformed PTX"));
     let file = p.display().to_string();
     let pat = format!("{file}:{want_line}:");
     assert!(
@@ -324,14 +224,9 @@ fn ptx_error(label: &str, src: &str, want_line: usize) {
     )
     .unwrap();
     let o = regwatt(&["exec", spec.to_str().unwrap()]);
-    no_panic(&o);
+    let err = assert_fails(&o, &format!("{label}: exec of malformed PTX"));
     assert!(
-        !o.status.success(),
-        "{label}: exec accepted malformed PTX:\n{}",
-        text(&o)
-    );
-    assert!(
-        String::from_utf8_lossy(&o.stderr).contains(&format!("{label}.ptx:{want_line}:")),
+        err.contains(&format!("{label}.ptx:{want_line}:")),
         "{label}: exec error should point at {label}.ptx:{want_line}:<col>:\n{}",
         text(&o)
     );
@@ -388,9 +283,7 @@ fn heldout_malformed_ptx_truncated() {
     let p = d.join("truncated.ptx");
     std::fs::write(&p, &bad).unwrap();
     let o = regwatt(&["ptx", p.to_str().unwrap()]);
-    no_panic(&o);
-    assert!(!o.status.success(), "truncated PTX accepted:\n{}", text(&o));
-    let err = String::from_utf8_lossy(&o.stderr);
+    let err = assert_fails(&o, "truncated PTX");
     assert!(
         err.contains(&format!("{}:", p.display())) && err.contains(&format!(":{line}:")),
         "truncated PTX: error should name {}:{line}:<col>:\n{}",
@@ -424,26 +317,22 @@ fn heldout_malformed_ptx_empty_and_garbage() {
 
 // ------------------------------------------------------------------ spec errors
 
+/// Writes `spec` as `file` next to a copy of the k01 PTX (`k01.ptx`) in the scratch directory
+/// `dir`; returns the spec's path.
+fn with_k01(dir: &str, file: &str, spec: &str) -> PathBuf {
+    let d = tmp_dir(dir);
+    std::fs::write(d.join("k01.ptx"), k01_ptx()).unwrap();
+    let p = d.join(file);
+    std::fs::write(&p, spec).unwrap();
+    p
+}
+
 /// Writes a spec next to a copy of the k01 PTX and runs `regwatt exec`; the error must name the
 /// file and contain every `needles` entry; never a panic.
 fn spec_error(label: &str, spec: &str, needles: &[&str]) {
-    let d = tmp_dir(&format!("specerr_{label}"));
-    std::fs::write(d.join("k01.ptx"), k01_ptx()).unwrap();
-    let p = d.join(format!("{label}.toml"));
-    std::fs::write(&p, spec).unwrap();
-    let o = regwatt(&[
-        "exec",
-        p.to_str().unwrap(),
-        "--dump",
-        d.join("out").to_str().unwrap(),
-    ]);
-    no_panic(&o);
-    assert!(
-        !o.status.success(),
-        "{label}: bad spec accepted:\n{}",
-        text(&o)
-    );
-    let err = String::from_utf8_lossy(&o.stderr);
+    let p = with_k01(&format!("specerr_{label}"), &format!("{label}.toml"), spec);
+    let o = exec_dump(&p, &p.with_file_name("out"));
+    let err = assert_fails(&o, &format!("{label}: bad spec"));
     assert!(
         err.contains(&format!("{label}.toml")),
         "{label}: error does not name the spec file:\n{}",
@@ -458,18 +347,10 @@ const GOOD_BUFS: &str = "ptx = \"k01.ptx\"\n[buffers.x]\ndtype = \"f32\"\nlen = 
 
 #[test]
 fn heldout_spec_good_baseline_runs() {
-    let d = tmp_dir("spec_good");
-    std::fs::write(d.join("k01.ptx"), k01_ptx()).unwrap();
-    let p = d.join("good.toml");
-    std::fs::write(&p, format!("{GOOD_BUFS}[[launch]]\nkernel = \"saxpy_u32\"\ngrid = [1, 1, 1]\nblock = [32, 1, 1]\nargs = [64, 2.0, \"x\", \"y\"]\n")).unwrap();
-    let o = regwatt(&[
-        "exec",
-        p.to_str().unwrap(),
-        "--dump",
-        d.join("out").to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", text(&o));
-    let y = read_npy_file(&d.join("out/y.npy")).unwrap();
+    let p = with_k01("spec_good", "good.toml", &format!("{GOOD_BUFS}[[launch]]\nkernel = \"saxpy_u32\"\ngrid = [1, 1, 1]\nblock = [32, 1, 1]\nargs = [64, 2.0, \"x\", \"y\"]\n"));
+    let out = p.with_file_name("out");
+    assert_success(&exec_dump(&p, &out), "good spec");
+    let y = read_npy_file(&out.join("y.npy")).unwrap();
     let want: Vec<f32> = (0..64).map(|i| 2.0 + i as f32).collect();
     assert_eq!(y, HostData::F32(want));
 }
@@ -562,13 +443,7 @@ fn heldout_oob_store_names_kernel_pc_thread_address() {
     let p = d.join("oob.toml");
     std::fs::write(&p, "ptx = \"g.ptx\"\n[buffers.out]\ndtype = \"i32\"\nlen = 100\ninit = { kind = \"fill\", value = 0 }\n[[launch]]\nkernel = \"grid3d\"\ngrid = [3, 2, 2]\nblock = [4, 3, 5]\nargs = [\"out\", 11, 6, 9]\n").unwrap();
     let o = regwatt(&["exec", p.to_str().unwrap()]);
-    no_panic(&o);
-    assert!(
-        !o.status.success(),
-        "out-of-bounds store accepted:\n{}",
-        text(&o)
-    );
-    let err = String::from_utf8_lossy(&o.stderr).to_lowercase();
+    let err = assert_fails(&o, "out-of-bounds store").to_lowercase();
     for n in ["grid3d", "pc", "0x7f"] {
         assert!(err.contains(n), "OOB error lacks {n:?}:\n{}", text(&o));
     }
@@ -589,63 +464,9 @@ fn heldout_runaway_loop_is_bounded() {
         "--max-warp-instructions",
         "100",
     ]);
-    no_panic(&o);
-    assert!(
-        !o.status.success(),
-        "instruction budget not enforced:\n{}",
-        text(&o)
-    );
-    assert!(
-        String::from_utf8_lossy(&o.stderr).contains("divergent"),
-        "{}",
-        text(&o)
-    );
+    let err = assert_fails(&o, "run over the instruction budget");
+    assert!(err.contains("divergent"), "{}", text(&o));
 }
-
-kernel_test!(heldout_k25_redux, "k25_redux", shared = 0, local = false);
-kernel_test!(heldout_k26_ftz, "k26_ftz", shared = 0, local = false);
-kernel_test!(
-    heldout_k27_bitfields,
-    "k27_bitfields",
-    shared = 0,
-    local = false
-);
-kernel_test!(
-    heldout_k28_precise_math,
-    "k28_precise_math",
-    shared = 0,
-    local = false
-);
-kernel_test!(
-    heldout_k29_sync_votes,
-    "k29_sync_votes",
-    shared = 0,
-    local = false
-);
-kernel_test!(
-    heldout_k30_atomics_64,
-    "k30_atomics_64",
-    shared = 16,
-    local = false
-);
-kernel_test!(
-    heldout_k31_const_globals,
-    "k31_const_globals",
-    shared = 0,
-    local = false
-);
-kernel_test!(
-    heldout_k32_double_libm,
-    "k32_double_libm",
-    shared = 0,
-    local = false
-);
-kernel_test!(
-    heldout_k33_partial_mask,
-    "k33_partial_mask",
-    shared = 0,
-    local = false
-);
 
 /// Same spec twice -> byte-identical dumps (float atomics, shared atomics, warp ops).
 #[test]
@@ -655,13 +476,7 @@ fn heldout_exec_is_deterministic() {
         let mut dumps = Vec::new();
         for run in 0..2 {
             let out = tmp_dir(&format!("det_{name}_{run}"));
-            let o = regwatt(&[
-                "exec",
-                spec.to_str().unwrap(),
-                "--dump",
-                out.to_str().unwrap(),
-            ]);
-            assert!(o.status.success(), "{}", text(&o));
+            assert_success(&exec_dump(&spec, &out), name);
             let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&out)
                 .unwrap()
                 .map(|e| {
@@ -703,28 +518,9 @@ fn heldout_integer_division_by_zero_does_not_panic() {
             "{ kind = \"fill\", value = 0 }",
         );
     std::fs::write(d.join("div0.toml"), spec).unwrap();
-    let o = regwatt(&[
-        "exec",
-        d.join("div0.toml").to_str().unwrap(),
-        "--dump",
-        d.join("out").to_str().unwrap(),
-    ]);
-    no_panic(&o);
-    assert!(o.status.success(), "{}", text(&o));
+    let o = exec_dump(&d.join("div0.toml"), &d.join("out"));
+    assert_success(&o, "division by zero");
 }
-
-kernel_test!(
-    heldout_k34_vec_cache,
-    "k34_vec_cache",
-    shared = 0,
-    local = false
-);
-kernel_test!(
-    heldout_k35_simd_int,
-    "k35_simd_int",
-    shared = 0,
-    local = false
-);
 
 /// `dp2a.lo.s32.s32` (from `__dp2a_lo`, sm_61+) and `vabsdiff4.u32.u32.u32` (inline asm of the
 /// CUDA SIMD intrinsics `__vabsdiffu4` etc.) are valid PTX that NVRTC emits for ordinary code.
@@ -735,18 +531,6 @@ fn heldout_ptx_dp2a_and_video_simd_parse() {
     no_panic(&o);
     assert!(o.status.success(), "{}", text(&o));
 }
-kernel_test!(
-    heldout_k36_shfl_edge,
-    "k36_shfl_edge",
-    shared = 0,
-    local = false
-);
-kernel_test!(
-    heldout_k37_dynsmem_align,
-    "k37_dynsmem_align",
-    shared = 3,
-    local = false
-);
 
 // ------------------------------------------------------------------ issue 4 regressions
 
@@ -754,9 +538,7 @@ kernel_test!(
 fn run_repro(spec: &str, buffer: &str) -> HostData {
     let out = tmp_dir(&format!("repro_{spec}"));
     let p = root().join("repro").join(spec);
-    let o = regwatt(&["exec", p.to_str().unwrap(), "--dump", out.to_str().unwrap()]);
-    no_panic(&o);
-    assert!(o.status.success(), "{spec}:\n{}", text(&o));
+    assert_success(&exec_dump(&p, &out), spec);
     read_npy_file(&out.join(format!("{buffer}.npy"))).unwrap()
 }
 
@@ -831,9 +613,7 @@ fn issue4_struct_param_errors() {
         let p = d.join(format!("{label}.toml"));
         std::fs::write(&p, spec(args)).unwrap();
         let o = regwatt(&["exec", p.to_str().unwrap()]);
-        no_panic(&o);
-        assert!(!o.status.success(), "{label}: accepted:\n{}", text(&o));
-        let err = String::from_utf8_lossy(&o.stderr);
+        let err = assert_fails(&o, label);
         for n in needles {
             assert!(err.contains(n), "{label}: error lacks {n:?}:\n{}", text(&o));
         }
@@ -845,9 +625,7 @@ fn issue4_struct_param_errors() {
 fn issue4_recursive_call_is_a_clear_error() {
     let p = root().join("repro/recursion.toml");
     let o = regwatt(&["exec", p.to_str().unwrap()]);
-    no_panic(&o);
-    assert!(!o.status.success(), "{}", text(&o));
-    let err = String::from_utf8_lossy(&o.stderr);
+    let err = assert_fails(&o, "recursive call");
     assert!(
         err.contains("recursive call to `_Z3fibi`") && err.contains("recursion.ptx:"),
         "{}",
@@ -877,9 +655,7 @@ fn issue4_indirect_call_is_a_clear_error() {
     )
     .unwrap();
     let o = regwatt(&["exec", d.join("indirect_call.toml").to_str().unwrap()]);
-    no_panic(&o);
-    assert!(!o.status.success(), "{}", text(&o));
-    let err = String::from_utf8_lossy(&o.stderr);
+    let err = assert_fails(&o, "indirect call");
     let line = src
         .lines()
         .position(|l| l.trim_start().starts_with("call "))
@@ -910,9 +686,7 @@ fn issue4_empty_module() {
     let p = d.join("e.toml");
     std::fs::write(&p, "ptx = \"empty.ptx\"\n[buffers.out]\ndtype = \"i32\"\nlen = 4\ninit = { kind = \"fill\", value = 0 }\n[[launch]]\nkernel = \"k\"\ngrid = [1, 1, 1]\nblock = [32, 1, 1]\nargs = [\"out\"]\n").unwrap();
     let o = regwatt(&["exec", p.to_str().unwrap()]);
-    no_panic(&o);
-    assert!(!o.status.success(), "{}", text(&o));
-    let err = String::from_utf8_lossy(&o.stderr);
+    let err = assert_fails(&o, "launch from an empty module");
     assert!(
         err.contains("e.toml") && err.contains("defines no kernels"),
         "{}",
@@ -923,23 +697,15 @@ fn issue4_empty_module() {
 /// u64 `fill` values above i64::MAX, written as decimal or hex strings.
 #[test]
 fn issue4_u64_fill_string() {
-    let d = tmp_dir("u64_fill");
-    std::fs::write(d.join("k01.ptx"), k01_ptx()).unwrap();
-    let p = d.join("u.toml");
-    std::fs::write(&p, format!("{GOOD_BUFS}[buffers.a]\ndtype = \"u64\"\nlen = 3\ninit = {{ kind = \"fill\", value = \"18446744073709551615\" }}\n[buffers.b]\ndtype = \"u64\"\nlen = 2\ninit = {{ kind = \"iota\", start = \"0x8000000000000000\", step = 1 }}\n[[launch]]\nkernel = \"saxpy_u32\"\ngrid = [1, 1, 1]\nblock = [32, 1, 1]\nargs = [64, 2.0, \"x\", \"y\"]\n")).unwrap();
-    let o = regwatt(&[
-        "exec",
-        p.to_str().unwrap(),
-        "--dump",
-        d.join("out").to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", text(&o));
+    let p = with_k01("u64_fill", "u.toml", &format!("{GOOD_BUFS}[buffers.a]\ndtype = \"u64\"\nlen = 3\ninit = {{ kind = \"fill\", value = \"18446744073709551615\" }}\n[buffers.b]\ndtype = \"u64\"\nlen = 2\ninit = {{ kind = \"iota\", start = \"0x8000000000000000\", step = 1 }}\n[[launch]]\nkernel = \"saxpy_u32\"\ngrid = [1, 1, 1]\nblock = [32, 1, 1]\nargs = [64, 2.0, \"x\", \"y\"]\n"));
+    let out = p.with_file_name("out");
+    assert_success(&exec_dump(&p, &out), "u64 fill strings");
     assert_eq!(
-        read_npy_file(&d.join("out/a.npy")).unwrap(),
+        read_npy_file(&out.join("a.npy")).unwrap(),
         HostData::U64(vec![u64::MAX; 3])
     );
     assert_eq!(
-        read_npy_file(&d.join("out/b.npy")).unwrap(),
+        read_npy_file(&out.join("b.npy")).unwrap(),
         HostData::U64(vec![1 << 63, (1 << 63) + 1])
     );
     // out of range for the dtype: an error naming the key
@@ -954,14 +720,9 @@ fn issue4_u64_fill_string() {
 /// a buffer name (it used to be reported as a "misaligned" access).
 #[test]
 fn issue4_integer_for_pointer_parameter() {
-    let d = tmp_dir("int_for_pointer");
-    std::fs::write(d.join("k01.ptx"), k01_ptx()).unwrap();
-    let p = d.join("p.toml");
-    std::fs::write(&p, format!("{GOOD_BUFS}[[launch]]\nkernel = \"saxpy_u32\"\ngrid = [1, 1, 1]\nblock = [32, 1, 1]\nargs = [64, 2.0, 3, \"y\"]\n")).unwrap();
+    let p = with_k01("int_for_pointer", "p.toml", &format!("{GOOD_BUFS}[[launch]]\nkernel = \"saxpy_u32\"\ngrid = [1, 1, 1]\nblock = [32, 1, 1]\nargs = [64, 2.0, 3, \"y\"]\n"));
     let o = regwatt(&["exec", p.to_str().unwrap()]);
-    no_panic(&o);
-    assert!(!o.status.success(), "{}", text(&o));
-    let err = String::from_utf8_lossy(&o.stderr);
+    let err = assert_fails(&o, "integer for a pointer parameter");
     for n in [
         "k01.ptx:",
         "saxpy_u32",

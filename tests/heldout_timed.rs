@@ -9,25 +9,15 @@
 mod common;
 
 use regwatt_designs::config::{preset, GpuPreset, Node};
-use regwatt_designs::exec_model::simulate_spec;
 use regwatt_designs::run::at_node;
-use regwatt_designs::DesignSpec;
 use regwatt_sim::launch::LaunchSpec;
-use regwatt_sim::timing::RunOptions;
 
 fn run_one(name: &str, p: GpuPreset) -> Result<(), String> {
     let cfg = at_node(&preset(p).map_err(|e| e.to_string())?, Node::N40);
     let spec_path = common::root().join(name).join(format!("{name}.toml"));
     let spec = LaunchSpec::load(&spec_path).map_err(|e| e.to_string())?;
-    let sim = simulate_spec(&spec, DesignSpec::Baseline, &cfg, &RunOptions::default())
-        .map_err(|e| e.to_string())?;
-    if sim.activity.design_stats.unallocated_accesses() != 0 {
-        return Err("accesses to unallocated registers".into());
-    }
-    if sim.activity.core.uncollected_reads != 0 {
-        return Err("uncollected operand reads".into());
-    }
-    common::check_buffers(name, &sim.buffers)
+    let buffers = common::simulate_baseline(&spec, &cfg)?;
+    common::check_buffers(name, &buffers)
 }
 
 #[test]

@@ -2,27 +2,23 @@
 //! thread count.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::Output;
 
-fn report(out: &Path, jobs: &str) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_regwatt"))
-        .args([
-            "report",
-            "--workloads",
-            "vectorAdd,reduction",
-            "--jobs",
-            jobs,
-            "--out",
-        ])
-        .arg(out)
-        .output()
-        .expect("regwatt runs")
-}
+mod common;
+use common::{assert_success, regwatt};
 
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("regwatt-h8-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
+/// `regwatt report` of vectorAdd and reduction on `jobs` threads into `out`.
+fn report(out: &Path, jobs: &str) -> Output {
+    let out = out.to_string_lossy();
+    regwatt(&[
+        "report",
+        "--workloads",
+        "vectorAdd,reduction",
+        "--jobs",
+        jobs,
+        "--out",
+        &out,
+    ])
 }
 
 fn files(dir: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) {
@@ -43,19 +39,12 @@ fn files(dir: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) {
 
 #[test]
 fn report_writes_every_file_and_is_deterministic() {
-    let (a, b) = (tmp("report-a"), tmp("report-b"));
+    let a = common::tmp_dir("report_cli", "report-a");
+    let b = common::tmp_dir("report_cli", "report-b");
     let oa = report(&a, "1");
-    assert!(
-        oa.status.success(),
-        "{}",
-        String::from_utf8_lossy(&oa.stderr)
-    );
+    assert_success(&oa, "regwatt report --jobs 1");
     let ob = report(&b, "2");
-    assert!(
-        ob.status.success(),
-        "{}",
-        String::from_utf8_lossy(&ob.stderr)
-    );
+    assert_success(&ob, "regwatt report --jobs 2");
     assert_eq!(oa.stdout, ob.stdout, "summary tables differ");
     let csv = std::fs::read_to_string(a.join("summary.csv")).expect("summary.csv");
     // header + 2 workloads x 2 GPUs x 1 design x 2 nodes
@@ -77,6 +66,4 @@ fn report_writes_every_file_and_is_deterministic() {
         assert_eq!(pa, pb);
         assert!(da == db, "{} differs between --jobs 1 and 2", pa.display());
     }
-    let _ = std::fs::remove_dir_all(&a);
-    let _ = std::fs::remove_dir_all(&b);
 }

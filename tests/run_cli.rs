@@ -1,96 +1,54 @@
 //! `regwatt run` through the binary: argument errors, JSON fields, dumps, determinism.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
+use common::{assert_fails, assert_success, regwatt, text};
 
-fn regwatt(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_regwatt"))
-        .args(args)
-        .output()
-        .expect("regwatt runs")
+/// `regwatt run --workload vectorAdd --gpu rtx2060` followed by `extra`.
+fn vector_add(extra: &[&'static str]) -> Vec<&'static str> {
+    [
+        &["run", "--workload", "vectorAdd", "--gpu", "rtx2060"][..],
+        extra,
+    ]
+    .concat()
 }
 
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("regwatt-h8-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
+/// `regwatt ARGS` fails with an error containing `needle`.
+fn fails_with(args: &[&str], needle: &str) {
+    let o = regwatt(args);
+    let err = assert_fails(&o, &format!("{args:?}"));
+    assert!(
+        err.contains(needle),
+        "{args:?}: error lacks {needle:?}:\n{}",
+        text(&o)
+    );
 }
 
 #[test]
 fn bad_gpu_design_and_node_names_give_clear_errors() {
-    let o = regwatt(&["run", "--workload", "vectorAdd", "--gpu", "gtx1080"]);
-    assert!(!o.status.success());
-    assert!(
-        stderr(&o).contains("unknown GPU preset `gtx1080`"),
-        "{}",
-        stderr(&o)
+    fails_with(
+        &["run", "--workload", "vectorAdd", "--gpu", "gtx1080"],
+        "unknown GPU preset `gtx1080`",
     );
-    let o = regwatt(&[
-        "run",
-        "--workload",
-        "vectorAdd",
-        "--gpu",
-        "rtx2060",
-        "--design",
-        "magic",
-    ]);
-    assert!(!o.status.success());
-    assert!(
-        stderr(&o).contains("unknown design `magic`"),
-        "{}",
-        stderr(&o)
+    fails_with(
+        &vector_add(&["--design", "magic"]),
+        "unknown design `magic`",
     );
-    let o = regwatt(&[
-        "run",
-        "--workload",
-        "vectorAdd",
-        "--gpu",
-        "rtx2060",
-        "--node",
-        "7nm",
-    ]);
-    assert!(!o.status.success());
-    assert!(
-        stderr(&o).contains("unknown technology node `7nm`"),
-        "{}",
-        stderr(&o)
+    fails_with(
+        &vector_add(&["--node", "7nm"]),
+        "unknown technology node `7nm`",
     );
-    let o = regwatt(&[
-        "run",
-        "--workload",
-        "vectorAdd",
-        "--gpu",
-        "rtx2060",
-        "--set",
-        "sm.bogus=1",
-    ]);
-    assert!(!o.status.success());
-    assert!(stderr(&o).contains("gpu.sm.bogus"), "{}", stderr(&o));
-    let o = regwatt(&["run", "--workload", "noSuchWorkload", "--gpu", "rtx2060"]);
-    assert!(!o.status.success());
-    assert!(stderr(&o).contains("noSuchWorkload"), "{}", stderr(&o));
+    fails_with(&vector_add(&["--set", "sm.bogus=1"]), "gpu.sm.bogus");
+    fails_with(
+        &["run", "--workload", "noSuchWorkload", "--gpu", "rtx2060"],
+        "noSuchWorkload",
+    );
 }
 
 #[test]
 fn json_has_the_documented_fields_and_is_deterministic() {
-    let args = [
-        "run",
-        "--workload",
-        "vectorAdd",
-        "--gpu",
-        "rtx2060",
-        "--node",
-        "12nm",
-        "--set",
-        "sms=4",
-        "--json",
-    ];
+    let args = vector_add(&["--node", "12nm", "--set", "sms=4", "--json"]);
     let a = regwatt(&args);
-    assert!(a.status.success(), "{}", stderr(&a));
+    assert_success(&a, "regwatt run --json");
     let v: serde_json::Value = serde_json::from_slice(&a.stdout).expect("json");
     for k in [
         "cycles",
@@ -117,8 +75,8 @@ fn json_has_the_documented_fields_and_is_deterministic() {
 
 #[test]
 fn dump_matches_functional_exec_and_writes_the_resolved_config() {
-    let d1 = tmp("run-dump");
-    let d2 = tmp("exec-dump");
+    let d1 = common::tmp_dir("run_cli", "run-dump");
+    let d2 = common::tmp_dir("run_cli", "exec-dump");
     let o = regwatt(&[
         "run",
         "--workload",
@@ -130,7 +88,7 @@ fn dump_matches_functional_exec_and_writes_the_resolved_config() {
         "--dump",
         d1.to_str().expect("utf8"),
     ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_success(&o, "regwatt run --dump");
     assert!(String::from_utf8_lossy(&o.stdout).contains("check: PASS"));
     let e = regwatt(&[
         "exec",
@@ -139,7 +97,7 @@ fn dump_matches_functional_exec_and_writes_the_resolved_config() {
         "--dump",
         d2.to_str().expect("utf8"),
     ]);
-    assert!(e.status.success(), "{}", stderr(&e));
+    assert_success(&e, "regwatt exec --dump");
     let mut n = 0;
     for entry in std::fs::read_dir(&d2).expect("exec dump") {
         let p = entry.expect("entry").path();
@@ -154,6 +112,21 @@ fn dump_matches_functional_exec_and_writes_the_resolved_config() {
     assert!(n > 0);
     let cfg = std::fs::read_to_string(d1.join("resolved_config.toml")).expect("config");
     assert!(cfg.contains("sms = 3"), "{cfg}");
-    let _ = std::fs::remove_dir_all(&d1);
-    let _ = std::fs::remove_dir_all(&d2);
+}
+
+/// Issue 5 regression: `regwatt run ... | head` panicked in `println!` when the reader closed
+/// the pipe first. The reader here closes it before the simulation ends.
+#[test]
+fn issue5_run_into_a_closed_pipe_does_not_panic() {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_regwatt"))
+        .args(vector_add(&["--json"]))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("cannot start regwatt");
+    drop(child.stdout.take());
+    let o = child.wait_with_output().expect("regwatt did not finish");
+    common::no_panic(&o);
+    assert!(o.status.success(), "{}", text(&o));
 }

@@ -14,6 +14,21 @@
 //! floorplan (e.g. operand collectors to register banks) instead takes the floorplan's side
 //! lengths ([`Geometry::Sides`]), never shorter than the pitch-limited minimum.
 //!
+//! Area: the silicon of a crossbar is its crosspoint matrix at wire pitch,
+//! `min_w × min_h` with `min_h = pitch · N · width` and `min_w = max(tristate width · n_tri · M,
+//! pitch · M · width)` ([`Topology::Matrix`]) or `pitch · M · width` ([`Topology::MuxTree`]).
+//! This is CACTI 7's crossbar area (`crossbar.cc`, `Crossbar::compute_power`: `area.w =
+//! wire_len`, `area.h = pitch · n_inp · flit_size`, computed from the tristates and the wire
+//! pitch only), ORION 2.0's (Kahng et al., DATE 2009: `(w · t_p · I) · (w · t_p · O)` for an
+//! `I × O` crossbar of `w`-bit ports at track pitch `t_p`) and BookSim 2's ORION-derived
+//! `Power_Module::areaCrossbar` (`(I · w · p) · (O · w · p)`), whose channel area likewise
+//! counts only the repeaters and flip-flops of a wire (`areaChannel`), never the rectangle
+//! it spans. So with [`Geometry::Sides`] the floorplan's wires — e.g. bank → collector buses
+//! routed on upper metal over the register banks they connect — set the energy, delay and
+//! repeater leakage, and add their repeaters' silicon ([`RepeatedWire::area`]), but the
+//! rectangle they span is not crossbar area: it is the banks' own area, counted there. With
+//! [`Geometry::Pitch`] the area is CACTI's matrix alone (CACTI counts no repeater area).
+//!
 //! Two crosspoint circuits ([`Topology`]):
 //! * [`Topology::Matrix`] — CACTI's: a tristate buffer at every crosspoint and bit, sized to
 //!   drive the output wire (the equations above and below). `N·M·width` wire-sized drivers
@@ -168,6 +183,12 @@ pub struct RepeatedWire {
     pub gate_leakage: Power,
     /// Delay.
     pub delay: Time,
+    /// Number of repeaters (a wire shorter than the spacing has one, scaled, driver).
+    pub repeaters: f64,
+    /// Silicon area of the repeaters: `repeaters` inverters of `repeater_size` × minimum at
+    /// the standard cell height (CACTI `compute_gate_area(INV, 1, …, cell_h_def)`). The
+    /// wire itself runs on upper metal and takes no silicon.
+    pub area: Area,
 }
 
 /// Delay penalty allowed when sizing repeaters for energy: CACTI's default wire type for
@@ -224,6 +245,8 @@ pub fn repeated_wire(t: &LogicTech, length: Length) -> RepeatedWire {
     let leakage = isub(&t.dev, wn, wp, 1, GateType::Inv).a() * vdd * n;
     let gate_leakage = igate(&t.dev, wn, wp, 1).a() * vdd * n;
     let delay = n * seg_delay(size, seg);
+    let h = t.layout.cell_h_def();
+    let area = gate_area(&t.layout, 1, wn, wp, h) * n;
     RepeatedWire {
         length,
         repeater_size: size,
@@ -232,6 +255,8 @@ pub fn repeated_wire(t: &LogicTech, length: Length) -> RepeatedWire {
         leakage: Power::from_w(leakage),
         gate_leakage: Power::from_w(gate_leakage),
         delay: Time::from_s(delay),
+        repeaters: n,
+        area,
     }
 }
 
@@ -247,7 +272,9 @@ pub enum Geometry {
     /// CACTI's pitch-limited crossbar.
     Pitch,
     /// Input wires span `input_side`, output wires span `output_side` (the floorplan the
-    /// crossbar connects); each is raised to the pitch-limited minimum if shorter.
+    /// crossbar connects); each is raised to the pitch-limited minimum if shorter. The sides
+    /// set the wires' energy, delay, leakage and repeater area, not the crosspoint matrix's
+    /// area (see [`CrossbarResult::area`]).
     Sides {
         /// Length of each input wire (horizontal extent).
         input_side: Length,
@@ -289,11 +316,18 @@ pub struct CrossbarResult {
     pub leakage: Power,
     /// Gate leakage.
     pub gate_leakage: Power,
-    /// Area.
+    /// Silicon area: [`Self::matrix_area`] + [`Self::repeater_area`].
     pub area: Area,
-    /// Input-wire length (horizontal extent).
+    /// Area of the crosspoint matrix at wire pitch, `min_w × min_h` (see module docs); the
+    /// same for both geometries.
+    pub matrix_area: Area,
+    /// Area of the repeaters / drivers of wires that run beyond the matrix
+    /// ([`Geometry::Sides`]); zero for [`Geometry::Pitch`], where, as in CACTI, the wires lie
+    /// inside the matrix and no repeater area is counted.
+    pub repeater_area: Area,
+    /// Input-wire length (horizontal extent; [`Geometry::Sides`]: the floorplan's).
     pub width: Length,
-    /// Output-wire length (vertical extent).
+    /// Output-wire length (vertical extent; [`Geometry::Sides`]: the floorplan's).
     pub height: Length,
     /// Input-to-output delay.
     pub delay: Time,
@@ -356,6 +390,11 @@ pub fn crossbar(t: &LogicTech, s: &CrossbarSpec) -> Result<CrossbarResult, Struc
     };
     let win = repeated_wire(t, width);
     let wout = repeated_wire(t, height);
+    let matrix_area = min_w * min_h;
+    let repeater_area = match s.geometry {
+        Geometry::Pitch => Area::ZERO,
+        Geometry::Sides { .. } => win.area * (n_in * bits) + wout.area * (n_out * bits),
+    };
     let wires_leak = (n_in * bits) * win.leakage.w() + (n_out * bits) * wout.leakage.w();
     let wires_ig = (n_in * bits) * win.gate_leakage.w() + (n_out * bits) * wout.gate_leakage.w();
     let (energy, leakage, gate_leakage, delay) = match s.topology {
@@ -423,7 +462,9 @@ pub fn crossbar(t: &LogicTech, s: &CrossbarSpec) -> Result<CrossbarResult, Struc
         energy_per_transfer: Energy::from_j(energy),
         leakage: Power::from_w(leakage),
         gate_leakage: Power::from_w(gate_leakage),
-        area: width * height,
+        area: matrix_area + repeater_area,
+        matrix_area,
+        repeater_area,
         width,
         height,
         delay,
@@ -486,7 +527,10 @@ mod tests {
         )
         .unwrap();
         assert!(b.energy_per_transfer > a.energy_per_transfer);
-        assert!(b.area > a.area);
+        // the matrix is the same; the longer wires add only their repeaters' silicon
+        assert_eq!(b.matrix_area, a.matrix_area);
+        assert!(b.area > a.area && b.repeater_area > Area::ZERO);
+        assert_eq!(a.repeater_area, Area::ZERO);
         // explicit sides shorter than the pitch minimum are raised to it
         let c = crossbar(
             &t,
@@ -499,7 +543,145 @@ mod tests {
             },
         )
         .unwrap();
-        assert_eq!(c.area, a.area);
+        assert_eq!((c.width, c.height), (a.width, a.height));
+        assert_eq!(c.energy_per_transfer, a.energy_per_transfer);
+        assert_eq!(c.matrix_area, a.area);
+    }
+
+    fn sides(input_um: f64, output_um: f64) -> Geometry {
+        Geometry::Sides {
+            input_side: Length::from_um(input_um),
+            output_side: Length::from_um(output_um),
+        }
+    }
+
+    #[test]
+    fn sides_area_hand_value() {
+        // 4 x 4 mux-tree crossbar of 32-bit ports over a 400 um x 300 um floorplan:
+        // matrix (pitch · M · w) × (pitch · N · w) = (128 pitch)², plus 4·32 input and
+        // 4·32 output wires' repeaters.
+        let t = lt(40.0);
+        let r = crossbar(
+            &t,
+            &CrossbarSpec {
+                inputs: 4,
+                outputs: 4,
+                width_bits: 32,
+                geometry: sides(400.0, 300.0),
+                topology: Topology::MuxTree,
+            },
+        )
+        .unwrap();
+        let p = t.wire.pitch.um();
+        let matrix = (128.0 * p) * (128.0 * p);
+        assert!((r.matrix_area.um2() - matrix).abs() < 1e-9 * matrix);
+        let rep = 128.0
+            * (repeated_wire(&t, Length::from_um(400.0)).area.um2()
+                + repeated_wire(&t, Length::from_um(300.0)).area.um2());
+        assert!((r.repeater_area.um2() - rep).abs() < 1e-9 * rep);
+        assert!((r.area.um2() - matrix - rep).abs() < 1e-9 * (matrix + rep));
+        assert!((r.width.um() - 400.0).abs() < 1e-9 && (r.height.um() - 300.0).abs() < 1e-9);
+        // one repeater: an inverter of the repeater size at the standard cell height
+        let w = repeated_wire(&t, Length::from_um(400.0));
+        let inv = gate_area(
+            &t.layout,
+            1,
+            t.wn() * w.repeater_size,
+            t.wp() * w.repeater_size,
+            t.layout.cell_h_def(),
+        );
+        assert!((w.area.um2() - w.repeaters * inv.um2()).abs() < 1e-12);
+        assert!(w.repeaters >= 1.0);
+    }
+
+    #[test]
+    fn area_monotone_in_ports_and_width() {
+        let t = lt(12.0);
+        for topology in [Topology::Matrix, Topology::MuxTree] {
+            for geometry in [Geometry::Pitch, sides(600.0, 200.0)] {
+                let a = |n: u32, m: u32, w: u32| {
+                    crossbar(
+                        &t,
+                        &CrossbarSpec {
+                            inputs: n,
+                            outputs: m,
+                            width_bits: w,
+                            geometry,
+                            topology,
+                        },
+                    )
+                    .unwrap()
+                    .area
+                };
+                let base = a(2, 2, 256);
+                assert!(a(4, 2, 256) > base, "{topology:?} {geometry:?} inputs");
+                assert!(a(2, 4, 256) > base, "{topology:?} {geometry:?} outputs");
+                assert!(a(2, 2, 512) > base, "{topology:?} {geometry:?} width");
+            }
+        }
+    }
+
+    #[test]
+    fn area_independent_of_sides_energy_grows_with_them() {
+        let t = lt(40.0);
+        let spec = |side_um: f64| CrossbarSpec {
+            inputs: 2,
+            outputs: 2,
+            width_bits: 1024,
+            geometry: sides(2.0 * side_um, side_um),
+            topology: Topology::MuxTree,
+        };
+        let rs: Vec<CrossbarResult> = [250.0, 500.0, 1000.0, 2000.0]
+            .iter()
+            .map(|&l| crossbar(&t, &spec(l)).unwrap())
+            .collect();
+        for w in rs.windows(2) {
+            assert_eq!(w[1].matrix_area, w[0].matrix_area);
+            assert!(w[1].energy_per_transfer > w[0].energy_per_transfer);
+            assert!(w[1].delay > w[0].delay);
+            assert!(w[1].leakage >= w[0].leakage);
+            assert!(w[1].repeater_area >= w[0].repeater_area);
+        }
+    }
+
+    #[test]
+    fn issue2_crossbar_area_does_not_double_count_the_bank_row() {
+        // Two 1024-bit banks side by side, 2 collectors (an RTX 2060 sub-core slice) over a
+        // bank row larger than the matrix: the buses span the row, but the crossbar's silicon
+        // is its pitch-limited mux matrix plus the buses' repeaters, not the row's rectangle
+        // (which the banks' own area already counts).
+        for nm in [40.0, 12.0] {
+            let t = lt(nm);
+            let (w_um, h_um) = (2000.0, 1000.0);
+            let r = crossbar(
+                &t,
+                &CrossbarSpec {
+                    inputs: 2,
+                    outputs: 2,
+                    width_bits: 1024,
+                    geometry: sides(w_um, h_um),
+                    topology: Topology::MuxTree,
+                },
+            )
+            .unwrap();
+            let p = t.wire.pitch.um();
+            let matrix = (2048.0 * p) * (2048.0 * p);
+            assert!(
+                matrix < w_um * h_um,
+                "{nm}: the floorplan must exceed the matrix"
+            );
+            assert!((r.matrix_area.um2() - matrix).abs() < 1e-9 * matrix);
+            assert!((r.width.um() - w_um).abs() < 1e-9 && (r.height.um() - h_um).abs() < 1e-9);
+            assert!(
+                r.area.um2() < 0.5 * w_um * h_um,
+                "{nm}: {} um2 of a {} um2 row",
+                r.area.um2(),
+                w_um * h_um
+            );
+            let reps =
+                2048.0 * (repeated_wire(&t, r.width).area + repeated_wire(&t, r.height).area).um2();
+            assert!((r.repeater_area.um2() - reps).abs() < 1e-9 * reps);
+        }
     }
 
     #[test]

@@ -17,21 +17,11 @@ Needs ptxas (pip install nvidia-cuda-nvcc-cu12==12.9.86) and nvdisasm
 (pip install nvidia-cuda-nvdisasm; any version that reads sm_75 cubins).
 Run from anywhere: python3 sim/testdata/ptxas_sass_regs.py
 """
-import glob, os, re, subprocess, sys, tempfile
-import nvidia.cuda_nvcc as m
+import glob, os, re, sys
 
-PTXAS = os.path.join(list(m.__path__)[0], "bin", "ptxas")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ptxas_sched import compile_ptx  # noqa: E402  (ptxas -v + nvdisasm of one file)
 
-
-def find_nvdisasm():
-    import nvidia
-    for p in nvidia.__path__:
-        for c in glob.glob(os.path.join(p, "*", "bin", "nvdisasm")):
-            return c
-    sys.exit("nvdisasm not found (pip install nvidia-cuda-nvdisasm)")
-
-
-NVDISASM = find_nvdisasm()
 here = os.path.dirname(os.path.abspath(__file__))
 root = os.path.abspath(os.path.join(here, "..", ".."))
 files = sorted(glob.glob(os.path.join(here, "ptx", "*.ptx"))) + sorted(
@@ -40,22 +30,10 @@ rows = []
 for f in files:
     if os.path.basename(f) == "unrolled_10k.ptx":
         continue
-    with tempfile.TemporaryDirectory() as td:
-        cubin = os.path.join(td, "k.cubin")
-        out = subprocess.run([PTXAS, "-v", "-arch=sm_75", f, "-o", cubin],
-                             capture_output=True, text=True)
-        if out.returncode != 0:
-            sys.exit(f"ptxas failed on {f}: {out.stderr}")
-        sass = subprocess.run([NVDISASM, "-c", cubin], capture_output=True, text=True).stdout
-    reported, cur = {}, None
-    for line in out.stderr.splitlines():
-        mm = re.search(r"Compiling entry function '([^']+)'", line)
-        if mm:
-            cur = mm.group(1)
-        mm = re.search(r"Used (\d+) registers", line)
-        if mm and cur:
-            reported[cur] = int(mm.group(1))
-            cur = None
+    try:
+        reported, sass = compile_ptx(f)
+    except RuntimeError as e:
+        sys.exit(f"ptxas failed on {f}: {e}")
     body, cur = {}, None
     for line in sass.splitlines():
         mm = re.match(r"\s*//-+ \.text\.(\S+)", line)

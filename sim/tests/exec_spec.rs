@@ -1,17 +1,32 @@
 //! Launch specs on the executor: buffers persist across launches, argument mismatches name the
 //! parameter.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use regwatt_sim::exec::{run_spec, ExecError, RunOptions};
 use regwatt_sim::launch::{HostData, LaunchSpec, MemFiles};
 
+fn testdata() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/exec")
+}
+
 fn fixture() -> LaunchSpec {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/exec/scale.toml");
-    match LaunchSpec::load(&p) {
+    match LaunchSpec::load(&testdata().join("scale.toml")) {
         Ok(s) => s,
         Err(e) => panic!("{e}"),
     }
+}
+
+/// A spec named `file` with one `f32` buffer `x` of `len` ones and one launch of `scale.ptx`'s
+/// `scale(x, y, a, n)` kernel with `grid` and `args`.
+fn scale_spec(file: &str, len: usize, grid: u32, args: &str) -> LaunchSpec {
+    let ptx = std::fs::read(testdata().join("scale.ptx")).unwrap_or_default();
+    let text = format!(
+        "ptx = \"scale.ptx\"\n[buffers.x]\ndtype = \"f32\"\nlen = {len}\ninit = {{ kind = \"fill\", value = 1 }}\n\
+[[launch]]\nkernel = \"scale\"\ngrid = [{grid}, 1, 1]\nblock = [32, 1, 1]\nargs = [{args}]\n"
+    );
+    let files = MemFiles::new("mem").with("scale.ptx", ptx);
+    LaunchSpec::parse(file, &text, &files).unwrap_or_else(|e| panic!("{e}"))
 }
 
 #[test]
@@ -35,24 +50,14 @@ fn two_launches_share_buffers() {
 
 #[test]
 fn argument_mismatch_names_the_parameter() {
-    let ptx = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/exec/scale.ptx"))
-        .unwrap_or_default();
-    let spec = "ptx = \"scale.ptx\"\n[buffers.x]\ndtype = \"f32\"\nlen = 4\ninit = { kind = \"fill\", value = 1 }\n\
-[[launch]]\nkernel = \"scale\"\ngrid = [1, 1, 1]\nblock = [32, 1, 1]\nargs = [\"x\", \"x\", 2.0, \"x\"]\n";
-    let files = MemFiles::new("mem").with("scale.ptx", ptx);
-    let spec = LaunchSpec::parse("bad.toml", spec, &files).unwrap_or_else(|e| panic!("{e}"));
+    let spec = scale_spec("bad.toml", 4, 1, "\"x\", \"x\", 2.0, \"x\"");
     let err = run_spec(&spec, &RunOptions::default()).err();
     assert!(matches!(err, Some(ExecError::Spec(_))), "{err:?}");
     let msg = err.map(|e| e.to_string()).unwrap_or_default();
     assert!(msg.contains("(n: .u32)") || msg.contains("n:"), "{msg}");
     assert!(msg.contains("bad.toml"), "{msg}");
 
-    let missing = "ptx = \"scale.ptx\"\n[buffers.x]\ndtype = \"f32\"\nlen = 4\ninit = { kind = \"fill\", value = 1 }\n\
-[[launch]]\nkernel = \"scale\"\ngrid = [1, 1, 1]\nblock = [32, 1, 1]\nargs = [\"x\", \"x\", 2.0]\n";
-    let ptx2 = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/exec/scale.ptx"))
-        .unwrap_or_default();
-    let files = MemFiles::new("mem").with("scale.ptx", ptx2);
-    let spec = LaunchSpec::parse("bad2.toml", missing, &files).unwrap_or_else(|e| panic!("{e}"));
+    let spec = scale_spec("bad2.toml", 4, 1, "\"x\", \"x\", 2.0");
     let msg = run_spec(&spec, &RunOptions::default())
         .err()
         .map(|e| e.to_string())
@@ -66,12 +71,7 @@ fn argument_mismatch_names_the_parameter() {
 #[test]
 fn out_of_bounds_in_a_spec_names_the_thread() {
     // n = 64 but the buffers hold 40 elements: thread 40 (ctaid 1, tid 8) faults
-    let ptx = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/exec/scale.ptx"))
-        .unwrap_or_default();
-    let spec = "ptx = \"scale.ptx\"\n[buffers.x]\ndtype = \"f32\"\nlen = 40\ninit = { kind = \"fill\", value = 1 }\n\
-[[launch]]\nkernel = \"scale\"\ngrid = [2, 1, 1]\nblock = [32, 1, 1]\nargs = [\"x\", \"x\", 2.0, 64]\n";
-    let files = MemFiles::new("mem").with("scale.ptx", ptx);
-    let spec = LaunchSpec::parse("oob.toml", spec, &files).unwrap_or_else(|e| panic!("{e}"));
+    let spec = scale_spec("oob.toml", 40, 2, "\"x\", \"x\", 2.0, 64");
     let msg = run_spec(&spec, &RunOptions::default())
         .err()
         .map(|e| e.to_string())

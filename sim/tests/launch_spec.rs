@@ -3,13 +3,11 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use regwatt_sim::launch::{
-    HostData, LaunchArg, LaunchSpec, MemFiles, ParamDesc, SpecError, SplitMix64,
-};
+use regwatt_sim::launch::{HostData, LaunchArg, LaunchSpec, MemFiles, SpecError, SplitMix64};
 
-fn testdata() -> &'static Path {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/launch"))
-}
+#[path = "support/conv.rs"]
+mod conv;
+use conv::{conv3x3_params, testdata};
 
 fn mem() -> MemFiles {
     MemFiles::new("builtin:t")
@@ -96,38 +94,7 @@ fn same_spec_from_memory_equals_disk() {
 fn param_block_for_fixture() {
     let spec = LaunchSpec::load(&testdata().join("conv.toml")).unwrap();
     spec.check_kernels(&["conv3x3"]).unwrap();
-    let params = [
-        ParamDesc {
-            name: "img",
-            ty: ".u64",
-            size: 8,
-            align: 8,
-        },
-        ParamDesc {
-            name: "w",
-            ty: ".u64",
-            size: 8,
-            align: 8,
-        },
-        ParamDesc {
-            name: "out",
-            ty: ".u64",
-            size: 8,
-            align: 8,
-        },
-        ParamDesc {
-            name: "W",
-            ty: ".u32",
-            size: 4,
-            align: 4,
-        },
-        ParamDesc {
-            name: "H",
-            ty: ".u32",
-            size: 4,
-            align: 4,
-        },
-    ];
+    let params = conv3x3_params();
     let addrs: BTreeMap<&str, u64> = [("img", 0x1000), ("w", 0x2000), ("out", 0x3000)].into();
     let pb = spec
         .param_block(0, &params, &|n| addrs.get(n).copied())

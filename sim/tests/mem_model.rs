@@ -1,17 +1,18 @@
 //! Integration test: launch spec → device memory → param space → read-back → `.npy` dump.
 
-use std::path::Path;
-
-use regwatt_sim::launch::{dump_dir, read_npy_file, HostData, LaunchSpec, ParamDesc};
+use regwatt_sim::launch::{dump_dir, read_npy_file, HostData, LaunchSpec};
 use regwatt_sim::mem::{
     classify_generic, to_generic, GlobalMemory, MemError, MemSpace, ParamSpace, SharedLayout,
     SharedMemory, Space, GLOBAL_BASE,
 };
 
+#[path = "support/conv.rs"]
+mod conv;
+use conv::{conv3x3_params, testdata};
+
 #[test]
 fn spec_to_memory_to_dump() {
-    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/launch"));
-    let spec = LaunchSpec::load(&dir.join("conv.toml")).unwrap();
+    let spec = LaunchSpec::load(&testdata().join("conv.toml")).unwrap();
     let mut g = GlobalMemory::new();
     let addrs = g.alloc_buffers(&spec.initial_buffers()).unwrap();
     // Name order: idx, img, out, w.
@@ -19,38 +20,7 @@ fn spec_to_memory_to_dump() {
     assert!(
         addrs["idx"] < addrs["img"] && addrs["img"] < addrs["out"] && addrs["out"] < addrs["w"]
     );
-    let params = [
-        ParamDesc {
-            name: "img",
-            ty: ".u64",
-            size: 8,
-            align: 8,
-        },
-        ParamDesc {
-            name: "w",
-            ty: ".u64",
-            size: 8,
-            align: 8,
-        },
-        ParamDesc {
-            name: "out",
-            ty: ".u64",
-            size: 8,
-            align: 8,
-        },
-        ParamDesc {
-            name: "W",
-            ty: ".u32",
-            size: 4,
-            align: 4,
-        },
-        ParamDesc {
-            name: "H",
-            ty: ".u32",
-            size: 4,
-            align: 4,
-        },
-    ];
+    let params = conv3x3_params();
     let pb = spec.param_block(0, &params, &|n| g.address_of(n)).unwrap();
     let p = ParamSpace::new(pb.bytes);
     // A "kernel": out[i] = img[i] * w[0] for i < W, reading pointers from param space.

@@ -77,11 +77,20 @@ fn register_counts_track_ptxas_on_the_suite() {
             held.push(e.abs());
         }
     }
+    let held_mean = held.iter().sum::<f64>() / held.len().max(1) as f64;
     if !held.is_empty() {
         println!(
             "held-out kernels: {}, mean |relative error| = {:.1}%",
             held.len(),
-            held.iter().sum::<f64>() / held.len() as f64 * 100.0
+            held_mean * 100.0
+        );
+        // the held-out kernels check generality: 28.5 % before the scheduling estimate
+        // (analysis::schedule), 23.8 % with it, 23.2 % with 32-bit shared addresses
+        // (analysis::narrow)
+        assert!(
+            held_mean <= 0.235,
+            "held-out mean |relative error| {:.1}% > 23.5%",
+            held_mean * 100.0
         );
     }
     if errs.is_empty() {
@@ -94,14 +103,13 @@ fn register_counts_track_ptxas_on_the_suite() {
         errs.len(),
         mean * 100.0
     );
-    // Issue 3 asks for <= 15 %; the allocation reaches 24.9 % (README table). What remains is
-    // mostly sm_75's uniform register file (parameter-derived addresses), 32-bit narrowing of
-    // shared-memory address arithmetic and ptxas's unrolling/ILP scheduling, none of which the
-    // executor-visible allocation models (sim/src/ir/README.md). This bound guards against
-    // regressions.
+    // Issue 3 asks for <= 15 %: 17.8 % with ptxas's scheduling pressure (analysis::schedule),
+    // 14.6 % once shared-memory address arithmetic is held in one 32-bit register as ptxas does
+    // (analysis::narrow; README table). Most of what remains are over-counts of the executor's
+    // own mapping from sm_75's uniform register file (sim/src/ir/README.md).
     assert!(
-        mean <= 0.25,
-        "mean |relative error| {:.1}% > 25%",
+        mean <= 0.15,
+        "mean |relative error| {:.1}% > 15%",
         mean * 100.0
     );
 }

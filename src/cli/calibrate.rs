@@ -81,13 +81,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let c = fit(&rows_);
     let report = evaluate(&rows_, &c);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print!("{}", table(&report));
+        out!("{}", table(&report));
         let same = committed()
             .map(|k| same_coefficients(&k, &c))
             .unwrap_or(false);
-        println!(
+        outln!(
             "\nfit {} calibrations/fitted.toml",
             if same { "reproduces" } else { "DIFFERS FROM" }
         );

@@ -61,7 +61,7 @@ pub struct ExecReport {
 pub fn run(args: Args) -> anyhow::Result<()> {
     if args.list {
         for w in regwatt_workloads::all() {
-            println!("{:<18} {}", w.name, w.summary);
+            outln!("{:<18} {}", w.name, w.summary);
         }
         return Ok(());
     }
@@ -103,14 +103,20 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         dump: args.dump.as_ref().map(|d| d.display().to_string()),
     };
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        println!(
+        outln!(
             "{:<24} {:>14} {:>8} {:>8} {:>14} {:>16} {:>6}",
-            "kernel", "grid", "block", "ctas", "warp_instrs", "thread_instrs", "regs"
+            "kernel",
+            "grid",
+            "block",
+            "ctas",
+            "warp_instrs",
+            "thread_instrs",
+            "regs"
         );
         for l in &report.launches {
-            println!(
+            outln!(
                 "{:<24} {:>14} {:>8} {:>8} {:>14} {:>16} {:>6}",
                 l.kernel,
                 format!("{}x{}x{}", l.grid[0], l.grid[1], l.grid[2]),
@@ -122,12 +128,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             );
         }
         if let Some(d) = &report.dump {
-            println!("buffers written to {d}");
+            outln!("buffers written to {d}");
         }
         if let Some(c) = &check {
             match c {
-                Ok(()) => println!("check: PASS ({})", report.workload.as_deref().unwrap_or("")),
-                Err(e) => println!("check: FAIL: {e}"),
+                Ok(()) => outln!("check: PASS ({})", report.workload.as_deref().unwrap_or("")),
+                Err(e) => outln!("check: FAIL: {e}"),
             }
         }
     }

@@ -220,7 +220,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         )?;
     }
 
-    println!(
+    outln!(
         "{:<16} {:<8} {:<9} {:>11} {:>6} {:>13} {:>13} {:>10} {:>10} {:>6}",
         "workload",
         "gpu",
@@ -237,7 +237,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let (Some((_, a)), Some((_, b))) = (pair.first(), pair.get(1)) else {
             continue;
         };
-        println!(
+        outln!(
             "{:<16} {:<8} {:<9} {:>11} {:>6.2} {:>13.1} {:>13.1} {:>10.2} {:>10.2} {:>6}",
             a.workload,
             a.gpu,

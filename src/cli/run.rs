@@ -120,9 +120,9 @@ fn write(path: &Path, text: &str) -> anyhow::Result<()> {
 }
 
 /// Human-readable summary of a report.
-pub(crate) fn print_text(r: &RunReport) {
+pub(crate) fn print_text(r: &RunReport) -> anyhow::Result<()> {
     let a = &r.activity;
-    println!(
+    outln!(
         "workload {}  gpu {}  design {}  node {}  ({} SMs @ {} MHz, {} K)",
         r.workload,
         r.gpu,
@@ -132,12 +132,15 @@ pub(crate) fn print_text(r: &RunReport) {
         r.config.gpu.core_clock_mhz,
         r.config.power.temperature.k()
     );
-    println!(
+    outln!(
         "cycles {}  warp instructions {}  thread instructions {}  IPC {:.3}",
-        r.cycles, r.warp_instructions, r.thread_instructions, r.ipc
+        r.cycles,
+        r.warp_instructions,
+        r.thread_instructions,
+        r.ipc
     );
     let c = &a.core;
-    println!(
+    outln!(
         "activity: bank reads {}  bank writes {}  bank conflict cycles {}  crossbar transfers {}  collector writes {} / reads {}",
         c.bank_reads.iter().sum::<u64>(),
         c.bank_writes.iter().sum::<u64>(),
@@ -147,12 +150,12 @@ pub(crate) fn print_text(r: &RunReport) {
         c.collector_reads
     );
     let s = &c.stalls;
-    println!(
+    outln!(
         "issue slots: issued {}  idle {}  no-instruction {}  scoreboard {}  memory {}  collector-full {}  barrier {}",
         s.issued, s.idle, s.no_instruction, s.scoreboard, s.memory, s.collector_full, s.barrier
     );
     let m = &a.memory;
-    println!(
+    outln!(
         "memory: global {}  shared {}  L1D sector reads {} (hits {})  L2 sector reads {} (hits {})  DRAM sectors {}",
         m.global_instructions,
         m.shared_instructions,
@@ -162,12 +165,17 @@ pub(crate) fn print_text(r: &RunReport) {
         m.l2_sector_read_hits,
         m.dram_sector_reads + m.dram_sector_writes
     );
-    println!(
+    outln!(
         "{:<20} {:>9} {:>14} {:>14} {:>14} {:>12}",
-        "component", "instances", "dynamic [nJ]", "static [nJ]", "total [nJ]", "area [mm2]"
+        "component",
+        "instances",
+        "dynamic [nJ]",
+        "static [nJ]",
+        "total [nJ]",
+        "area [mm2]"
     );
     for comp in &r.energy.components {
-        println!(
+        outln!(
             "{:<20} {:>9} {:>14.3} {:>14.3} {:>14.3} {:>12.4}",
             comp.name,
             comp.instances,
@@ -177,7 +185,7 @@ pub(crate) fn print_text(r: &RunReport) {
             comp.area.mm2()
         );
     }
-    println!(
+    outln!(
         "{:<20} {:>9} {:>14.3} {:>14.3} {:>14.3} {:>12.4}",
         "total",
         "",
@@ -186,13 +194,14 @@ pub(crate) fn print_text(r: &RunReport) {
         r.energy.total.nj(),
         r.area.total.mm2()
     );
-    println!(
+    outln!(
         "time {:.3} us  average RF power {:.3} W  overhead vs baseline: energy {:+.2} %  area {:+.2} %",
         r.energy.time.s() * 1e6,
         r.energy.average_power.w(),
         r.energy.overhead_vs_baseline.energy * 100.0,
         r.area.overhead_vs_baseline * 100.0
     );
+    Ok(())
 }
 
 /// Runs `regwatt run`.
@@ -237,12 +246,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         write(&dir.join("resolved_config.toml"), &cfg.to_toml())?;
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print_text(&report);
+        print_text(&report)?;
         match &sim.check {
-            Some(Ok(())) => println!("check: PASS ({name})"),
-            Some(Err(e)) => println!("check: FAIL: {e}"),
+            Some(Ok(())) => outln!("check: PASS ({name})"),
+            Some(Err(e)) => outln!("check: FAIL: {e}"),
             None => {}
         }
     }

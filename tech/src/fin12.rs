@@ -220,3 +220,47 @@ fn issue2_12nm_hp_leaks_less_per_um_than_40nm_at_operating_temperatures() {
         assert!(i12 < i40, "{k} K: 12 nm {i12} A/m vs 40 nm {i40} A/m");
     }
 }
+
+/// Issue 2: the 12 nm wordline runs on the 2x (semi-global) layer, one track per port: the
+/// track pitch fits in the cell height and is two local pitches (CACTI's per-port growth of
+/// the cell), so each extra port brings room for its own track. The layer cuts the
+/// wordline's resistance per length ~6x; planar (CACTI) nodes keep the local layer.
+#[test]
+fn issue2_12nm_wordline_on_the_2x_layer_fits_the_cell() {
+    use crate::tech::WireLayer;
+    let t = tech(360.0);
+    assert_eq!(t.sram_cell.wordline_layer, WireLayer::SemiGlobal);
+    assert_eq!(t.cam_cell.wordline_layer, WireLayer::SemiGlobal);
+    let (l, s) = (&t.wires.local, &t.wires.semi_global);
+    assert!(
+        s.pitch.m() <= t.sram_cell.height.m(),
+        "2x track fits one row"
+    );
+    assert!(rel(s.pitch.m(), 2.0 * l.pitch.m()) < 1e-9);
+    let w = t.wires.layer(t.sram_cell.wordline_layer);
+    // 28.8 / 4.63 = 6.2x less resistance, same capacitance per length
+    assert!(rel(l.r_per_length.0 / w.r_per_length.0, 28.8 / 4.63) < 1e-3);
+    assert!(rel(w.c_per_length.0, l.c_per_length.0) < 1e-3);
+    for nm in [22.0, 32.0, 40.0, 45.0, 65.0, 90.0] {
+        let p = Technology::for_node(nm, Temperature::from_k(360.0)).expect("node");
+        assert_eq!(p.sram_cell.wordline_layer, WireLayer::Local, "{nm} nm");
+    }
+}
+
+/// A technology file must name the wordline layer, and only a known one.
+#[test]
+fn issue2_wordline_layer_is_required_and_checked() {
+    let text = include_str!("../nodes/12nm.toml");
+    let bad = text.replacen(
+        "wordline_layer = \"semi_global\"",
+        "wordline_layer = \"global\"",
+        1,
+    );
+    let e = Technology::from_toml_str("bad.toml", &bad, Temperature::from_k(360.0))
+        .expect_err("unknown layer");
+    assert!(e.to_string().contains("wordline_layer"), "{e}");
+    let missing = text.replacen("wordline_layer = \"semi_global\"", "", 1);
+    assert!(
+        Technology::from_toml_str("missing.toml", &missing, Temperature::from_k(360.0)).is_err()
+    );
+}

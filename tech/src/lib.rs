@@ -10,5 +10,5 @@ pub mod units;
 mod fin12;
 
 pub use tech::{
-    Cell, Device, DeviceFlavor, DramCell, SenseAmp, TechError, Technology, Wire, Wires,
+    Cell, Device, DeviceFlavor, DramCell, SenseAmp, TechError, Technology, Wire, WireLayer, Wires,
 };

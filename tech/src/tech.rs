@@ -229,6 +229,47 @@ pub struct Wires {
     pub global: Wire,
 }
 
+/// Which wire class a cell array's wordline is routed on.
+///
+/// CACTI 7 (`subarray.cc` / `decoder.cc`) routes wordlines on the local layer. FinFET SRAM
+/// macros route (or strap) them on a wider, thicker upper layer because the minimum-pitch
+/// layer became too resistive: wordlines on separate upper metal layers "to have increased
+/// widths, which decrease wordline resistance" (Qualcomm, US 9,806,083 B2, 2017); dual word
+/// lines on thicker metal layers against the rising word/bit-line resistance of scaled cells
+/// (TSMC, J.-J. Liaw, DE 10 2016 114 698 B4, filed 2016).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum WireLayer {
+    /// The local (minimum-pitch) layer, as CACTI.
+    #[serde(rename = "local")]
+    Local,
+    /// The semi-global (2x-pitch intermediate) layer.
+    #[serde(rename = "semi_global")]
+    SemiGlobal,
+}
+
+impl std::str::FromStr for WireLayer {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "local" => Ok(WireLayer::Local),
+            "semi_global" => Ok(WireLayer::SemiGlobal),
+            other => Err(format!(
+                "unknown wire layer \"{other}\" (expected \"local\" or \"semi_global\")"
+            )),
+        }
+    }
+}
+
+impl Wires {
+    /// The wire of one layer class.
+    pub fn layer(&self, l: WireLayer) -> &Wire {
+        match l {
+            WireLayer::Local => &self.local,
+            WireLayer::SemiGlobal => &self.semi_global,
+        }
+    }
+}
+
 /// Memory-cell geometry and device widths.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Cell {
@@ -246,6 +287,8 @@ pub struct Cell {
     pub pull_up_width: Length,
     /// Pull-down (NMOS) width.
     pub pull_down_width: Length,
+    /// Layer the wordline runs on (see [`WireLayer`]); the bitlines stay on the local layer.
+    pub wordline_layer: WireLayer,
 }
 
 /// DRAM cell parameters (CACTI lp-dram / comm-dram).
@@ -407,6 +450,7 @@ struct RawCell {
     access_width: String,
     pull_up_width: String,
     pull_down_width: String,
+    wordline_layer: String,
 }
 
 #[derive(Deserialize)]
@@ -603,6 +647,12 @@ fn resolve(file: &str, text: &str, temperature: Temperature) -> Result<Technolog
             access_width: Length(p("access_width", &c.access_width)?),
             pull_up_width: Length(p("pull_up_width", &c.pull_up_width)?),
             pull_down_width: Length(p("pull_down_width", &c.pull_down_width)?),
+            wordline_layer: c.wordline_layer.parse().map_err(|message: String| {
+                TechError::Parse {
+                    file: file.to_string(),
+                    message: format!("[{name}] wordline_layer: {message}"),
+                }
+            })?,
         })
     };
     let mut dram_cells = BTreeMap::new();
@@ -768,6 +818,12 @@ impl Cell {
             access_width: lerp_q!(a.access_width, b.access_width, al),
             pull_up_width: lerp_q!(a.pull_up_width, b.pull_up_width, al),
             pull_down_width: lerp_q!(a.pull_down_width, b.pull_down_width, al),
+            // a layer choice does not interpolate: the nearer node's
+            wordline_layer: if al >= 0.5 {
+                a.wordline_layer
+            } else {
+                b.wordline_layer
+            },
         }
     }
 }

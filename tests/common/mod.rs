@@ -1,7 +1,10 @@
-//! Shared helpers of the held-out corpus tests (`tests/heldout_kernels.rs`: functional runs
-//! through the `regwatt` binary; `tests/heldout_timed.rs`: the timing model on both presets):
-//! where the corpus lives, the comparison tolerances and the buffer comparison; also used by
-//! `tests/designs_workloads.rs` for [`failures_on_two_threads`].
+//! Shared helpers of the integration tests. For the held-out corpus tests
+//! (`tests/heldout_kernels.rs`: functional runs through the `regwatt` binary;
+//! `tests/heldout_timed.rs`: the timing model on both presets): where the corpus lives, the
+//! comparison tolerances and the buffer comparison. For the timing sweeps (`heldout_timed.rs`,
+//! `tests/designs_workloads.rs`): [`simulate_baseline`] and [`failures_on_two_threads`]. For
+//! the CLI tests (`heldout_kernels.rs`, `run_cli.rs`, `exec_cli.rs`, `report_cli.rs`):
+//! [`regwatt`], [`text`], [`no_panic`], [`assert_success`], [`assert_fails`], [`tmp_dir`].
 //!
 //! Tolerances: integers always exact; floats exact (bit-for-bit, NaN == NaN) unless listed in
 //! [`tolerance`] with the reason.
@@ -9,8 +12,83 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
 
-use regwatt_sim::launch::{read_npy_file, HostData};
+use regwatt_designs::config::ResolvedConfig;
+use regwatt_designs::exec_model::simulate_spec;
+use regwatt_designs::DesignSpec;
+use regwatt_sim::launch::{read_npy_file, HostData, LaunchSpec};
+use regwatt_sim::timing::RunOptions;
+
+/// Runs the `regwatt` binary with `args` and returns its exit status and output.
+pub fn regwatt(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_regwatt"))
+        .args(args)
+        .output()
+        .expect("cannot start regwatt")
+}
+
+/// Exit status, stdout and stderr of a run, for assertion messages.
+pub fn text(o: &Output) -> String {
+    format!(
+        "status {:?}\nstdout:\n{}\nstderr:\n{}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// Fails if the run panicked (a panic message on stderr, or Rust's panic exit status 101):
+/// bad input must give an error, never a panic.
+pub fn no_panic(o: &Output) {
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !err.contains("panicked") && o.status.code() != Some(101),
+        "regwatt panicked:\n{}",
+        text(o)
+    );
+}
+
+/// Fails unless the run succeeded; `what` names it in the message.
+pub fn assert_success(o: &Output, what: &str) {
+    assert!(o.status.success(), "{what}:\n{}", text(o));
+}
+
+/// Fails unless the run failed cleanly (an error, not a panic); `what` names it in the message.
+/// Returns the error output.
+pub fn assert_fails(o: &Output, what: &str) -> String {
+    no_panic(o);
+    assert!(!o.status.success(), "{what} accepted:\n{}", text(o));
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// An empty directory `group/name` under the target's test scratch directory.
+pub fn tmp_dir(group: &str, name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(group)
+        .join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("cannot create the test scratch directory");
+    d
+}
+
+/// Runs every launch of `spec` under the timing model with the baseline design on `cfg` and
+/// returns the final buffers; an error if the run fails or breaks the register-file bookkeeping
+/// (an access to an unallocated register, an operand read the collector never gathered).
+pub fn simulate_baseline(
+    spec: &LaunchSpec,
+    cfg: &ResolvedConfig,
+) -> Result<BTreeMap<String, HostData>, String> {
+    let sim = simulate_spec(spec, DesignSpec::Baseline, cfg, &RunOptions::default())
+        .map_err(|e| e.to_string())?;
+    if sim.activity.design_stats.unallocated_accesses() != 0 {
+        return Err("accesses to unallocated registers".into());
+    }
+    if sim.activity.core.uncollected_reads != 0 {
+        return Err("uncollected operand reads".into());
+    }
+    Ok(sim.buffers)
+}
 
 /// `sim/testdata/heldout`.
 pub fn root() -> PathBuf {

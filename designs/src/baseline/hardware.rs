@@ -112,9 +112,8 @@ pub fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
                 leakage: xbar.leakage,
                 area: xbar.area,
                 source: format!(
-                    "regwatt_power::crossbar::crossbar (CACTI 7 crossbar.cc), wires {:.1} um x {:.1} um from the bank floorplan",
-                    xbar.wire.um(),
-                    xbar.area.um2() / xbar.wire.um()
+                    "regwatt_power::crossbar::crossbar (CACTI 7 crossbar.cc), input wires {:.1} um along the bank row; area = pitch-limited crosspoint matrix + wire repeaters",
+                    xbar.wire.um()
                 ),
             },
             Component {

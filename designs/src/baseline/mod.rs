@@ -70,6 +70,9 @@ pub struct BaselineRf {
     ports: u8,
     alloc_unit: u32,
     mapping: BankMapping,
+    /// `log2(banks)` when `banks` is a power of two (bank and row by mask and shift instead
+    /// of a division on every access).
+    bank_shift: Option<u32>,
     /// Row occupancy per sub-core (a warp takes the same rows in each bank).
     used: Vec<Vec<bool>>,
     /// Values, index `((((sc·banks + bank)·slices + slice)·rows + row)·lanes_per_slice + lane`:
@@ -98,6 +101,7 @@ impl BaselineRf {
             ports: s.register_file.ports_per_bank.clamp(1, 255) as u8,
             alloc_unit: s.limits.register_alloc_unit.max(1),
             mapping: s.register_file.bank_mapping,
+            bank_shift: banks.is_power_of_two().then(|| banks.trailing_zeros()),
             used: vec![vec![false; rows]; sub_cores],
             cells: vec![0; sub_cores * banks * rows * 32],
             warps: vec![None; s.limits.max_warps as usize],
@@ -117,14 +121,29 @@ impl BaselineRf {
     }
 
     /// Logical bank of register `reg` of warp slot `slot`.
+    #[inline]
     pub fn bank_of(&self, slot: u16, reg: RegId) -> usize {
-        match self.mapping {
-            BankMapping::WarpInterleaved => (usize::from(reg) + usize::from(slot)) % self.banks,
-            BankMapping::RegisterModulo => usize::from(reg) % self.banks,
+        let x = match self.mapping {
+            BankMapping::WarpInterleaved => usize::from(reg) + usize::from(slot),
+            BankMapping::RegisterModulo => usize::from(reg),
+        };
+        match self.bank_shift {
+            Some(_) => x & (self.banks - 1),
+            None => x % self.banks,
+        }
+    }
+
+    /// Row offset of register `reg` within its warp's allocation (`reg / banks`).
+    #[inline]
+    fn row_of(&self, reg: RegId) -> usize {
+        match self.bank_shift {
+            Some(k) => usize::from(reg) >> k,
+            None => usize::from(reg) / self.banks,
         }
     }
 
     /// (sub-core, logical bank, row, tracker index) of a register, if the warp owns it.
+    #[inline]
     fn locate(&self, warp: WarpSlot, reg: RegId) -> Option<(usize, usize, usize, usize)> {
         let a = (*self.warps.get(usize::from(warp.slot))?)?;
         let sc = usize::from(warp.sub_core);
@@ -132,7 +151,7 @@ impl BaselineRf {
             return None;
         }
         let bank = self.bank_of(warp.slot, reg);
-        let row = a.base + usize::from(reg) / self.banks;
+        let row = a.base + self.row_of(reg);
         if row >= a.base + a.rows {
             return None;
         }
@@ -146,6 +165,7 @@ impl BaselineRf {
             * self.lanes_per_slice
     }
 
+    #[inline]
     fn gather(&self, sc: usize, bank: usize, row: usize) -> [u32; 32] {
         let mut out = [0u32; 32];
         if self.slices == 1 {

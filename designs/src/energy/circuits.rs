@@ -167,7 +167,9 @@ mod tests {
             x.op_energy.j(),
             w
         );
-        assert!((x.area.mm2() - 1.0).abs() < 1e-9);
+        // area: the 1 x 1 pitch matrix plus the two wires' repeaters, not the 1 mm² they span
+        let a = t.wire.pitch.um().powi(2) + 2.0 * repeated_wire(&t, side).area.um2();
+        assert!((x.area.um2() - a).abs() < 1e-9 * a);
         assert!((x.wire.mm() - 1.0).abs() < 1e-12);
     }
 

@@ -134,10 +134,11 @@ fn per_um(c_per_um: f64, l: Length) -> Capacitance {
 }
 
 /// Wordline capacitance of one sub-array row (CACTI 7 `subarray.cc`): per cell the gates of
-/// the two access transistors plus the local wire across the cell,
-/// `C_wl = cols · (2 C_g(W_acc) + w_cell · c_local)`.
+/// the two access transistors plus the wordline wire across the cell,
+/// `C_wl = cols · (2 C_g(W_acc) + w_cell · c_wl)`, `c_wl` of the wordline layer (local in
+/// CACTI; see `regwatt_tech::WireLayer`).
 pub fn wordline_capacitance(gt: &GatingTech, cols: u32) -> Capacitance {
-    (gate_c(&gt.cell_dev, gt.cell_access_w) * 2.0 + per_um(gt.local_wire_c_per_um, gt.cell_w))
+    (gate_c(&gt.cell_dev, gt.cell_access_w) * 2.0 + per_um(gt.wordline_wire_c_per_um, gt.cell_w))
         * cols as f64
 }
 

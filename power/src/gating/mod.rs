@@ -115,6 +115,9 @@ pub struct GatingTech {
     pub cell_access_w: Length,
     /// Local wire capacitance per µm (metal joining folded drains).
     pub local_wire_c_per_um: f64,
+    /// Wordline wire capacitance, F/µm (the cell's `wordline_layer`: local on CACTI's
+    /// nodes, semi-global at 12 nm).
+    pub wordline_wire_c_per_um: f64,
     /// Cell retention voltage V_ccmin.
     pub vccmin: Voltage,
 }
@@ -146,6 +149,11 @@ impl GatingTech {
             cell_pmos_w: tech.sram_cell.pull_up_width,
             cell_access_w: tech.sram_cell.access_width,
             local_wire_c_per_um: tech.wires.local.c_per_length.f_per_um(),
+            wordline_wire_c_per_um: tech
+                .wires
+                .layer(tech.sram_cell.wordline_layer)
+                .c_per_length
+                .f_per_um(),
             vccmin: drowsy::retention_voltage(tech.node_nm)?,
         })
     }

@@ -230,6 +230,8 @@ pub struct Prep {
     c_wl_cell: f64,
     c_bl_cell: f64,
     r_l: f64,
+    /// Wordline resistance per length (the technology's `wordline_layer`).
+    r_wlw: f64,
     c_s: f64,
     r_s: f64,
     pitch_s: f64,
@@ -258,14 +260,8 @@ pub struct Prep {
     inv_gleak_per_w: f64,
     sa_leak: f64,
     sa_gleak: f64,
-    w_pre: f64,
-    w_eq: f64,
     w_bmux: f64,
     w_samux: f64,
-    w_iso: f64,
-    w_sn: f64,
-    w_sp: f64,
-    w_sen: f64,
     wire: RepWire,
     dram_c_storage: f64,
     /// Delay of one branch node of an input (address / data-in) H-tree.
@@ -276,6 +272,17 @@ pub struct Prep {
     e_node_in: f64,
     /// Energy per bit of one data-out H-tree node.
     e_node_out: f64,
+    /// Column-strip heights per port that do not depend on the organisation (hoisted out of
+    /// the search loop, same operations): precharge + equaliser strip (with its gap), bit-mux
+    /// pair, sense-amp block before the Ndcm division, sense-amp mux pair, write driver.
+    h_pre: f64,
+    h_bmux: f64,
+    h_sa: f64,
+    h_samux: f64,
+    h_wd: f64,
+    /// H-tree data-in / data-out widths (ECC-widened), bits per port.
+    n_din: f64,
+    n_dout: f64,
 }
 
 /// Raw component values of one evaluated organisation (SI units), before coefficients.
@@ -388,6 +395,8 @@ pub struct RowStage {
     w_pre_drv: f64,
     l_dec: f64,
     g_dec: f64,
+    /// H-tree branch levels on the root-to-mat path.
+    levels: f64,
 }
 
 /// Metrics after applying coefficients.
@@ -487,15 +496,19 @@ impl Prep {
         };
         let c_l = tech.wires.local.c_per_length.0;
         let r_l = tech.wires.local.r_per_length.0;
+        // Wordline wire: the cell's `wordline_layer` (local in CACTI; the 2x semi-global layer
+        // at the FinFET node, see `regwatt_tech::WireLayer` and tech/nodes/12nm.toml).
+        let wl_wire = tech.wires.layer(tech.sram_cell.wordline_layer);
+        let (r_wlw, c_wlw) = (wl_wire.r_per_length.0, wl_wire.c_per_length.0);
         let c_s = tech.wires.semi_global.c_per_length.0;
         let r_s = tech.wires.semi_global.r_per_length.0;
         let pitch_s = tech.wires.semi_global.pitch.0;
         let vdd_p = dp.vdd.0;
         let cg_c = gate_c_per_w(dc);
         let cg_p = gate_c_per_w(dp);
-        // CACTI subarray.cc compute_C: wordline = 2 access gates + local wire per cell;
+        // CACTI subarray.cc compute_C: wordline = 2 access gates + wordline wire per cell;
         // bitline = half an access drain (shared contact) + local wire per cell.
-        let c_wl_cell = if is_dram { 1.0 } else { 2.0 } * cg_c * w_acc + cell_w * c_l;
+        let c_wl_cell = if is_dram { 1.0 } else { 2.0 } * cg_c * w_acc + cell_w * c_wlw;
         let c_bl_cell = drain_c(dc, w_acc, f) / 2.0 + cell_h * c_l;
         // CACTI parameter.cc: V_b_sense = max(0.05 Vdd_cell, VBITSENSEMIN).
         let vbs = if is_dram {
@@ -604,7 +617,25 @@ impl Prep {
             (tc * (1.0 / vs).ln(), e)
         };
         let (t_node_out, e_node_out) = (2.0 * t_node_in, 2.0 * e_node_in);
+        let lp = LAYOUT_PITCH_F * f / tech.width_per_footprint;
+        let gap = 5.0 * f; // CACTI MIN_GAP_BET_P_AND_N_DIFFS
+        let ports_all = rw + rd + wr;
+        let ecc = |x: f64| if spec.ecc { x + fceil(x / 8.0) } else { x };
+        let (n_din, n_dout) = match kind {
+            ArrayKind::Data => {
+                let extra_way = if assoc > 1 { assoc as f64 } else { 0.0 };
+                (ecc(out_bits as f64 + extra_way), ecc(out_bits as f64))
+            }
+            ArrayKind::Tag => (ecc(tag_bits as f64), ecc(assoc as f64)),
+        };
         Ok(Prep {
+            h_pre: (rw + rd) * ((2.0 * w_pre + w_eq) * lp / cell_w + gap),
+            h_bmux: ports_all * 2.0 * w_bmux * lp / cell_w,
+            h_sa: (2.0 * w_iso + 2.0 * w_sn + 2.0 * w_sp + w_sen) * lp / cell_w,
+            h_samux: 2.0 * w_samux * lp / cell_w,
+            h_wd: 4.0 * w_bmux * lp / cell_w,
+            n_din,
+            n_dout,
             t_node_in,
             t_node_out,
             e_node_in,
@@ -623,7 +654,7 @@ impl Prep {
             nspd_min: spec.output_width_bits as f64 / (block * 8.0),
             ln_sense: (vdd_c / (vdd_c - vbs)).ln(),
             f,
-            lp: LAYOUT_PITCH_F * f / tech.width_per_footprint,
+            lp,
             vdd_c,
             vdd_p,
             vth_c: dc.vth.0,
@@ -633,6 +664,7 @@ impl Prep {
             c_wl_cell,
             c_bl_cell,
             r_l,
+            r_wlw,
             c_s,
             r_s,
             pitch_s,
@@ -660,14 +692,8 @@ impl Prep {
             inv_gleak_per_w,
             sa_leak,
             sa_gleak,
-            w_pre,
-            w_eq,
             w_bmux,
             w_samux,
-            w_iso,
-            w_sn,
-            w_sp,
-            w_sen,
             wire,
             dram_c_storage: dram_c,
         })
@@ -721,7 +747,7 @@ impl Prep {
         let v2 = self.vdd_p * self.vdd_p;
         // ---- wordline and row decoder (CACTI decoder.cc Decoder, Driver) ----
         let c_wl = cols_ecc * self.c_wl_cell;
-        let r_wl = cols_ecc * self.cell_w * self.r_l;
+        let r_wl = cols_ecc * self.cell_w * self.r_wlw;
         let w_n_drv = (c_wl / (STAGE_EFFORT * self.cg_p * (1.0 + self.p2n)))
             .clamp(self.min_w, 100.0 * self.f);
         let w_chain = w_n_drv * (1.0 + self.p2n) * STAGE_EFFORT / (STAGE_EFFORT - 1.0);
@@ -765,6 +791,7 @@ impl Prep {
         let l_dec = w_dec_total * self.inv_leak_per_w;
         let g_dec = w_dec_total * self.inv_gleak_per_w;
         Some(RowStage {
+            levels: (ndwl_u.max(2).ilog2() - 1 + ndbl_u.max(2).ilog2() - 1) as f64,
             w_n_drv,
             w_dec,
             mat_w,
@@ -844,6 +871,63 @@ impl Prep {
             t_bl,
             t_restore: 2.3 * self.r_pre * c_sense,
         }
+    }
+
+    /// Lower bounds of the access time and read energy ([`Raw::metrics`] with `k`) of every
+    /// data-array organisation sharing this [`RowStage`], whatever its Ndcm, Ndsam1, Ndsam2;
+    /// `None` when no bound is offered (tag arrays, negative coefficients). Each bound keeps
+    /// only non-negative terms of [`Prep::eval_mode`] at their smallest over the mux degrees:
+    /// active mats >= max(1, floor(out bits / (sub-arrays per mat x cols))) (the output bits
+    /// per mat only shrink as the muxing grows), mat height >= its sub-arrays' cells, the
+    /// cheaper of the direct / muxed bitline, >= 1 output bit per sub-array, address bits >=
+    /// the row-decoder bits; mux decoders, sense amps, inter-bank routing dropped. The
+    /// search uses them to skip organisations that another one beats on both metrics
+    /// (see `search::candidates_mode`).
+    pub fn lower_bounds(&self, st: &RowStage, k: &Coefficients) -> Option<(f64, f64)> {
+        let ks = [
+            k.logic_delay,
+            k.bitline_delay,
+            k.wire_delay,
+            k.bitline_read_energy,
+            k.decoder_energy,
+            k.column_energy,
+            k.htree_energy,
+        ];
+        if self.kind != ArrayKind::Data || ks.iter().any(|&c| c.is_nan() || c < 0.0) {
+            return None;
+        }
+        let v2 = self.vdd_p * self.vdd_p;
+        let ports_read = self.ports_rw + self.ports_rd;
+        let ports_all = ports_read + self.ports_wr;
+        let spm = st.spm;
+        let n_lb = ffloor(self.out_bits as f64 / (spm * st.cols)).max(1.0);
+        let mh_lb = (spm / st.spr) * st.sub_h;
+        let l_ht = (st.bank_w0 - st.mat_w) / 2.0 + (st.mats_v * mh_lb - mh_lb) / 2.0;
+        let l_bcast = (st.mats_h - 1.0) * st.mat_w + (st.mats_v - 1.0) * mh_lb;
+        let levels = st.levels;
+        let t_logic =
+            st.t_dec + self.t_sa + 3.0 * self.t_fo4 + levels * (self.t_node_in + self.t_node_out);
+        let t_bl = st.bl_direct.t_bl.min(st.bl_mux.t_bl);
+        let dpm = self.wire.delay_per_m;
+        let t_wire = 2.0 * l_ht * dpm + st.sub_h * dpm;
+        let access = k.logic_delay * t_logic + k.bitline_delay * t_bl + k.wire_delay * t_wire;
+        let e_fixed = st.bl_direct.e_fixed.min(st.bl_mux.e_fixed);
+        let e_bl = e_fixed * spm * st.cols_ecc * n_lb;
+        let e_row =
+            st.e_predec * st.num_mats + spm * st.c_chain * v2 * n_lb + spm * st.c_wl * v2 * n_lb;
+        let c_outdrv = 2.0 * self.c_samux + 3.0 * (self.c0 + self.c0);
+        let e_col =
+            st.cols_ecc * self.c_pre_per_col * v2 * spm * n_lb + spm * 0.5 * c_outdrv * v2 * n_lb;
+        let epm = self.wire.energy_per_m;
+        let e_ht = st.b * ports_all * (l_ht + l_bcast) * epm
+            + levels * st.b * ports_all * self.e_node_in
+            + self.n_dout * ports_read * (l_ht * epm + levels * self.e_node_out)
+            + spm * st.sub_w * epm * n_lb;
+        let read = k.bitline_read_energy * e_bl
+            + k.decoder_energy * e_row
+            + k.column_energy * e_col
+            + k.htree_energy * e_ht;
+        Some((access, read))
     }
 
     /// Finishes the evaluation of an organisation from its [`RowStage`].
@@ -1013,22 +1097,18 @@ impl Prep {
         let t_out_logic = 3.0 * self.t_fo4;
 
         // ---- geometry: column periphery strip and row-decoder strip (CACTI mat.cc area) ----
-        let lp = self.lp;
         let gap = 5.0 * self.f; // CACTI MIN_GAP_BET_P_AND_N_DIFFS
-        let mut h_col = ports_read * ((2.0 * self.w_pre + self.w_eq) * lp / self.cell_w + gap);
+                                // (per-port strip heights: `Prep::h_pre` .. `h_wd`)
+        let mut h_col = self.h_pre;
         if ndcm > 1.0 {
-            h_col += ports_all * 2.0 * self.w_bmux * lp / self.cell_w;
+            h_col += self.h_bmux;
         }
-        h_col += ports_read
-            * (by_ndcm(
-                (2.0 * self.w_iso + 2.0 * self.w_sn + 2.0 * self.w_sp + self.w_sen) * lp
-                    / self.cell_w,
-            ) + 2.0 * gap);
+        h_col += ports_read * (by_ndcm(self.h_sa) + 2.0 * gap);
         if ndsam1 > 1.0 || ndsam2 > 1.0 {
-            h_col += ports_read * by_ndcm(2.0 * self.w_samux * lp / self.cell_w);
+            h_col += ports_read * by_ndcm(self.h_samux);
         }
         // write driver: two inverters of bit-mux size per written column group
-        h_col += ports_write * by_ndcm(4.0 * self.w_bmux * lp / self.cell_w) + gap;
+        h_col += ports_write * by_ndcm(self.h_wd) + gap;
         // sub-array output wires: one semi-global track per output bit, stacked in the
         // column strip (CACTI mat.cc h_subarray_out_drv = wire area x outputs / width).
         let h_outw = ports_read * ecc(by_mux(cols)) * self.pitch_s;
@@ -1056,24 +1136,15 @@ impl Prep {
                 + org.ndsam1.trailing_zeros()
                 + org.ndsam2.trailing_zeros()) as f64
             + if int_ok {
-                (num_mats as u64 / n_act as u64).max(1).ilog2() as f64
+                // num_mats = 2^a and 1 <= n_act <= num_mats: ilog2(floor(2^a / n)) =
+                // a - ceil(log2 n), without the integer division
+                let n = n_act as u64;
+                let ceil_lg = n.ilog2() + u32::from(!n.is_power_of_two());
+                ((num_mats as u64).ilog2() - ceil_lg) as f64
             } else {
                 ((num_mats / n_act) as i64).max(1).ilog2() as f64
             };
-        let (n_din, n_dout) = match self.kind {
-            ArrayKind::Data => {
-                let extra_way = if self.assoc > 1 {
-                    self.assoc as f64
-                } else {
-                    0.0
-                };
-                (
-                    ecc(self.out_bits as f64 + extra_way),
-                    ecc(self.out_bits as f64),
-                )
-            }
-            ArrayKind::Tag => (ecc(self.tag_bits as f64), ecc(self.assoc as f64)),
-        };
+        let (n_din, n_dout) = (self.n_din, self.n_dout);
         // root-to-leaf path of the H-tree from the bank centre to a mat; in an H-tree whose
         // bundles halve at each branch the total wire area per bit equals this path length.
         let l_ht = (bank_w0 - mat_w) / 2.0 + (bank_h0 - mat_h) / 2.0;
@@ -1322,6 +1393,11 @@ fn rep_wire(
     let mut best = (s_opt, l_opt, energy(s_opt, l_opt));
     for si in 1..=20 {
         let s = s_opt * si as f64 / 20.0;
+        // the energy only falls as the spacing grows (rounding is monotone too), so when
+        // even the longest spacing cannot beat the best, no spacing of this size can
+        if energy(s, l_opt * (1.0 + 30.0 * 0.1)) >= best.2 {
+            continue;
+        }
         for li in 0..=30 {
             let l = l_opt * (1.0 + li as f64 * 0.1);
             // same choice as testing the delay first: only a lower energy can replace

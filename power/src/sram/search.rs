@@ -35,6 +35,8 @@ fn p2s(max: u32) -> impl Iterator<Item = u32> {
 
 /// Enumerates and evaluates every valid organisation of one array. The mux-independent part
 /// of each (Ndwl, Ndbl, Nspd) is computed once ([`Prep::row_stage`]).
+/// `full = false`: lean evaluation for an ED / ED² choice of a RAM's data array, which also
+/// lets the search skip dominated organisations (see [`candidates_mode`]).
 fn candidates(prep: &Prep, k: &Coefficients, out: &mut Vec<Cand>, full: bool) {
     if full {
         candidates_mode::<true>(prep, k, out)
@@ -43,9 +45,63 @@ fn candidates(prep: &Prep, k: &Coefficients, out: &mut Vec<Cand>, full: bool) {
     }
 }
 
+/// Relative safety margin of the dominance test: far above the rounding error of the
+/// ~30-term sums behind a metric or its bound (~1e-14), far below any real difference.
+const DOMINANCE_MARGIN: f64 = 1e-9;
+
+/// Evaluated organisations that may dominate later ones: the lowest access time, the lowest
+/// read energy and the lowest access² x read seen so far, as (access, read).
+#[derive(Default)]
+struct Front {
+    pts: [(f64, f64); 3],
+    n: usize,
+}
+
+impl Front {
+    fn add(&mut self, t: f64, r: f64) {
+        if self.n == 0 {
+            self.pts = [(t, r); 3];
+            self.n = 3;
+            return;
+        }
+        if t < self.pts[0].0 {
+            self.pts[0] = (t, r);
+        }
+        if r < self.pts[1].1 {
+            self.pts[1] = (t, r);
+        }
+        let (bt, br) = self.pts[2];
+        if t * t * r < bt * bt * br {
+            self.pts[2] = (t, r);
+        }
+    }
+
+    /// True when an organisation whose access time and read energy are at least
+    /// (`t_lb`, `r_lb`) is strictly beaten on both by a point of the front.
+    fn dominates(&self, t_lb: f64, r_lb: f64) -> bool {
+        let (t, r) = (
+            t_lb * (1.0 - DOMINANCE_MARGIN),
+            r_lb * (1.0 - DOMINANCE_MARGIN),
+        );
+        self.pts[..self.n]
+            .iter()
+            .any(|&(pt, pr)| t > pt * (1.0 + DOMINANCE_MARGIN) && r > pr * (1.0 + DOMINANCE_MARGIN))
+    }
+}
+
 /// [`candidates`] with the evaluation mode as a constant (see [`Prep::eval_mode`]).
+///
+/// Lean mode (`FULL = false`, an ED / ED² choice) skips every organisation of a row stage
+/// when an organisation already evaluated has a strictly lower access time *and* read energy
+/// than the stage's lower bounds ([`Prep::lower_bounds`]), with a relative margin. Such an
+/// organisation cannot hold the minimum of either metric (the normalisation of ED / ED²),
+/// survives `filter_data_arr` only if its dominator does, and costs strictly more than it
+/// (the cost is monotone in both metrics), so the choice is unchanged bit for bit. Callers
+/// pass lean mode only for RAMs: a cache's data metrics are combined with the tag's first,
+/// which can turn a strict win into a tie.
 fn candidates_mode<const FULL: bool>(prep: &Prep, k: &Coefficients, out: &mut Vec<Cand>) {
     out.clear();
+    let mut front = Front::default();
     let max_sa1 = MAX_SA_MUX.max(prep.assoc);
     for ndwl in p2s(MAX_N).skip(1) {
         for ndbl in p2s(MAX_N).skip(1) {
@@ -73,6 +129,13 @@ fn candidates_mode<const FULL: bool>(prep: &Prep, k: &Coefficients, out: &mut Ve
                 let Some(st) = prep.row_stage(ndwl, ndbl, nspd) else {
                     continue;
                 };
+                if !FULL && front.n > 0 {
+                    if let Some((t_lb, r_lb)) = prep.lower_bounds(&st, k) {
+                        if front.dominates(t_lb, r_lb) {
+                            continue;
+                        }
+                    }
+                }
                 // Data arrays: 1 <= floor(out / floor(4 cols / mux)) <= mats_h; more muxing
                 // only raises the active-mat count, so each loop breaks once it overshoots.
                 // All integers (mux = 2^lg): floor(4 cols / mux) = 4 cols >> lg, and
@@ -112,10 +175,11 @@ fn candidates_mode<const FULL: bool>(prep: &Prep, k: &Coefficients, out: &mut Ve
                                 ndsam2,
                             };
                             if let Some(raw) = prep.eval_mode::<FULL>(&st, &org) {
-                                out.push(Cand {
-                                    org,
-                                    m: raw.metrics(k),
-                                });
+                                let m = raw.metrics(k);
+                                if !FULL {
+                                    front.add(m.access, m.read);
+                                }
+                                out.push(Cand { org, m });
                             }
                         }
                     }
@@ -450,8 +514,14 @@ pub(crate) fn solve_data(
     }
     let mut v = Vec::with_capacity(1024);
     // ED / ED² compare only access time and read energy (the other metrics' minima are
-    // never used), so the search evaluates the lean model.
-    candidates(prep, k, &mut v, opt.objective == Objective::None);
+    // never used), so the search evaluates the lean model (and, for a RAM, skips dominated
+    // organisations).
+    candidates(
+        prep,
+        k,
+        &mut v,
+        opt.objective == Objective::None || tag.is_some(),
+    );
     match choose_data(&mut v, tag, opt) {
         Some(i) => prep
             .eval(&v[i].org)
@@ -540,4 +610,43 @@ pub(crate) fn raw_at(
     let p = Prep::new(spec, tech, kind)?;
     p.eval(org)
         .ok_or_else(|| SramError::InvalidOrganisation(format!("{org:?}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use regwatt_tech::units::Temperature;
+
+    /// The lean ED / ED² search, which skips dominated row stages, chooses the same
+    /// organisation as the exhaustive full evaluation, and really skips some.
+    #[test]
+    fn issue2_dominance_pruning_keeps_the_choice() {
+        let k = Coefficients::fitted();
+        let mut skipped = 0;
+        for nm in [40.0, 12.0] {
+            let tech = Technology::for_node(nm, Temperature::from_k(360.0)).expect("node");
+            for (cap, block, ports) in [
+                (4096u64, 16u32, (0u32, 1u32, 1u32)),
+                (32768, 128, (1, 0, 0)),
+                (65536, 64, (1, 1, 0)),
+                (1 << 20, 64, (1, 0, 0)),
+            ] {
+                for obj in [Objective::Ed2, Objective::Ed] {
+                    let mut s = SramSpec::ram(cap, block, nm);
+                    (s.rw_ports, s.rd_ports, s.wr_ports) = ports;
+                    s.optimisation.objective = obj;
+                    let prep = Prep::new(&s, &tech, ArrayKind::Data).expect("prep");
+                    let (mut all, mut lean) = (Vec::new(), Vec::new());
+                    candidates(&prep, k, &mut all, true);
+                    candidates(&prep, k, &mut lean, false);
+                    assert!(lean.len() <= all.len());
+                    skipped += all.len() - lean.len();
+                    let a = choose_data(&mut all, None, &s.optimisation).expect("some");
+                    let b = choose_data(&mut lean, None, &s.optimisation).expect("some");
+                    assert_eq!(all[a].org, lean[b].org, "{nm} nm {cap} B {obj:?}");
+                }
+            }
+        }
+        assert!(skipped > 0);
+    }
 }

@@ -45,6 +45,35 @@ fn twelve_nm_is_below_forty_nm() {
     assert!(b.area.mm2() > 0.001);
 }
 
+/// Issue 2: the rtx2060 RF bank (32 KB, 128 B rows, 1 RW port, no ECC) is smaller at 12 nm
+/// than at 40 nm and than the same 12 nm bank with CACTI's local-layer wordline, whose RC
+/// (28.8 Ohm/um) pushed the ED^2 search to Ndwl 4 and a 1 mm wide bank.
+#[test]
+fn issue2_12nm_rf_bank_smaller_than_40nm() {
+    let bank = |nm: f64, t: &Technology| {
+        let mut s = SramSpec::ram(32768, 128, nm);
+        s.ecc = false;
+        estimate(&s, t).unwrap()
+    };
+    let a40 = bank(40.0, &tech(40.0));
+    let t12 = tech(12.0);
+    let a12 = bank(12.0, &t12);
+    let mut local = t12.clone();
+    local.sram_cell.wordline_layer = regwatt_tech::WireLayer::Local;
+    let l12 = bank(12.0, &local);
+    assert!(a12.area < a40.area, "{} vs {}", a12.area, a40.area);
+    assert!(a12.area < l12.area, "{} vs {}", a12.area, l12.area);
+    assert!(a12.bank_width < l12.bank_width);
+    assert!(a12.data.organisation.ndwl <= l12.data.organisation.ndwl);
+    // the strapped wordline is faster at the same organisation
+    let mut fs = SramSpec::ram(32768, 128, 12.0);
+    fs.ecc = false;
+    fs.force_organisation = Some(a12.data.organisation);
+    let fast = estimate(&fs, &t12).unwrap();
+    let slow = estimate(&fs, &local).unwrap();
+    assert!(fast.data.delay.decoder_wordline < slow.data.delay.decoder_wordline);
+}
+
 #[test]
 fn cache_has_tag_array() {
     let mut s = SramSpec::ram(16384, 128, 45.0);

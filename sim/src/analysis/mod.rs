@@ -5,9 +5,11 @@
 
 pub mod bitset;
 pub mod liveness;
+pub mod narrow;
 pub mod regalloc;
 pub mod release;
 pub mod reuse;
+pub mod schedule;
 pub mod sink;
 pub mod uniform;
 
@@ -69,7 +71,15 @@ pub fn vreg_usedef(f: &Function) -> UseDef {
 pub fn analyze(f: &Function) -> Analysis {
     let vreg_ud = vreg_usedef(f);
     let vreg_live = Liveness::compute(&f.cfg, &vreg_ud, f.regs.len());
-    let alloc = regalloc::allocate(f, &vreg_ud, &vreg_live);
+    let mut alloc = regalloc::allocate(f, &vreg_ud, &vreg_live);
+    // the count ptxas reports also covers the registers its scheduler keeps busy
+    // (`schedule`), within the budget; never below what the mapping itself needs
+    let budget = f
+        .tuning
+        .maxnreg
+        .map_or(schedule::BUDGET, |m| m.min(schedule::BUDGET));
+    let sched = schedule::scheduled_registers(f, &vreg_ud, &vreg_live, budget);
+    alloc.registers = alloc.span.max(sched);
     let map = |v: &Vec<u32>| -> Vec<u32> {
         let mut out: Vec<u32> = v
             .iter()
@@ -103,10 +113,11 @@ pub fn analyze(f: &Function) -> Analysis {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct KernelReport {
     pub name: String,
-    /// General registers per thread, as `ptxas -v` would report them: the size of the register
-    /// mapping the executor runs ([`Allocation::registers`]).
+    /// General registers per thread, as `ptxas -v` would report them ([`Allocation::registers`]:
+    /// the executor's mapping or ptxas's scheduling pressure, whichever is larger).
     pub registers: u32,
-    /// Same as `registers` (kept for the JSON shape of earlier versions).
+    /// Registers the executor's own mapping needs ([`Allocation::span`], <= `registers`; the
+    /// difference is ptxas's scheduling pressure, [`schedule`]).
     pub allocated_registers: u32,
     /// Predicate registers.
     pub predicates: u32,
@@ -159,7 +170,7 @@ pub fn kernel_report(m: &Module, f: &Function, a: &Analysis) -> KernelReport {
     KernelReport {
         name: f.name.clone(),
         registers: a.alloc.registers,
-        allocated_registers: a.alloc.registers,
+        allocated_registers: a.alloc.span,
         predicates: a.alloc.predicates,
         uniform_values: uniform::uniform_regs(f).iter().filter(|&&u| u).count() as u32,
         shared_bytes: shared_bytes(m, f),

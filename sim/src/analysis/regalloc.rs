@@ -4,7 +4,8 @@
 //! * 32-bit values take one register; 8/16-bit values take a whole 32-bit register (SASS has
 //!   no sub-word registers); 64-bit values take an aligned even/odd pair `R2k:R2k+1`; 128-bit
 //!   values an aligned quad (NVIDIA, "CUDA Binary Utilities", SASS instruction set reference:
-//!   64-bit operands name the even register of a pair).
+//!   64-bit operands name the even register of a pair), except 64-bit shared-window address
+//!   arithmetic, which takes one register as ptxas narrows it to 32 bits ([`super::narrow`]).
 //! * Predicates live in a separate predicate file (`P0..P6` on sm_70+) and are coloured
 //!   separately.
 //! * Two values interfere when one is defined while the other is live (Chaitin et al.,
@@ -16,11 +17,11 @@
 //!   form", CC 2006). A copy's destination first tries its source's register (biased colouring,
 //!   Briggs, Cooper & Torczon, TOPLAS 1994), so that the copy becomes `mov Rk, Rk` — ptxas's
 //!   copy propagation and coalescing leave no `MOV` for it either.
-//! * ptxas also schedules long-latency loads early to cover memory latency, which raises its
-//!   register count (under-counts in `matrixMul_naive`, `fc`, `bp_delta`). That is NOT modelled
-//!   here: an unbounded hoisted order over-counted unrolled load-heavy loops (92 registers for
-//!   `conv5x5_shared` against ptxas's 53, above Fermi's 63-register limit), and ptxas bounds its
-//!   scheduling by the target's register budget, which the front-end does not know yet.
+//! * ptxas also schedules long-latency loads early and unrolls small loops, which raises its
+//!   register count (`matrixMul_naive`, `fc`, `bp_delta`). The mapping here stays in program
+//!   order (the executor runs it); [`super::schedule`] estimates the registers ptxas's
+//!   scheduler keeps busy, within a budget, and [`super::analyze`] reports the larger of the two
+//!   as [`Allocation::registers`] ([`Allocation::span`] is the mapping's own size).
 //! * `R1` is never allocated ([`STACK_POINTER`]) and the count includes [`RESERVED_TOP`]: the
 //!   register count is the highest register used + 1 + 2, exactly how `ptxas -v` counts
 //!   (measured on every suite kernel by `sim/testdata/ptxas_sass_regs.py`). These registers
@@ -28,9 +29,9 @@
 //! * Kernel parameters, special registers and immediates are not held from the kernel's top:
 //!   the parser's [`super::sink`] pass moves their definitions to their uses first.
 //! * Warp-uniform values (see [`super::uniform`]) stay in the general file: sm_75's uniform
-//!   register file is not modelled by the executor, so the allocation cannot place values there
-//!   (this is the main remaining source of over-counts, see `sim/src/ir/README.md`).
-
+//!   register file is not modelled by the executor, so the mapping cannot place values there
+//!   (the main remaining source of over-counts, see `sim/src/ir/README.md`; the scheduling
+//!   estimate of [`super::schedule`] does leave them out).
 use super::liveness::{Liveness, UseDef};
 use crate::ir::{Function, Instr, Opcode, Operand, RegClass};
 
@@ -58,12 +59,22 @@ pub struct Allocation {
     pub map: Vec<Option<ArchReg>>,
     /// Number of 32-bit registers slots per virtual register (0 for predicates).
     pub slots: Vec<u8>,
-    /// General registers per thread, as `ptxas -v` reports them: the highest register the
-    /// mapping uses + 1 (gaps and the reserved stack pointer [`STACK_POINTER`] included), plus
-    /// [`RESERVED_TOP`].
+    /// General registers per thread, as `ptxas -v` reports them: the larger of [`span`] and
+    /// the registers ptxas's scheduler keeps busy ([`super::schedule`], set by
+    /// [`super::analyze`]). Occupancy and register-file sizing use this count; every register
+    /// the mapping uses is below it.
+    ///
+    /// [`span`]: Allocation::span
     pub registers: u32,
+    /// Registers the mapping itself needs: the highest register it uses + 1 (gaps and the
+    /// reserved stack pointer [`STACK_POINTER`] included), plus [`RESERVED_TOP`].
+    pub span: u32,
     /// Predicate registers used.
     pub predicates: u32,
+    /// 64-bit virtual registers held in ONE 32-bit register: shared-window address arithmetic
+    /// ([`super::narrow`]), which ptxas keeps in 32 bits; their `slots` entry is 1 and the
+    /// lowering runs their definitions as 32-bit operations.
+    pub narrowed: Vec<bool>,
 }
 
 /// `R1` holds the stack pointer in every sm_75 kernel ptxas emits (first SASS instruction
@@ -271,7 +282,12 @@ pub fn allocate(f: &Function, ud: &UseDef, live: &Liveness) -> Allocation {
         }
     }
     order.extend(nv..n_nodes);
-    let mut slots: Vec<u8> = class.iter().map(|c| c.slots() as u8).collect();
+    let narrowed = super::narrow::narrowable(f);
+    let mut slots: Vec<u8> = class
+        .iter()
+        .zip(&narrowed)
+        .map(|(c, &n)| if n { 1 } else { c.slots() as u8 })
+        .collect();
     slots.resize(n_nodes, 1);
     let mut map: Vec<Option<ArchReg>> = vec![None; n_nodes];
     let (mut top, mut predicates) = (0u32, 0u32);
@@ -357,7 +373,9 @@ pub fn allocate(f: &Function, ud: &UseDef, live: &Liveness) -> Allocation {
         map,
         slots,
         registers,
+        span: registers,
         predicates,
+        narrowed,
     }
 }
 

@@ -20,7 +20,30 @@ use crate::ir::{AddrBase, Function, Opcode, Operand, Space, Sreg, Sym};
 
 /// Per virtual register: true if warp-uniform.
 pub fn uniform_regs(f: &Function) -> Vec<bool> {
+    uniform_regs_impl(f, false)
+}
+
+/// Like [`uniform_regs`], but a register with a single definition counts as uniform even when
+/// that definition lies in a divergent region: every thread that executes it computes the same
+/// value from the same uniform operands (the divergence rule only matters where definitions
+/// from different paths meet). This is what sm_75 SASS does: `ULDC`/`UIMAD.WIDE` in code after a
+/// thread-dependent `@P0 EXIT` (`bfs_commit`; `sim/testdata/ptxas_sched.py`). Used by the
+/// register-pressure estimate of [`super::schedule`]; the executor does not model the uniform
+/// register file.
+pub fn uniform_values(f: &Function) -> Vec<bool> {
+    uniform_regs_impl(f, true)
+}
+
+fn uniform_regs_impl(f: &Function, single_def_free: bool) -> Vec<bool> {
     let nv = f.regs.len();
+    let mut ndefs = vec![0u32; nv];
+    for ins in &f.instrs {
+        ins.for_each_write(|r| {
+            if let Some(x) = ndefs.get_mut(r.idx()) {
+                *x += 1;
+            }
+        });
+    }
     let mut uni = vec![f.is_kernel; nv];
     if !f.is_kernel {
         return uni;
@@ -55,8 +78,9 @@ pub fn uniform_regs(f: &Function) -> Vec<bool> {
             if defs.is_empty() || defs.iter().all(|d| !uni[d.idx()]) {
                 continue;
             }
+            let single = single_def_free && defs.iter().all(|d| ndefs[d.idx()] == 1);
             let ok = ins.guard.is_none()
-                && !divergent[cfg.block_of[pc] as usize]
+                && (single || !divergent[cfg.block_of[pc] as usize])
                 && op_is_uniform_capable(ins)
                 && ins.src.iter().all(|o| operand_uniform(o, &uni));
             if !ok {

@@ -538,6 +538,21 @@ impl<'a> CtaExec<'a> {
         regs: &mut R,
         global: &mut GlobalMemory,
     ) -> Result<StepInfo, ExecError> {
+        let mut slot = None;
+        self.step_into(w, regs, global, &mut slot)?;
+        slot.ok_or_else(|| ExecError::Setup(format!("warp {w}: step produced no result")))
+    }
+
+    /// [`CtaExec::step`] writing its [`StepInfo`] into `slot`, so a caller that steps in a
+    /// loop reuses one buffer instead of moving the ~0.4 KB record out of every step
+    /// (issue 5). On error `slot` holds nothing meaningful.
+    pub fn step_into<R: RegisterAccess>(
+        &mut self,
+        w: usize,
+        regs: &mut R,
+        global: &mut GlobalMemory,
+        slot: &mut Option<StepInfo>,
+    ) -> Result<(), ExecError> {
         let kernel = self.kernel;
         let Some(ws) = self.warps.get(w) else {
             return Err(ExecError::Setup(format!("no warp {w} in this CTA")));
@@ -564,7 +579,7 @@ impl<'a> CtaExec<'a> {
             }
             None => active,
         };
-        let mut info = StepInfo {
+        let info = slot.insert(StepInfo {
             pc,
             line: ins.line,
             op: ins.op,
@@ -579,7 +594,7 @@ impl<'a> CtaExec<'a> {
             barrier: BarrierEvent::None,
             exited_lanes: 0,
             warp_done: false,
-        };
+        });
         {
             let ws = &mut self.warps[w];
             ws.instructions += 1;
@@ -621,8 +636,8 @@ impl<'a> CtaExec<'a> {
                         rpc,
                         mask: taken,
                     });
-                    self.normalize(w, &mut info);
-                    return Ok(info);
+                    self.normalize(w, info);
+                    return Ok(());
                 }
             }
             // §9.7.11.3 ret / §9.7.11.4 exit (kernels only: ret of the entry ends the thread)
@@ -651,8 +666,8 @@ impl<'a> CtaExec<'a> {
                     if self.try_release() {
                         info.barrier = BarrierEvent::Released;
                     }
-                    self.normalize(w, &mut info);
-                    return Ok(info);
+                    self.normalize(w, info);
+                    return Ok(());
                 }
                 Mode::BarArrive | Mode::BarSync | Mode::None => {}
                 // §9.7.12.1 barrier.red.{popc.u32,and.pred,or.pred} d, a{, b}, {!}c: the
@@ -694,8 +709,8 @@ impl<'a> CtaExec<'a> {
                         if self.try_release() {
                             info.barrier = BarrierEvent::Released;
                         }
-                        self.normalize(w, &mut info);
-                        return Ok(info);
+                        self.normalize(w, info);
+                        return Ok(());
                     }
                 }
                 _ => return Err(self.unsupported(ins, format!("bar mode {:?}", ins.mode))),
@@ -746,8 +761,8 @@ impl<'a> CtaExec<'a> {
         if let Some(e) = self.warps[w].stack.last_mut() {
             e.pc = next_pc;
         }
-        self.normalize(w, &mut info);
-        Ok(info)
+        self.normalize(w, info);
+        Ok(())
     }
 
     /// Pops finished and reconverged entries; releases the barrier if this warp finished.

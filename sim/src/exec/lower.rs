@@ -398,6 +398,91 @@ fn collect_regs(o: &XOp, out: &mut RegList) -> bool {
     }
 }
 
+/// `true` if `o` is a register the allocation narrowed to 32 bits ([`crate::analysis::narrow`]).
+fn is_narrowed(alloc: &Allocation, o: Option<&Operand>) -> bool {
+    match o {
+        Some(Operand::Reg(r)) => alloc.narrowed.get(r.idx()).copied().unwrap_or(false),
+        _ => false,
+    }
+}
+
+/// The 32-bit type of the same signedness as 64-bit integer type `t`.
+fn narrow_ty(t: Ty) -> Ty {
+    match t {
+        Ty::S64 => Ty::S32,
+        Ty::U64 => Ty::U32,
+        Ty::B64 => Ty::B32,
+        t => t,
+    }
+}
+
+/// The 32-bit form of an instruction that defines a narrowed value or truncates one
+/// ([`crate::analysis::narrow`]; `None`: unchanged). The low 32 bits of `+ - × <<` and the
+/// bitwise operations depend only on the operands' low 32 bits, so the 32-bit operation gives
+/// exactly the low word of the 64-bit PTX result: `cvt.u64.u32`/`cvt.s64.s32` and
+/// `cvt.u32.u64` become 32-bit moves, `cvt.u64.u16` becomes `cvt.u32.u16` (same for the other
+/// 8/16-bit sources), `mul.wide.{u,s}32` becomes `mul.lo`, `add/sub/mul.lo/
+/// and/or/xor/shl` on 64 bits become their 32-bit forms (`shl.b32` clamps shifts >= 32 to a
+/// zero result, the low word of the clamped 64-bit shift; PTX ISA §9.7.1.8/§9.7.8.8) and
+/// immediates keep their low word. A `mov` of a symbol's address must name a `.shared`
+/// variable whose window address fits in 32 bits, else the kernel is rejected with an error
+/// (checked conversion). `cvta.to.shared` keeps its operation; its result is a window offset.
+fn narrow_instr(
+    ins: &crate::ir::Instr,
+    lw: &Lowerer<'_>,
+) -> Result<Option<crate::ir::Instr>, ExecError> {
+    use crate::analysis::narrow::{def_kind, is_truncation, DefKind};
+    let alloc = lw.alloc;
+    let low = |o: &Operand| match o {
+        Operand::Imm(v) => Operand::Imm(v & 0xffff_ffff),
+        o => o.clone(),
+    };
+    if is_truncation(ins) && is_narrowed(alloc, ins.src.first()) {
+        let mut n = ins.clone();
+        n.op = Opcode::Mov;
+        n.ty = Ty::B32;
+        n.ty2 = Ty::None;
+        return Ok(Some(n));
+    }
+    if !is_narrowed(alloc, ins.dst.first()) {
+        return Ok(None);
+    }
+    let Some(kind) = def_kind(ins) else {
+        return Err(lw.err("narrowed 64-bit register defined by an unexpected instruction".into()));
+    };
+    let mut n = ins.clone();
+    match kind {
+        DefKind::Mov => {
+            if let Some(Operand::Sym(s, off)) = ins.src.first() {
+                let (sp, a) = lw.sym(*s)?;
+                let a = a.wrapping_add(*off as u64);
+                if sp != mem::Space::Shared || a > u64::from(u32::MAX) {
+                    return Err(lw.err(format!(
+                        "a 64-bit shared address narrowed to 32 bits holds address {a:#x} in                          the {sp} space (not a 32-bit shared-window offset)"
+                    )));
+                }
+            }
+            n.ty = Ty::B32;
+            n.src = ins.src.iter().map(low).collect();
+        }
+        DefKind::Extend if matches!(ins.ty2, Ty::U32 | Ty::S32 | Ty::B32) => {
+            n.op = Opcode::Mov;
+            n.ty = Ty::B32;
+            n.ty2 = Ty::None;
+            n.src = ins.src.iter().map(low).collect();
+        }
+        // 8/16-bit sources: the same extension to 32 bits
+        DefKind::Extend => n.ty = narrow_ty(ins.ty),
+        DefKind::MulWide => n.mode = Mode::Lo,
+        DefKind::Binary | DefKind::Shl => {
+            n.ty = narrow_ty(ins.ty);
+            n.src = ins.src.iter().map(low).collect();
+        }
+        DefKind::CvtaToShared => return Ok(None),
+    }
+    Ok(Some(n))
+}
+
 /// Lowers every instruction of `f` with register allocation `alloc` and symbol map `syms`.
 /// `file` names the PTX file in errors.
 pub fn lower_function(
@@ -407,15 +492,16 @@ pub fn lower_function(
     file: &str,
 ) -> Result<Vec<ExecInstr>, ExecError> {
     let mut out = Vec::with_capacity(f.instrs.len());
-    for (pc, ins) in f.instrs.iter().enumerate() {
-        let mut lw = Lowerer {
+    for (pc, orig) in f.instrs.iter().enumerate() {
+        let lw = Lowerer {
             f,
             alloc,
             syms,
             file,
-            line: ins.line,
+            line: orig.line,
         };
-        lw.line = ins.line;
+        let narrowed = narrow_instr(orig, &lw)?;
+        let ins: &crate::ir::Instr = narrowed.as_ref().unwrap_or(orig);
         let guard = match ins.guard {
             Some(g) => match lw.reg(g.reg)? {
                 XOp::Pred { reg, .. } => Some((reg, g.neg)),
@@ -487,4 +573,72 @@ pub fn lower_function(
         });
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::program::Program;
+    use crate::mem::GlobalMemory;
+
+    const HEAD: &str = ".version 7.0\n.target sm_75\n.address_size 64\n\
+        .global .align 4 .b8 gbuf[64];\n.entry k(.param .u64 k_p)\n{\n.reg .pred %p<3>;\n\
+        .reg .b16 %rs<3>;\n.reg .b32 %r<9>;\n.reg .b64 %rd<9>;\n.shared .align 4 .b8 buf[1024];\n";
+
+    fn load(body: &str) -> Result<Program, ExecError> {
+        let src = format!("{HEAD}{body}\n}}\n");
+        Program::from_ptx("t.ptx", &src, &mut GlobalMemory::new())
+    }
+
+    #[test]
+    fn issue_3_narrowed_shared_addresses_run_as_32_bit_operations() {
+        let p = load(
+            "mov.u32 %r1, %tid.x;\nmul.wide.s32 %rd1, %r1, 4;\nmov.u64 %rd2, buf;\n\
+             add.s64 %rd3, %rd2, %rd1;\ncvt.u16.u32 %rs1, %r1;\ncvt.u64.u16 %rd4, %rs1;\n\
+             shl.b64 %rd5, %rd4, 2;\nadd.s64 %rd6, %rd2, %rd5;\nld.shared.u32 %r2, [%rd6];\n\
+             st.shared.u32 [%rd3], %r2;\nret;",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let k = &p.kernels[0];
+        let find = |op: Opcode, ty: Ty| k.instrs.iter().find(|i| i.op == op && i.ty == ty);
+        // mul.wide -> mul.lo.s32, add.s64 -> add.s32, shl.b64 -> shl.b32, cvt.u64.u16 ->
+        // cvt.u32.u16, mov.u64 buf -> mov.b32 (shared offset 0)
+        assert!(k
+            .instrs
+            .iter()
+            .any(|i| i.op == Opcode::Mul && i.mode == Mode::Lo));
+        assert_eq!(
+            find(Opcode::Add, Ty::S32).map(|i| i.fast),
+            Some(FastOp::AddI32)
+        );
+        assert!(find(Opcode::Add, Ty::S64).is_none());
+        assert!(find(Opcode::Shl, Ty::B32).is_some());
+        assert!(find(Opcode::Cvt, Ty::U32).is_some_and(|i| i.ty2 == Ty::U16));
+        assert_eq!(
+            find(Opcode::Mov, Ty::B32).map(|i| i.src.clone()),
+            Some(vec![XOp::Imm(0)])
+        );
+        // every shared address is one 32-bit register
+        for i in k.instrs.iter().filter(|i| i.space == Space::Shared) {
+            assert!(matches!(
+                i.src[0],
+                XOp::Addr {
+                    base: XBase::Gpr { slots: 1, .. },
+                    ..
+                }
+            ));
+        }
+    }
+
+    #[test]
+    fn issue_3_narrowed_address_of_a_non_shared_symbol_is_an_error() {
+        // a .global symbol's address used as a shared address: not a 32-bit window offset
+        let e = load(
+            "mov.u64 %rd1, gbuf;\nld.shared.u32 %r1, [%rd1];\nst.shared.u32 [%rd1], %r1;\nret;",
+        )
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+        assert!(e.contains("narrowed to 32 bits"), "{e}");
+    }
 }

@@ -20,8 +20,17 @@ pub struct Kernel {
     pub file: String,
     /// Lowered instructions; PCs index this.
     pub instrs: Vec<ExecInstr>,
-    /// Architectural general registers per thread (from the allocation).
+    /// General registers per thread as ptxas would report them ([`Allocation::registers`]:
+    /// the mapping plus ptxas's scheduling pressure); what occupancy and RF sizing use.
+    ///
+    /// [`Allocation::registers`]: crate::analysis::Allocation::registers
     pub gprs: u32,
+    /// Registers the executor's mapping itself uses ([`Allocation::span`], <= `gprs`): a
+    /// target with a lower per-thread limit than `gprs` can still run the kernel with
+    /// `gprs.min(limit).max(span)` registers (ptxas backs off to the limit).
+    ///
+    /// [`Allocation::span`]: crate::analysis::Allocation::span
+    pub span: u32,
     /// Predicate registers per thread.
     pub preds: u32,
     /// Bytes of static shared memory; the dynamic area starts at `dynamic_offset`.
@@ -243,6 +252,7 @@ fn lower_kernel(
         file: file.to_string(),
         instrs,
         gprs: a.alloc.registers,
+        span: a.alloc.span,
         preds: a.alloc.predicates,
         static_shared: off as usize,
         dynamic_offset,

@@ -4,7 +4,8 @@
 //! functional runs.
 //!
 //! Registers are *architectural*: 32-bit general registers `R0..` (a 64-bit PTX value occupies
-//! an aligned pair `R2k:R2k+1`, low word in `R2k`; 8/16-bit values occupy a whole register) and
+//! an aligned pair `R2k:R2k+1`, low word in `R2k`, except shared-memory address arithmetic, which
+//! is narrowed to one register (`analysis::narrow`); 8/16-bit values occupy a whole register) and
 //! one-bit predicates `P0..` in a separate file, as chosen by
 //! [`crate::analysis::analyze`]'s allocation (NVIDIA "CUDA Binary Utilities", SASS register
 //! conventions).

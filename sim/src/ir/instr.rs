@@ -327,6 +327,9 @@ impl Mods {
     pub const CARRY_IN: u32 = 1 << 19;
     /// `.unified` (ld/st).
     pub const UNIFIED: u32 = 1 << 20;
+    /// Preceded by `.pragma "nounroll";` (PTX ISA §11.6.1): the loop whose body starts here
+    /// must not be unrolled by ptxas (`analysis::schedule`).
+    pub const NOUNROLL: u32 = 1 << 21;
 
     /// True if `flag` is set.
     #[inline]

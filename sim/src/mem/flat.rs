@@ -2,6 +2,7 @@
 //! kernel parameter space and the constant bank.
 
 use std::collections::BTreeMap;
+use std::marker::PhantomData;
 
 use super::{MemError, MemSpace, Space};
 
@@ -33,6 +34,15 @@ fn range(
             addr,
             size: len,
         }),
+    }
+}
+
+/// The error of every store to a read-only space (param, const).
+fn read_only(space: Space, addr: u64, len: usize) -> MemError {
+    MemError::ReadOnly {
+        space,
+        addr,
+        size: len,
     }
 }
 
@@ -76,18 +86,54 @@ impl SharedLayout {
     }
 }
 
-/// One CTA's shared memory: `[0, size)`, zero-initialised (the hardware leaves it undefined;
-/// zero makes runs deterministic).
-#[derive(Clone, Debug)]
-pub struct SharedMemory {
-    data: Vec<u8>,
+/// Which flat scratch space a [`FlatMemory`] models: its PTX state space and the region name
+/// that out-of-bounds errors report.
+pub trait FlatKind {
+    /// The PTX state space (`.shared` or `.local`).
+    const SPACE: Space;
+    /// Region name for error messages.
+    const REGION: &'static str;
 }
 
-impl SharedMemory {
-    /// `bytes` of zeroed shared memory (use [`SharedLayout::total_bytes`]).
+/// Marker for per-CTA shared memory (`.shared`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SharedKind;
+
+impl FlatKind for SharedKind {
+    const SPACE: Space = Space::Shared;
+    const REGION: &'static str = "CTA shared memory";
+}
+
+/// Marker for per-thread local memory (`.local` variables and spills).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LocalKind;
+
+impl FlatKind for LocalKind {
+    const SPACE: Space = Space::Local;
+    const REGION: &'static str = "thread local memory";
+}
+
+/// A writable flat space `[0, size)`, zero-initialised (the hardware leaves shared and local
+/// memory undefined; zero makes runs deterministic). Shared and local memory differ only in
+/// their [`FlatKind`]: see [`SharedMemory`] and [`LocalMemory`].
+#[derive(Clone, Debug)]
+pub struct FlatMemory<K> {
+    data: Vec<u8>,
+    kind: PhantomData<K>,
+}
+
+/// One CTA's shared memory.
+pub type SharedMemory = FlatMemory<SharedKind>;
+
+/// One thread's local memory (`.local` variables and spills).
+pub type LocalMemory = FlatMemory<LocalKind>;
+
+impl<K: FlatKind> FlatMemory<K> {
+    /// `bytes` of zeroed memory (for shared memory use [`SharedLayout::total_bytes`]).
     pub fn new(bytes: usize) -> Self {
-        SharedMemory {
+        FlatMemory {
             data: vec![0; bytes],
+            kind: PhantomData,
         }
     }
 
@@ -96,7 +142,7 @@ impl SharedMemory {
         self.data.len()
     }
 
-    /// Zeroes the contents for reuse by the next CTA.
+    /// Zeroes the contents for reuse (by the next CTA, or thread).
     pub fn clear(&mut self) {
         self.data.fill(0);
     }
@@ -107,87 +153,20 @@ impl SharedMemory {
     }
 }
 
-impl MemSpace for SharedMemory {
+impl<K: FlatKind> MemSpace for FlatMemory<K> {
     fn space(&self) -> Space {
-        Space::Shared
+        K::SPACE
     }
 
     #[inline]
     fn bytes(&self, addr: u64, len: usize) -> Result<&[u8], MemError> {
-        let r = range(
-            Space::Shared,
-            "CTA shared memory",
-            self.data.len(),
-            addr,
-            len,
-        )?;
+        let r = range(K::SPACE, K::REGION, self.data.len(), addr, len)?;
         Ok(&self.data[r])
     }
 
     #[inline]
     fn bytes_mut(&mut self, addr: u64, len: usize) -> Result<&mut [u8], MemError> {
-        let r = range(
-            Space::Shared,
-            "CTA shared memory",
-            self.data.len(),
-            addr,
-            len,
-        )?;
-        Ok(&mut self.data[r])
-    }
-}
-
-/// One thread's local memory (`.local` variables and spills): `[0, size)`, zero-initialised.
-#[derive(Clone, Debug)]
-pub struct LocalMemory {
-    data: Vec<u8>,
-}
-
-impl LocalMemory {
-    /// `bytes` of zeroed local memory.
-    pub fn new(bytes: usize) -> Self {
-        LocalMemory {
-            data: vec![0; bytes],
-        }
-    }
-
-    /// Size in bytes.
-    pub fn size(&self) -> usize {
-        self.data.len()
-    }
-
-    /// Zeroes the contents for reuse.
-    pub fn clear(&mut self) {
-        self.data.fill(0);
-    }
-}
-
-impl MemSpace for LocalMemory {
-    fn space(&self) -> Space {
-        Space::Local
-    }
-
-    #[inline]
-    fn bytes(&self, addr: u64, len: usize) -> Result<&[u8], MemError> {
-        let r = range(
-            Space::Local,
-            "thread local memory",
-            self.data.len(),
-            addr,
-            len,
-        )?;
-        Ok(&self.data[r])
-    }
-
-    #[inline]
-    fn bytes_mut(&mut self, addr: u64, len: usize) -> Result<&mut [u8], MemError> {
-        let r = range(
-            Space::Local,
-            "thread local memory",
-            self.data.len(),
-            addr,
-            len,
-        )?;
+        let r = range(K::SPACE, K::REGION, self.data.len(), addr, len)?;
         Ok(&mut self.data[r])
     }
 }
@@ -228,11 +207,7 @@ impl MemSpace for ParamSpace {
     }
 
     fn bytes_mut(&mut self, addr: u64, len: usize) -> Result<&mut [u8], MemError> {
-        Err(MemError::ReadOnly {
-            space: Space::Param,
-            addr,
-            size: len,
-        })
+        Err(read_only(Space::Param, addr, len))
     }
 }
 
@@ -310,11 +285,7 @@ impl MemSpace for ConstSpace {
     }
 
     fn bytes_mut(&mut self, addr: u64, len: usize) -> Result<&mut [u8], MemError> {
-        Err(MemError::ReadOnly {
-            space: Space::Const,
-            addr,
-            size: len,
-        })
+        Err(read_only(Space::Const, addr, len))
     }
 }
 
@@ -340,6 +311,32 @@ mod tests {
         assert_eq!(s.read_u32(128).unwrap(), 15);
         s.clear();
         assert_eq!(s.read_u32(128).unwrap(), 0);
+    }
+
+    #[test]
+    fn shared_and_local_errors_name_their_space_and_region() {
+        let s = SharedMemory::new(8);
+        let l = LocalMemory::new(8);
+        assert_eq!((s.space(), l.space()), (Space::Shared, Space::Local));
+        let region = |e| match e {
+            Err(MemError::OutOfBounds { space, region, .. }) => (space, region),
+            other => panic!("expected out of bounds, got {other:?}"),
+        };
+        assert_eq!(
+            region(s.bytes(4, 8)),
+            (Space::Shared, "CTA shared memory".to_string())
+        );
+        assert_eq!(
+            region(l.bytes(4, 8)),
+            (Space::Local, "thread local memory".to_string())
+        );
+        assert!(matches!(
+            l.bytes(8, 1),
+            Err(MemError::Unmapped {
+                space: Space::Local,
+                ..
+            })
+        ));
     }
 
     #[test]

@@ -21,7 +21,10 @@
 mod flat;
 mod global;
 
-pub use flat::{ConstSpace, LocalMemory, ParamSpace, SharedLayout, SharedMemory, CONST_BANK_BYTES};
+pub use flat::{
+    ConstSpace, FlatKind, FlatMemory, LocalKind, LocalMemory, ParamSpace, SharedKind, SharedLayout,
+    SharedMemory, CONST_BANK_BYTES,
+};
 pub use global::{AllocInfo, GlobalMemory, ALLOC_ALIGN, GLOBAL_BASE, GUARD_BYTES};
 
 /// A PTX state space.
@@ -263,17 +266,33 @@ pub trait MemSpace {
         self.write_u64(addr, v.to_bits())
     }
 
-    /// Atomic read-modify-write of an aligned `u32`: stores `op(old)` and returns `old`.
-    /// (The functional executor runs one thread at a time, so this is trivially atomic; CAS is
-    /// `|old| if old == cmp { new } else { old }`.)
+    /// Atomic read-modify-write of the aligned `size`-byte integer at `addr` (zero-extended to
+    /// `u64`): stores the low `size` bytes of `op(old)` and returns `old`. (The functional
+    /// executor runs one thread at a time, so this is trivially atomic.)
+    #[inline]
+    fn atomic_bits(
+        &mut self,
+        addr: u64,
+        size: usize,
+        op: impl FnOnce(u64) -> u64,
+    ) -> Result<u64, MemError>
+    where
+        Self: Sized,
+    {
+        let old = self.load(addr, size)?;
+        self.store(addr, size, op(old))?;
+        Ok(old)
+    }
+
+    /// Atomic read-modify-write of an aligned `u32`: stores `op(old)` and returns `old` (CAS is
+    /// `|old| if old == cmp { new } else { old }`).
     #[inline]
     fn atomic_u32(&mut self, addr: u64, op: impl FnOnce(u32) -> u32) -> Result<u32, MemError>
     where
         Self: Sized,
     {
-        let old = self.read_u32(addr)?;
-        self.write_u32(addr, op(old))?;
-        Ok(old)
+        self.atomic_bits(addr, 4, |b| u64::from(op(b as u32)))
+            .map(|b| b as u32)
     }
 
     /// Atomic read-modify-write of an aligned `u64`; returns the old value.
@@ -282,9 +301,7 @@ pub trait MemSpace {
     where
         Self: Sized,
     {
-        let old = self.read_u64(addr)?;
-        self.write_u64(addr, op(old))?;
-        Ok(old)
+        self.atomic_bits(addr, 8, op)
     }
 
     /// Atomic read-modify-write of an aligned `f32` (e.g. `atom.add.f32`); returns the old value.

@@ -114,6 +114,8 @@ struct FnState {
     labels: std::collections::BTreeMap<String, u32>,
     /// (instruction, operand index in src, label name, token index)
     pending: Vec<(usize, usize, String, usize)>,
+    /// Indices of instructions preceded by `.pragma "nounroll";` (PTX ISA §11.6.1).
+    nounroll: Vec<usize>,
 }
 
 impl FnState {
@@ -726,6 +728,7 @@ impl<'a> Parser<'a> {
             instrs: Vec::new(),
             labels: Default::default(),
             pending: Vec::new(),
+            nounroll: Vec::new(),
         };
         // `.reg` parameters are registers of the function
         for (j, p) in f.params.iter().chain(f.rets.iter()).enumerate() {
@@ -796,6 +799,9 @@ impl<'a> Parser<'a> {
                         }
                         ".pragma" => {
                             self.i += 1;
+                            if matches!(self.peek(), Some(Tok::Str(s)) if s == "nounroll") {
+                                st.nounroll.push(st.instrs.len());
+                            }
                             self.skip_statement()?;
                         }
                         ".maxnreg" | ".maxntid" | ".reqntid" | ".minnctapersm" => {
@@ -830,6 +836,11 @@ impl<'a> Parser<'a> {
                 .ok_or_else(|| self.err_at(tk, format!("undefined label `{name}`")))?;
             if let Some(o) = st.instrs.get_mut(ins).and_then(|i| i.src.get_mut(opi)) {
                 *o = Operand::Label(t);
+            }
+        }
+        for pc in std::mem::take(&mut st.nounroll) {
+            if let Some(i) = st.instrs.get_mut(pc) {
+                i.mods.0 |= Mods::NOUNROLL;
             }
         }
         f.regs = st.regs;

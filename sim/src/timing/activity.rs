@@ -197,19 +197,28 @@ impl RfActivity {
 #[derive(Clone, Debug)]
 pub struct RegTracker {
     rows_per_subarray: u32,
+    /// Per-access timestamps (touched by every read and write), kept apart from the
+    /// allocation times so that the access path touches 16 bytes per register.
     regs: Vec<RegTimes>,
+    /// Allocation timestamps (touched at allocation and free only).
+    alloc: Vec<AllocTimes>,
     sub_alloc_count: Vec<u32>,
     sub_active_since: Vec<u64>,
     sub_active: Vec<u64>,
     sub_alloc_cycles: Vec<u64>,
 }
 
-/// Timestamps of one physical register (kept together for locality).
+/// Access timestamps of one physical register.
 #[derive(Clone, Copy, Debug)]
 struct RegTimes {
-    alloc_since: u64,
     live_since: u64,
     last_access: u64,
+}
+
+/// Allocation timestamps of one physical register.
+#[derive(Clone, Copy, Debug)]
+struct AllocTimes {
+    alloc_since: u64,
     allocated: u64,
 }
 
@@ -224,9 +233,14 @@ impl RegTracker {
             rows_per_subarray: rps,
             regs: vec![
                 RegTimes {
-                    alloc_since: NONE,
                     live_since: NONE,
                     last_access: NONE,
+                };
+                regs
+            ],
+            alloc: vec![
+                AllocTimes {
+                    alloc_since: NONE,
                     allocated: 0,
                 };
                 regs
@@ -244,7 +258,7 @@ impl RegTracker {
 
     /// Physical register `i` becomes allocated at `now`.
     pub fn allocate(&mut self, i: usize, now: u64) {
-        let Some(r) = self.regs.get_mut(i) else {
+        let Some(r) = self.alloc.get_mut(i) else {
             return;
         };
         if r.alloc_since != NONE {
@@ -262,7 +276,7 @@ impl RegTracker {
     pub fn free(&mut self, i: usize, now: u64, act: &mut RfActivity) {
         self.dead(i, now, act);
         let s = self.sub(i);
-        let Some(r) = self.regs.get_mut(i) else {
+        let (Some(r), Some(h)) = (self.alloc.get_mut(i), self.regs.get_mut(i)) else {
             return;
         };
         if r.alloc_since == NONE {
@@ -271,7 +285,7 @@ impl RegTracker {
         let d = now.saturating_sub(r.alloc_since);
         r.alloc_since = NONE;
         r.allocated += d;
-        r.last_access = NONE;
+        h.last_access = NONE;
         act.allocated_register_cycles += d;
         self.sub_alloc_cycles[s] += d;
         self.sub_alloc_count[s] -= 1;
@@ -323,13 +337,13 @@ impl RegTracker {
         }
         add_vec(&mut act.subarray_allocated_cycles, &self.sub_alloc_cycles);
         add_vec(&mut act.subarray_active_cycles, &self.sub_active);
-        for r in &self.regs {
+        for r in &self.alloc {
             act.per_register_allocated_cycles.add(r.allocated);
         }
         act.physical_registers += self.regs.len() as u64;
         self.sub_alloc_cycles.fill(0);
         self.sub_active.fill(0);
-        for r in self.regs.iter_mut() {
+        for r in self.alloc.iter_mut() {
             r.allocated = 0;
         }
     }

@@ -39,7 +39,7 @@ use super::activity::{Activity, CoreActivity, MemActivity, RfActivity, StallBrea
 use super::config::{ConfigError, GpuConfig, OpTiming, SchedulerPolicy};
 use super::functional::{
     FunctionalWarpModel, InstrInfo, MemOpKind, MemSpaceKind, ModelError, UnitClass, WarpKey,
-    WarpRegisters,
+    WarpMemAccess, WarpRegisters,
 };
 use super::memory::{MemoryHierarchy, MemoryTiming};
 use super::rf::{
@@ -185,8 +185,24 @@ enum StallKind {
 
 const N_POOLS: usize = 5;
 
+/// One sub-core. The fields the per-cycle stage checks read (`wake_at`, `wb_q`'s length,
+/// the counters, `dirty`, `last_stall`) come first in one cache line (`repr(C)`, 64-byte
+/// aligned): a cycle of an idle sub-core touches nothing else.
 #[derive(Clone, Debug)]
+#[repr(C, align(64))]
 struct SubCore {
+    /// Earliest cycle a blocked warp unblocks by itself (branch redirect).
+    wake_at: u64,
+    wb_q: VecDeque<usize>,
+    /// Operand reads queued in `bank_q` (all banks).
+    queued_reads: u32,
+    /// Collectors with `busy` set.
+    busy_collectors: u32,
+    /// Something that can change an issue decision happened since the last evaluation.
+    dirty: bool,
+    /// Some entry of `bank_ports_used` may be non-zero (cleared lazily at the next cycle).
+    ports_touched: bool,
+    last_stall: StallKind,
     warps: Vec<u16>,
     collectors: Vec<Collector>,
     free_mask: u64,
@@ -194,15 +210,9 @@ struct SubCore {
     bank_ports_used: Vec<u8>,
     /// next free cycle per unit, per pool (Sp, Int, Sfu, Dp, Tensor).
     units: [Vec<u64>; N_POOLS],
-    wb_q: VecDeque<usize>,
     last_issued: Option<u16>,
     active_set: Vec<u16>,
-    last_stall: StallKind,
     order: Vec<u16>,
-    /// Something that can change an issue decision happened since the last evaluation.
-    dirty: bool,
-    /// Earliest cycle a blocked warp unblocks by itself (branch redirect).
-    wake_at: u64,
     /// Resident warps of the sub-core, oldest first (ages only grow, so a launch appends).
     by_age: Vec<u16>,
     /// Scratch: GTO sort keys, dispatch candidates.
@@ -210,23 +220,30 @@ struct SubCore {
     cands: Vec<usize>,
 }
 
+/// A resident warp. What the scoreboard check ([`Sm::blocked`]) reads comes first, in two
+/// cache lines (`repr(C)`, 64-byte aligned).
 #[derive(Clone, Debug)]
+#[repr(C, align(64))]
 struct Warp {
+    no_issue_until: u64,
+    pending_pred: u32,
+    /// Predicates (sources and destinations) of `next`, for the scoreboard check.
+    next_preds: u32,
+    in_collector: bool,
+    at_barrier: bool,
+    exited: bool,
+    /// `next.is_some()`.
+    has_next: bool,
+    pending: RegMask,
+    /// Registers (sources and destinations) of `next`, for the scoreboard check.
+    next_mask: RegMask,
+    pending_mem: RegMask,
     key: WarpKey,
     cta: usize,
     age: u64,
     sub_core: u8,
-    next: Option<InstrInfo>,
-    in_collector: bool,
-    at_barrier: bool,
-    exited: bool,
-    no_issue_until: u64,
-    pending: RegMask,
-    pending_mem: RegMask,
-    pending_pred: u32,
     inflight: u32,
-    /// Registers (sources and destinations) of `next`, for the scoreboard check.
-    next_mask: RegMask,
+    next: Option<InstrInfo>,
 }
 
 fn reg_mask(i: &Option<InstrInfo>) -> RegMask {
@@ -267,7 +284,17 @@ struct WbEntry {
     complete_at: u64,
 }
 
+/// One SM. The fields every cycle reads first (`idle_until`, `idle_pending`, `used_ctas`,
+/// `events`) share the first cache line (`repr(C)`, 64-byte aligned): a skipped idle cycle
+/// touches nothing else.
+#[repr(C, align(64))]
 struct Sm<D: RegisterFileDesign> {
+    /// Cycles before this one are known idle for this SM (see [`Sm::idle_end`]).
+    idle_until: u64,
+    /// Idle cycles not yet added to the statistics.
+    idle_pending: u64,
+    used_ctas: u32,
+    events: BinaryHeap<Reverse<(u64, u64, usize)>>,
     id: u32,
     design: D,
     warps: Vec<Option<Warp>>,
@@ -278,13 +305,14 @@ struct Sm<D: RegisterFileDesign> {
     used_warps: u32,
     used_regs: u32,
     used_shared: u32,
-    used_ctas: u32,
     ldst_free: Vec<u64>,
-    events: BinaryHeap<Reverse<(u64, u64, usize)>>,
     wb: Vec<Option<WbEntry>>,
     wb_free: Vec<usize>,
     /// Emptied write buffers of completed instructions, reused (no allocation per instruction).
     writes_pool: Vec<Vec<(u16, [u32; 32], u32)>>,
+    /// The memory access of the instruction being dispatched, written by the functional
+    /// model in place.
+    mem_buf: WarpMemAccess,
     act: CoreActivity,
     rf_act: RfActivity,
     mem_act: MemActivity,
@@ -297,15 +325,11 @@ struct Sm<D: RegisterFileDesign> {
     ports: u8,
     /// Warp instructions per `UnitClass` (index = discriminant).
     by_class: [u64; N_CLASSES],
-    /// Cycles before this one are known idle for this SM (see [`Sm::idle_end`]).
-    idle_until: u64,
     /// What one idle cycle adds: the issue stall of each sub-core, dispatch candidates
     /// blocked on a busy unit, collectors waiting for operands.
     idle_stalls: Vec<StallKind>,
     idle_exec_busy: u64,
     idle_operand_wait: u64,
-    /// Idle cycles not yet added to the statistics.
-    idle_pending: u64,
 }
 
 const N_CLASSES: usize = 13;
@@ -646,6 +670,7 @@ impl<D: RegisterFileDesign> Sm<D> {
                 },
                 bank_q: vec![VecDeque::new(); banks],
                 bank_ports_used: vec![0; banks],
+                ports_touched: false,
                 units: [
                     vec![0; u.sp.per_sub_core as usize],
                     vec![0; u.int.per_sub_core as usize],
@@ -654,6 +679,8 @@ impl<D: RegisterFileDesign> Sm<D> {
                     vec![0; u.tensor.per_sub_core as usize],
                 ],
                 wb_q: VecDeque::new(),
+                queued_reads: 0,
+                busy_collectors: 0,
                 last_issued: None,
                 active_set: Vec::new(),
                 last_stall: StallKind::Idle,
@@ -683,6 +710,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             wb: Vec::new(),
             wb_free: Vec::new(),
             writes_pool: Vec::new(),
+            mem_buf: WarpMemAccess::default(),
             act: CoreActivity {
                 bank_reads: vec![0; nb],
                 bank_writes: vec![0; nb],
@@ -774,6 +802,8 @@ impl<D: RegisterFileDesign> Sm<D> {
                 age: sh.warp_age,
                 sub_core: w.sub_core,
                 next_mask: [0; 4],
+                next_preds: 0,
+                has_next: false,
                 next: model.next_instr(key),
                 in_collector: false,
                 at_barrier: false,
@@ -786,6 +816,8 @@ impl<D: RegisterFileDesign> Sm<D> {
             });
             if let Some(w) = self.warps[usize::from(w.slot)].as_mut() {
                 w.next_mask = reg_mask(&w.next);
+                w.next_preds = w.next.map_or(0, |i| i.src_preds | i.dst_preds);
+                w.has_next = w.next.is_some();
             }
         }
         self.ctas[cslot] = Some(CtaState {
@@ -896,10 +928,19 @@ impl<D: RegisterFileDesign> Sm<D> {
             }
         }
         for sc in 0..self.nsub() {
-            self.subs[sc].bank_ports_used.fill(0);
-            progress |= self.writeback(sh, model, mem, sc, now);
-            progress |= self.read_operands(mem, sc, now);
-            progress |= self.dispatch(sh, model, mem, sc, now)?;
+            // each stage is skipped when it has nothing to do (what it would do then: nothing)
+            if std::mem::take(&mut self.subs[sc].ports_touched) {
+                self.subs[sc].bank_ports_used.fill(0);
+            }
+            if !self.subs[sc].wb_q.is_empty() {
+                progress |= self.writeback(sh, model, mem, sc, now);
+            }
+            if self.subs[sc].queued_reads > 0 {
+                progress |= self.read_operands(mem, sc, now);
+            }
+            if self.subs[sc].busy_collectors > 0 {
+                progress |= self.dispatch(sh, model, mem, sc, now)?;
+            }
             progress |= self.issue(sh, sc, now)?;
         }
         self.idle_until = self.idle_end(sh, now + 1);
@@ -925,13 +966,13 @@ impl<D: RegisterFileDesign> Sm<D> {
         }
         let (mut exec_busy, mut operand_wait) = (0u64, 0u64);
         for s in &self.subs {
-            if s.dirty || t >= s.wake_at || !s.wb_q.is_empty() {
-                return 0;
-            }
-            if s.bank_q.iter().any(|q| !q.is_empty()) {
+            if s.dirty || t >= s.wake_at || !s.wb_q.is_empty() || s.queued_reads > 0 {
                 return 0;
             }
             end = end.min(s.wake_at);
+            if s.busy_collectors == 0 {
+                continue;
+            }
             for c in s.collectors.iter().filter(|c| c.busy) {
                 if c.pending > 0 {
                     return 0;
@@ -1041,6 +1082,7 @@ impl<D: RegisterFileDesign> Sm<D> {
                             break;
                         }
                         self.subs[sc].bank_ports_used[b] += 1;
+                        self.subs[sc].ports_touched = true;
                         self.act.bank_writes[sc * nbanks + b] += 1;
                     }
                     let out = self.design.write(&mut ctx, &wr, &e.writes[e.done].1, mask);
@@ -1192,7 +1234,7 @@ impl<D: RegisterFileDesign> Sm<D> {
 
     fn read_operands<M: MemoryTiming>(&mut self, mem: &mut M, sc: usize, now: u64) -> bool {
         let mut progress = false;
-        if self.subs[sc].bank_q.iter().all(|q| q.is_empty()) {
+        if self.subs[sc].queued_reads == 0 {
             return false;
         }
         let ports = self.ports;
@@ -1213,6 +1255,7 @@ impl<D: RegisterFileDesign> Sm<D> {
                     break;
                 }
                 self.subs[sc].bank_q[b].pop_front();
+                self.subs[sc].queued_reads -= 1;
                 left -= 1;
                 transfers += 1;
                 let c = &mut self.subs[sc].collectors[c_i];
@@ -1255,6 +1298,7 @@ impl<D: RegisterFileDesign> Sm<D> {
                 c.pending -= 1;
                 c.ready_at = c.ready_at.max(slot.ready_at);
                 self.subs[sc].bank_ports_used[b] += 1;
+                self.subs[sc].ports_touched = true;
                 self.act.bank_reads[sc * nb + b] += 1;
                 self.act.crossbar_transfers += 1;
                 self.act.collector_writes += 1;
@@ -1371,11 +1415,14 @@ impl<D: RegisterFileDesign> Sm<D> {
                 writes: &mut writes,
                 uncollected: 0,
             };
-            let r = model.step(key, &mut ad);
+            let r = model.step(key, &mut ad, &mut self.mem_buf);
             let u = ad.uncollected;
             (r, u)
         };
-        let step = step.map_err(|source| TimingError::Model { warp: key, source })?;
+        let step = match step {
+            Ok(s) => s,
+            Err(source) => return Err(TimingError::Model { warp: key, source }),
+        };
         self.act.uncollected_reads += uncollected;
         self.act.warp_instructions += 1;
         self.act.thread_instructions += u64::from(step.active_mask.count_ones());
@@ -1400,44 +1447,40 @@ impl<D: RegisterFileDesign> Sm<D> {
         let ready = match info.class {
             UnitClass::Mem => {
                 let lk = ldst.unwrap_or(0);
-                match &step.mem {
-                    Some(acc) => {
-                        from_load = acc.kind != MemOpKind::Store
-                            && matches!(acc.space, MemSpaceKind::Global | MemSpaceKind::Local);
-                        let route =
-                            if matches!(acc.space, MemSpaceKind::Global | MemSpaceKind::Local) {
-                                let mut ctx = RfCtx {
-                                    now,
-                                    sm: self.id,
-                                    act: &mut self.rf_act,
-                                };
-                                self.design
-                                    .global_access(&mut ctx, ws, acc, info.dsts.as_slice())
-                            } else {
-                                MemRoute::Hierarchy
+                let acc = &self.mem_buf;
+                if step.mem {
+                    from_load = acc.kind != MemOpKind::Store
+                        && matches!(acc.space, MemSpaceKind::Global | MemSpaceKind::Local);
+                    let route = if matches!(acc.space, MemSpaceKind::Global | MemSpaceKind::Local) {
+                        let mut ctx = RfCtx {
+                            now,
+                            sm: self.id,
+                            act: &mut self.rf_act,
+                        };
+                        self.design
+                            .global_access(&mut ctx, ws, acc, info.dsts.as_slice())
+                    } else {
+                        MemRoute::Hierarchy
+                    };
+                    match route {
+                        MemRoute::Served { latency } => {
+                            self.mem_act.rf_design_served += 1;
+                            self.ldst_free[lk] = now + 1;
+                            now + u64::from(latency.max(1))
+                        }
+                        MemRoute::Hierarchy | MemRoute::SkipL1 { .. } => {
+                            let (skip, extra) = match route {
+                                MemRoute::SkipL1 { extra } => (true, u64::from(extra)),
+                                _ => (false, 0),
                             };
-                        match route {
-                            MemRoute::Served { latency } => {
-                                self.mem_act.rf_design_served += 1;
-                                self.ldst_free[lk] = now + 1;
-                                now + u64::from(latency.max(1))
-                            }
-                            MemRoute::Hierarchy | MemRoute::SkipL1 { .. } => {
-                                let (skip, extra) = match route {
-                                    MemRoute::SkipL1 { extra } => (true, u64::from(extra)),
-                                    _ => (false, 0),
-                                };
-                                let t =
-                                    mem.access(now + extra, self.id, acc, skip, &mut self.mem_act);
-                                self.ldst_free[lk] = now + u64::from(t.ldst_cycles.max(1));
-                                t.ready_at.max(now + 1)
-                            }
+                            let t = mem.access(now + extra, self.id, acc, skip, &mut self.mem_act);
+                            self.ldst_free[lk] = now + u64::from(t.ldst_cycles.max(1));
+                            t.ready_at.max(now + 1)
                         }
                     }
-                    None => {
-                        self.ldst_free[lk] = now + 1;
-                        now + 1
-                    }
+                } else {
+                    self.ldst_free[lk] = now + 1;
+                    now + 1
                 }
             }
             _ => {
@@ -1453,6 +1496,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             c.busy = false;
             c.info = None;
             c.ops.clear();
+            self.subs[sc].busy_collectors -= 1;
             self.subs[sc].free_mask |= 1 << ci;
             let mut ctx = RfCtx {
                 now,
@@ -1470,6 +1514,8 @@ impl<D: RegisterFileDesign> Sm<D> {
             w.inflight += 1;
             w.next = next;
             w.next_mask = reg_mask(&next);
+            w.next_preds = next.map_or(0, |i| i.src_preds | i.dst_preds);
+            w.has_next = next.is_some();
             if info.class == UnitClass::Mem && from_load {
                 for &r in info.dsts.as_slice() {
                     mask_set(&mut w.pending_mem, r);
@@ -1518,9 +1564,9 @@ impl<D: RegisterFileDesign> Sm<D> {
         if w.exited || w.in_collector || w.no_issue_until > now {
             return Some(StallKind::NoInstruction);
         }
-        let Some(i) = w.next.as_ref() else {
+        if !w.has_next {
             return Some(StallKind::NoInstruction);
-        };
+        }
         let mut hit = false;
         let mut mem = false;
         for k in 0..4 {
@@ -1528,7 +1574,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             hit |= h != 0;
             mem |= h & w.pending_mem[k] != 0;
         }
-        if (i.src_preds | i.dst_preds) & w.pending_pred != 0 {
+        if w.next_preds & w.pending_pred != 0 {
             hit = true;
         }
         if hit {
@@ -1627,12 +1673,17 @@ impl<D: RegisterFileDesign> Sm<D> {
 
     /// The design's scheduling priority of a resident warp.
     fn priority(&self, s: u16) -> u8 {
-        self.warps[usize::from(s)].as_ref().map_or(0, |w| {
-            self.design.warp_priority(WarpSlot {
-                slot: s,
-                sub_core: w.sub_core,
+        // `get`, not indexing: with a design whose priority is a constant the whole
+        // equal-priority check folds away
+        self.warps
+            .get(usize::from(s))
+            .and_then(|w| w.as_ref())
+            .map_or(0, |w| {
+                self.design.warp_priority(WarpSlot {
+                    slot: s,
+                    sub_core: w.sub_core,
+                })
             })
-        })
     }
 
     fn sort_gto(
@@ -1788,10 +1839,15 @@ impl<D: RegisterFileDesign> Sm<D> {
         };
         let nb = self.subs[sc].bank_q.len();
         let SubCore {
-            collectors, bank_q, ..
+            collectors,
+            bank_q,
+            queued_reads,
+            busy_collectors,
+            ..
         } = &mut self.subs[sc];
         let c = &mut collectors[ci];
         c.busy = true;
+        *busy_collectors += 1;
         c.slot = slot;
         c.info = Some(info);
         c.ops.clear();
@@ -1828,6 +1884,7 @@ impl<D: RegisterFileDesign> Sm<D> {
                 Route::Bank(b) => {
                     let b = usize::from(b).min(nb - 1);
                     bank_q[b].push_back((ci as u16, k as u8));
+                    *queued_reads += 1;
                     c.pending += 1;
                 }
                 Route::Bypass => {

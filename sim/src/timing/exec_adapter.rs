@@ -66,6 +66,8 @@ pub struct ExecModel<'a> {
     infos: Vec<Result<InstrInfo, String>>,
     ctas: Vec<Option<CtaExec<'a>>>,
     grid: GridShape,
+    /// Reused [`StepInfo`](crate::exec::StepInfo) buffer of [`CtaExec::step_into`].
+    step_buf: Option<crate::exec::StepInfo>,
 }
 
 fn info_of(func: u32, pc: u32, ins: &crate::exec::ExecInstr) -> Result<InstrInfo, String> {
@@ -154,6 +156,7 @@ impl<'a> ExecModel<'a> {
             infos,
             ctas: (0..ctas).map(|_| None).collect(),
             grid,
+            step_buf: None,
         })
     }
 
@@ -163,13 +166,15 @@ impl<'a> ExecModel<'a> {
     }
 }
 
-fn mem_access(a: &crate::exec::MemAccess) -> WarpMemAccess {
+/// Writes the timing view of the executor's access `a` into `out`.
+fn mem_access(a: &crate::exec::MemAccess, out: &mut WarpMemAccess) {
     let first = if a.mask == 0 {
         0
     } else {
         a.mask.trailing_zeros() as usize
     };
-    let mut addrs = a.addrs;
+    out.addrs = a.addrs;
+    let addrs = &mut out.addrs;
     let space = match a.space {
         Space::Shared | Space::SharedCluster => MemSpaceKind::Shared,
         Space::Local => MemSpaceKind::Local,
@@ -192,17 +197,14 @@ fn mem_access(a: &crate::exec::MemAccess) -> WarpMemAccess {
             }
         }
     };
-    WarpMemAccess {
-        space,
-        kind: match a.kind {
-            MemKind::Load => MemOpKind::Load,
-            MemKind::Store => MemOpKind::Store,
-            MemKind::Atomic => MemOpKind::Atomic,
-        },
-        bytes_per_lane: a.size,
-        mask: a.mask,
-        addrs,
-    }
+    out.space = space;
+    out.kind = match a.kind {
+        MemKind::Load => MemOpKind::Load,
+        MemKind::Store => MemOpKind::Store,
+        MemKind::Atomic => MemOpKind::Atomic,
+    };
+    out.bytes_per_lane = a.size;
+    out.mask = a.mask;
 }
 
 impl FunctionalWarpModel for ExecModel<'_> {
@@ -254,6 +256,7 @@ impl FunctionalWarpModel for ExecModel<'_> {
         &mut self,
         warp: WarpKey,
         regs: &mut dyn WarpRegisters,
+        mem: &mut WarpMemAccess,
     ) -> Result<StepInfo, ModelError> {
         let (c, w) = self.split(warp);
         let pc = self
@@ -272,12 +275,18 @@ impl FunctionalWarpModel for ExecModel<'_> {
             .and_then(|x| x.as_mut())
             .ok_or_else(|| ModelError(format!("warp {warp}: CTA not started")))?;
         let mut r = Regs { inner: regs };
-        let s = cta
-            .step(w, &mut r, self.global)
-            .map_err(|e| ModelError(e.to_string()))?;
+        if let Err(e) = cta.step_into(w, &mut r, self.global, &mut self.step_buf) {
+            return Err(ModelError(e.to_string()));
+        }
+        let Some(s) = self.step_buf.as_ref() else {
+            return Err(ModelError(format!("warp {warp}: step produced no result")));
+        };
+        if let Some(a) = s.mem.as_ref() {
+            mem_access(a, mem);
+        }
         Ok(StepInfo {
             active_mask: s.active_mask,
-            mem: s.mem.as_ref().map(mem_access),
+            mem: s.mem.is_some(),
             barrier: s.barrier != BarrierEvent::None,
             exited: s.warp_done,
         })

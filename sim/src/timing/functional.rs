@@ -132,11 +132,27 @@ pub struct WarpMemAccess {
     pub addrs: [u64; 32],
 }
 
+impl Default for WarpMemAccess {
+    /// An empty access (no lanes): the initial content of a step's memory buffer.
+    fn default() -> Self {
+        WarpMemAccess {
+            space: MemSpaceKind::Global,
+            kind: MemOpKind::Load,
+            bytes_per_lane: 0,
+            mask: 0,
+            addrs: [0; 32],
+        }
+    }
+}
+
 /// What executing one instruction did.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct StepInfo {
     pub active_mask: u32,
-    pub mem: Option<WarpMemAccess>,
+    /// The instruction accessed memory; its lanes' addresses are in the `mem` buffer handed
+    /// to [`FunctionalWarpModel::step`] (written in place: no 256-byte address array is
+    /// moved through return values per instruction, issue 5).
+    pub mem: bool,
     /// The warp reached a CTA barrier and must wait for the others.
     pub barrier: bool,
     /// The warp has finished.
@@ -180,9 +196,14 @@ pub trait FunctionalWarpModel {
     fn finish_cta(&mut self, cta: u32);
     /// The instruction warp `warp` executes next; `None` once it has exited.
     fn next_instr(&self, warp: WarpKey) -> Option<InstrInfo>;
-    /// Executes that instruction. All register values go through `regs`.
-    fn step(&mut self, warp: WarpKey, regs: &mut dyn WarpRegisters)
-        -> Result<StepInfo, ModelError>;
+    /// Executes that instruction. All register values go through `regs`; a memory access
+    /// is written into `mem` (and `StepInfo::mem` set).
+    fn step(
+        &mut self,
+        warp: WarpKey,
+        regs: &mut dyn WarpRegisters,
+        mem: &mut WarpMemAccess,
+    ) -> Result<StepInfo, ModelError>;
     /// Analyses of the module's functions (index = function index) for release flags and
     /// reuse distances; `None` entries for declarations.
     fn analyses(&self) -> &[Option<Analysis>];
@@ -390,8 +411,9 @@ impl SyntheticModel {
                     p: vec![0; 32],
                 };
                 let mut guard = 0u64;
+                let mut mem = WarpMemAccess::default();
                 while self.next_instr(key).is_some() {
-                    let s = self.step(key, &mut regs)?;
+                    let s = self.step(key, &mut regs, &mut mem)?;
                     guard += 1;
                     if s.barrier {
                         // straight-line code: barriers are no-ops for a lone warp
@@ -437,6 +459,7 @@ impl FunctionalWarpModel for SyntheticModel {
         &mut self,
         warp: WarpKey,
         regs: &mut dyn WarpRegisters,
+        mem: &mut WarpMemAccess,
     ) -> Result<StepInfo, ModelError> {
         let w = warp as usize;
         let pc = *self
@@ -515,13 +538,14 @@ impl FunctionalWarpModel for SyntheticModel {
                 };
                 let addrs: [u64; 32] =
                     std::array::from_fn(|l| base + (gw * 32 + l as u64) * u64::from(size));
-                out.mem = Some(WarpMemAccess {
+                *mem = WarpMemAccess {
                     space,
                     kind,
                     bytes_per_lane: size,
                     mask,
                     addrs,
-                });
+                };
+                out.mem = true;
             }
             UnitClass::Branch if ins.op == Opcode::Bra => {
                 if ins.guard.is_some() {

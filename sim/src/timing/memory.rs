@@ -389,6 +389,49 @@ impl MemoryHierarchy {
     fn coalesce(&mut self, acc: &WarpMemAccess) {
         let lb = u64::from(self.cfg.l1d.line_bytes.max(1));
         let sb = u64::from(self.cfg.l1d.sector_bytes.max(1));
+        if lb.is_power_of_two() && sb.is_power_of_two() {
+            self.coalesce_pow2(acc);
+        } else {
+            self.coalesce_general(acc);
+        }
+    }
+
+    /// [`Self::coalesce`] for power-of-two line and sector sizes (every preset): shifts and
+    /// masks instead of divisions, and the lane's line compared with the last one first
+    /// (neighbouring lanes usually share it). Same result as [`Self::coalesce_general`].
+    fn coalesce_pow2(&mut self, acc: &WarpMemAccess) {
+        let lb = u64::from(self.cfg.l1d.line_bytes.max(1));
+        let sb = u64::from(self.cfg.l1d.sector_bytes.max(1));
+        self.lines.clear();
+        let size = u64::from(acc.bytes_per_lane.max(1));
+        let (lk, sk) = (lb.trailing_zeros(), sb.trailing_zeros());
+        let mut m = acc.mask;
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let a = acc.addrs[l];
+            let end = a.saturating_add(size);
+            let mut b = a;
+            while b < end {
+                let line = b >> lk;
+                let sec = 1u32 << ((b & (lb - 1)) >> sk);
+                match self.lines.last_mut() {
+                    Some(e) if e.0 == line => e.1 |= sec,
+                    _ => match self.lines.iter_mut().rev().find(|(x, _)| *x == line) {
+                        Some(e) => e.1 |= sec,
+                        None => self.lines.push((line, sec)),
+                    },
+                }
+                b = ((b >> sk) + 1) << sk;
+            }
+        }
+        self.lines.sort_unstable();
+    }
+
+    /// [`Self::coalesce`] for any line and sector sizes.
+    fn coalesce_general(&mut self, acc: &WarpMemAccess) {
+        let lb = u64::from(self.cfg.l1d.line_bytes.max(1));
+        let sb = u64::from(self.cfg.l1d.sector_bytes.max(1));
         self.lines.clear();
         let size = u64::from(acc.bytes_per_lane.max(1));
         let mut m = acc.mask;
@@ -776,6 +819,45 @@ mod tests {
 
     fn load(base: u64, stride: u64) -> WarpMemAccess {
         acc(MemSpaceKind::Global, MemOpKind::Load, base, stride)
+    }
+
+    /// Issue 5: the shift-based coalescer groups lanes exactly as the general one
+    /// (unit-stride, strided, broadcast, unaligned, wide lanes, lanes straddling sectors and
+    /// lines, sparse masks).
+    #[test]
+    fn issue5_pow2_coalescing_matches_the_general_path() {
+        let mut m = small(4);
+        let mut cases = Vec::new();
+        for (base, stride, bytes, mask) in [
+            (0x1000u64, 4u64, 4u32, u32::MAX),
+            (0x1000, 8, 8, u32::MAX),
+            (0x1004, 4, 4, 0xf0f0_f0f0),
+            (0x2000, 0, 4, u32::MAX),
+            (0x1ffe, 4, 4, 0x8000_0001),
+            (0x3000, 132, 4, u32::MAX),
+            (0x301c, 16, 16, 0x0000_ffff),
+            (0x4000, 4096, 4, 0x5555_5555),
+            (0x5001, 1, 1, u32::MAX),
+            (0x6000, 36, 8, 0xdead_beef),
+        ] {
+            let mut a = load(base, stride);
+            a.bytes_per_lane = bytes;
+            a.mask = mask;
+            cases.push(a);
+        }
+        // lanes in descending address order
+        let mut rev = load(0x7000, 4);
+        for (l, x) in rev.addrs.iter_mut().enumerate() {
+            *x = 0x7000 + 4 * (31 - l as u64) * 9;
+        }
+        cases.push(rev);
+        for a in &cases {
+            m.coalesce_general(a);
+            let general = m.lines.clone();
+            m.coalesce_pow2(a);
+            assert_eq!(m.lines, general, "{a:?}");
+            assert!(!general.is_empty());
+        }
     }
 
     #[test]

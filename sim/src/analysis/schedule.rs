@@ -1,0 +1,807 @@
+//! Scheduling pressure: the registers ptxas's instruction scheduler keeps busy, which the
+//! reported register count includes on top of the executor's program-order allocation
+//! (issue 3).
+//!
+//! ptxas (`-O3`, its default) schedules each basic block for latency: long-latency loads issue
+//! as soon as their addresses are known, stores (which nothing waits for) sink to the end, and
+//! small innermost loops are unrolled once more before scheduling. The loaded values are then
+//! live from the hoisted load to their use, which raises the register count well above what a
+//! program-order allocation needs (`matrixMul_naive`: 32 `LDG` in a row, then 16 `FFMA`;
+//! `conv5x5`: all 50 loads of the channel loop before its 25 `FFMA`; `f2i`: every conversion
+//! before the first `STG`). `sim/testdata/ptxas_sched.py` measures the rules below on
+//! synthetic loops and on the SASS (`nvdisasm`) of the suite and held-out kernels:
+//!
+//! * **Scheduling** ([`list_schedule`]): a critical-path list scheduler over the block's
+//!   dependence graph, with latencies from the Accel-Sim RTX 2060 configuration ([`latency`]).
+//!   Atomics, barriers, fences and calls end a scheduling region (SASS splits the block there:
+//!   warp-aggregated atomics, `BAR`, `MEMBAR`).
+//! * **Unrolling** ([`unroll_factor`]): an innermost loop that is one basic block, whose exit
+//!   test counts a register stepped by an immediate, without barriers, atomics, calls or
+//!   `.pragma "nounroll"`, and with at most [`UNROLL_MAX_BODY`] instructions besides its loads,
+//!   is unrolled [`UNROLL`] times (the script's synthetic loops: x4 up to 46 such instructions,
+//!   x1 from 47; a register step or the pragma: x1). The copies are scheduled together
+//!   ([`unrolled`]). If the result exceeds the budget, ptxas unrolls less (4, 2, 1).
+//! * **Registers** ([`pressure`]): a first-fit assignment of the scheduled live ranges, pairs
+//!   aligned, `R1` reserved; warp-uniform values take no general register (sm_75's uniform
+//!   register file, [`super::uniform::uniform_values`]), nor does a uniform-base + per-thread
+//!   offset address sm_75 encodes as `[Rk.64+URm]`, and a narrow load into a wide register takes
+//!   its loaded width ([`weights`]).
+//!
+//! The estimate is the largest block's registers plus [`super::regalloc::RESERVED_TOP`], capped
+//! by the budget ([`BUDGET`]): ptxas backs off (schedules less aggressively) rather than exceed
+//! it. [`super::analyze`] reports the larger of this and the executor's own allocation.
+
+use super::liveness::{Liveness, UseDef};
+use super::regalloc::{RESERVED_TOP, STACK_POINTER};
+use crate::ir::{Function, Instr, Mods, Opcode, Operand, Space};
+
+/// Copies of a single-block innermost loop body ptxas's unroller makes: 4, measured by
+/// `sim/testdata/ptxas_sched.py` (synthetic loops; and in `ptxas_sched.csv`, `bp_delta`,
+/// `fc_layer` and `matrixMul_naive`'s loops with 4, 8 and 8 loads have SASS loops with 16, 32
+/// and 32).
+pub const UNROLL: u32 = 4;
+
+/// Largest loop body (PTX instructions other than loads, the closing branch included) ptxas
+/// unrolls: a synthetic single-block loop with a constant step is unrolled 4x with 46 such
+/// instructions and not at all with 47 (`sim/testdata/ptxas_sched.py`, `unroll threshold`).
+pub const UNROLL_MAX_BODY: usize = 46;
+
+/// Register budget of ptxas's scheduling on sm_75: the count that still allows the SM's full
+/// occupancy, 65536 registers / 1024 threads = 64 (CUDA C++ Programming Guide, "Technical
+/// Specifications per Compute Capability", cc 7.5). No suite or held-out kernel exceeds it
+/// (`ptxas_sm75.csv`; the largest, `conv5x5`, uses exactly 64).
+pub const SM75_BUDGET: u32 = 64;
+
+/// Per-thread register limit of sm_20 (Fermi): 63 (CUDA C++ Programming Guide, "Technical
+/// Specifications per Compute Capability", cc 2.x; the `gtx480` timing preset).
+pub const SM20_LIMIT: u32 = 63;
+
+/// The budget the scheduling estimate is capped with: [`SM75_BUDGET`], but never above
+/// [`SM20_LIMIT`], so that the one reported count fits every target the simulator has a preset
+/// for (the front-end does not know the preset the kernel will run on; ptxas for sm_20 would
+/// back off to its limit the same way). Costs `conv5x5` one register against ptxas's sm_75 count.
+pub const BUDGET: u32 = if SM75_BUDGET < SM20_LIMIT {
+    SM75_BUDGET
+} else {
+    SM20_LIMIT
+};
+
+/// True for a load whose latency ptxas's scheduler covers by issuing it early: `ld`/`ldu` from
+/// global, shared, local, const or generic memory (parameter loads are constant-bank operands,
+/// see [`super::sink`]).
+fn is_hoisted_load(ins: &Instr) -> bool {
+    matches!(ins.op, Opcode::Ld | Opcode::Ldu) && ins.space != Space::Param
+}
+
+/// True for instructions a load cannot move above: memory writes, atomics, barriers, fences,
+/// calls (memory order, PTX ISA §8 memory consistency model).
+fn is_memory_barrier(ins: &Instr) -> bool {
+    is_region_boundary(ins) || matches!(ins.op, Opcode::St | Opcode::Ret | Opcode::Exit)
+}
+
+/// Issue-to-use latency classes (cycles) that order the list scheduler, from the Accel-Sim
+/// `SM75_RTX2060` configuration the timing model also uses (`sim/src/timing/rtx2060.toml`):
+/// integer/FP32 ALU 4 (`-ptx_opcode_latency_int/fp`), SFU 21 (`-ptx_opcode_latency_sfu`:
+/// transcendental functions and float<->integer conversions), FP64 64
+/// (`-ptx_opcode_latency_dp`), integer division 21 and FP32 division 39 (5th fields), shared
+/// memory 30 (`-gpgpu_smem_latency`), other memory 194 (`-gpgpu_l2_rop_latency`: an L1 miss).
+/// Only their order matters: a long-latency result is scheduled before short ones.
+fn latency(ins: &Instr) -> u32 {
+    use crate::ir::Ty;
+    match ins.op {
+        Opcode::Ld | Opcode::Ldu | Opcode::Atom if ins.space == Space::Shared => 30,
+        Opcode::Ld | Opcode::Ldu | Opcode::Atom if ins.space == Space::Param => 4,
+        Opcode::Ld | Opcode::Ldu | Opcode::Atom => 194,
+        Opcode::Div | Opcode::Rem if ins.ty.is_float() => 39,
+        Opcode::Div | Opcode::Rem => 21,
+        _ if matches!(ins.ty, Ty::F64) || matches!(ins.ty2, Ty::F64) => 64,
+        Opcode::Rcp
+        | Opcode::Sqrt
+        | Opcode::Rsqrt
+        | Opcode::Sin
+        | Opcode::Cos
+        | Opcode::Lg2
+        | Opcode::Ex2
+        | Opcode::Tanh => 21,
+        Opcode::Cvt if ins.ty.is_float() != ins.ty2.is_float() => 21,
+        _ => 4,
+    }
+}
+
+/// True for instructions no other instruction of the block is scheduled across: atomics,
+/// barriers, fences and calls (SASS for sm_75 splits the block at each: warp-aggregated
+/// atomics, `BAR`, `MEMBAR`, `CALL`; `sim/testdata/ptxas_sched.py` prints the SASS).
+fn is_region_boundary(ins: &Instr) -> bool {
+    matches!(
+        ins.op,
+        Opcode::Atom
+            | Opcode::Red
+            | Opcode::Bar
+            | Opcode::BarWarp
+            | Opcode::Membar
+            | Opcode::Fence
+            | Opcode::Call
+    ) || ins.call.is_some()
+}
+
+/// One instruction of a (possibly unrolled) block as the scheduler sees it: registers read
+/// and written (virtual-register ids, renamed per unrolled copy) and its scheduling class.
+#[derive(Clone, Debug)]
+struct VInstr {
+    uses: Vec<u32>,
+    defs: Vec<u32>,
+    /// Unguarded: its definitions end the previous values' lives.
+    kills: bool,
+    latency: u32,
+    load: bool,
+    /// Memory write/atomic/barrier/fence/call: loads stay on their side.
+    orders_memory: bool,
+    volatile: bool,
+    /// Nothing is scheduled across it (terminator, atomic, barrier, fence, call).
+    boundary: bool,
+}
+
+impl VInstr {
+    fn of(ins: &Instr, uses: Vec<u32>, defs: Vec<u32>, kills: bool) -> VInstr {
+        VInstr {
+            uses,
+            defs,
+            kills,
+            latency: latency(ins),
+            load: is_hoisted_load(ins),
+            orders_memory: is_memory_barrier(ins),
+            volatile: ins.mods.has(Mods::VOLATILE),
+            boundary: ins.op.is_terminator() || is_region_boundary(ins),
+        }
+    }
+}
+
+/// The instructions of block `range` as [`VInstr`]s.
+fn block_vinstrs(f: &Function, ud: &UseDef, range: std::ops::Range<usize>) -> Vec<VInstr> {
+    range
+        .filter_map(|pc| {
+            let ins = f.instrs.get(pc)?;
+            Some(VInstr::of(
+                ins,
+                ud.uses.get(pc).cloned().unwrap_or_default(),
+                ud.defs.get(pc).cloned().unwrap_or_default(),
+                ud.kills.get(pc).copied().unwrap_or(false),
+            ))
+        })
+        .collect()
+}
+
+/// The order (indices into `v`) in which ptxas's list scheduler issues the instructions of a
+/// block (module docs): a dependence graph (register true/anti/output dependences; memory
+/// order between a load and a later store/atomic/barrier/fence/call and the reverse, and
+/// between volatile accesses; nothing crosses a scheduling-region boundary) scheduled top-down
+/// one instruction per cycle, always issuing, among the instructions whose operands are ready,
+/// the one with the longest latency-weighted path to the end of the block (critical-path list
+/// scheduling, Gibbons & Muchnick, "Efficient instruction scheduling for a pipelined
+/// architecture", SIGPLAN 1986), ties in program order. Loads therefore issue as soon as their
+/// addresses are known and stores, which nothing waits for, sink to the end.
+fn list_schedule(v: &[VInstr]) -> Vec<usize> {
+    use std::cmp::Reverse;
+    use std::collections::{BTreeMap, BinaryHeap};
+    let n = v.len();
+    let mut succ: Vec<Vec<(usize, u32)>> = vec![Vec::new(); n];
+    let mut last_def: BTreeMap<u32, usize> = BTreeMap::new();
+    let mut readers: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    let (mut last_order, mut loads_since): (Option<usize>, Vec<usize>) = (None, Vec::new());
+    let mut last_volatile: Option<usize> = None;
+    let (mut last_region, mut region_start): (Option<usize>, usize) = (None, 0);
+    for (j, ins) in v.iter().enumerate() {
+        for &u in &ins.uses {
+            if let Some(&i) = last_def.get(&u) {
+                succ[i].push((j, v[i].latency));
+            }
+        }
+        for &d in &ins.defs {
+            if let Some(&i) = last_def.get(&d) {
+                succ[i].push((j, 1));
+            }
+            for &i in readers.get(&d).into_iter().flatten() {
+                if i != j {
+                    succ[i].push((j, 0));
+                }
+            }
+        }
+        if ins.load || ins.orders_memory {
+            if let Some(i) = last_order {
+                succ[i].push((j, 0));
+            }
+            if ins.volatile {
+                if let Some(i) = last_volatile {
+                    succ[i].push((j, 0));
+                }
+                last_volatile = Some(j);
+            }
+            if ins.orders_memory {
+                for &i in &loads_since {
+                    succ[i].push((j, 0));
+                }
+                loads_since.clear();
+                last_order = Some(j);
+            } else {
+                loads_since.push(j);
+            }
+        }
+        if let Some(i) = last_region {
+            succ[i].push((j, 0));
+        }
+        if ins.boundary {
+            for s in succ.iter_mut().take(j).skip(region_start) {
+                s.push((j, 0));
+            }
+            region_start = j + 1;
+            last_region = Some(j);
+        }
+        for &u in &ins.uses {
+            readers.entry(u).or_default().push(j);
+        }
+        for &d in &ins.defs {
+            last_def.insert(d, j);
+            readers.remove(&d);
+        }
+    }
+    // height: longest latency-weighted path to the end of the block
+    let mut height = vec![0u32; n];
+    for i in (0..n).rev() {
+        let h = succ[i]
+            .iter()
+            .map(|&(j, l)| l + height[j])
+            .max()
+            .unwrap_or(0);
+        height[i] = h.max(v[i].latency);
+    }
+    let mut npred = vec![0u32; n];
+    for s in &succ {
+        for &(j, _) in s {
+            npred[j] += 1;
+        }
+    }
+    // one instruction per cycle; an instruction is available once its operands are (its
+    // predecessors' issue cycles plus edge latencies)
+    let mut earliest = vec![0u64; n];
+    let mut pending: BinaryHeap<(Reverse<u64>, Reverse<usize>)> = (0..n)
+        .filter(|&i| npred[i] == 0)
+        .map(|i| (Reverse(0), Reverse(i)))
+        .collect();
+    let mut avail: BinaryHeap<(u32, Reverse<usize>)> = BinaryHeap::new();
+    let mut order = Vec::with_capacity(n);
+    let mut now = 0u64;
+    loop {
+        while let Some(&(Reverse(t), Reverse(i))) = pending.peek() {
+            if t > now && !avail.is_empty() {
+                break;
+            }
+            pending.pop();
+            now = now.max(t);
+            avail.push((height[i], Reverse(i)));
+        }
+        let Some((_, Reverse(i))) = avail.pop() else {
+            break;
+        };
+        order.push(i);
+        for &(j, l) in &succ[i] {
+            earliest[j] = earliest[j].max(now + u64::from(l));
+            npred[j] -= 1;
+            if npred[j] == 0 {
+                pending.push((Reverse(earliest[j]), Reverse(j)));
+            }
+        }
+        now += 1;
+    }
+    order
+}
+
+/// The program counters of block `range` in the order ptxas's list scheduler issues them
+/// ([`list_schedule`]).
+pub fn hoisted_order(f: &Function, ud: &UseDef, range: std::ops::Range<usize>) -> Vec<usize> {
+    let start = range.start;
+    list_schedule(&block_vinstrs(f, ud, range))
+        .into_iter()
+        .map(|i| start + i)
+        .collect()
+}
+
+/// The body of a single-block loop unrolled `u` times, registers renamed per copy: copy `k`'s
+/// definition of `v` gets id `v + k * nv` (copy 0 keeps `v`); a use reads the latest
+/// definition before it (same copy, else the previous copy's, else the value live into the
+/// loop). Only the last copy keeps the closing branch. Returns the instructions and the id
+/// of each register at the end of the unrolled body.
+fn unrolled(body: &[VInstr], nv: usize, u: u32) -> (Vec<VInstr>, Vec<u32>) {
+    let nv32 = nv as u32;
+    let mut cur: Vec<u32> = (0..nv32).collect();
+    let mut out = Vec::with_capacity(body.len() * u as usize);
+    for k in 0..u {
+        for (i, ins) in body.iter().enumerate() {
+            let last_copy = k + 1 == u;
+            if ins.boundary && i + 1 == body.len() && !last_copy {
+                continue;
+            }
+            let uses = ins
+                .uses
+                .iter()
+                .map(|&x| cur.get(x as usize).copied().unwrap_or(x))
+                .collect();
+            let defs: Vec<u32> = ins.defs.iter().map(|&x| x + k * nv32).collect();
+            for (&x, &d) in ins.defs.iter().zip(&defs) {
+                if let Some(c) = cur.get_mut(x as usize) {
+                    *c = d;
+                }
+            }
+            out.push(VInstr {
+                uses,
+                defs,
+                ..ins.clone()
+            });
+        }
+    }
+    (out, cur)
+}
+
+/// 32-bit general registers each virtual register occupies in ptxas's code for sm_75:
+/// * 0 for predicates and for warp-uniform values, which sm_75 keeps in the uniform register
+///   file ([`super::uniform`]);
+/// * 0 for a 64-bit `add` of a uniform base and a per-thread 64-bit offset (not a
+///   `mul.wide`/`mad.wide` result, which SASS fuses into `IMAD.WIDE` instead) that is only
+///   ever used as the address of global/generic memory accesses: sm_75 addresses these as
+///   `[Rk.64+URm]` and never materialises the sum (`bfs_init`, `bfs_commit`:
+///   `STG.E.U8.SYS [R4.64+UR4]`; `sim/testdata/ptxas_sched.py` prints the SASS);
+/// * otherwise the class's slots (a 64-bit value takes a pair).
+pub fn weights(f: &Function, uni: &[bool]) -> Vec<u32> {
+    use crate::ir::{AddrBase, Mode, Ty};
+    let nv = f.regs.len();
+    let is_uni = |v: usize| uni.get(v).copied().unwrap_or(false);
+    let mut w: Vec<u32> = f
+        .regs
+        .iter()
+        .enumerate()
+        .map(|(v, r)| if is_uni(v) { 0 } else { r.class().slots() })
+        .collect();
+    // uses as a memory address vs any other use; definitions by a fusable add, by others
+    let (mut addr_uses, mut other_uses) = (vec![0u32; nv], vec![0u32; nv]);
+    let (mut add_defs, mut other_defs) = (vec![0u32; nv], vec![0u32; nv]);
+    let mut wide = vec![false; nv];
+    for ins in &f.instrs {
+        let mem = matches!(ins.op, Opcode::Ld | Opcode::St | Opcode::Atom | Opcode::Red)
+            && matches!(ins.space, Space::Global | Space::Generic);
+        let mut other = |r: usize| {
+            if let Some(x) = other_uses.get_mut(r) {
+                *x += 1;
+            }
+        };
+        if let Some(g) = ins.guard {
+            other(g.reg.idx());
+        }
+        for o in &ins.src {
+            match o {
+                Operand::Addr(a) => {
+                    if let AddrBase::Reg(r) = a.base {
+                        if mem {
+                            if let Some(x) = addr_uses.get_mut(r.idx()) {
+                                *x += 1;
+                            }
+                        } else {
+                            other(r.idx());
+                        }
+                    }
+                }
+                Operand::Reg(r) => other(r.idx()),
+                Operand::Vec(v) => {
+                    for e in v {
+                        if let Operand::Reg(r) = e {
+                            other(r.idx());
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        let regs: Vec<usize> = ins
+            .src
+            .iter()
+            .filter_map(|o| match o {
+                Operand::Reg(r) => Some(r.idx()),
+                _ => None,
+            })
+            .collect();
+        let fusable = ins.op == Opcode::Add
+            && ins.guard.is_none()
+            && matches!(ins.ty, Ty::S64 | Ty::U64 | Ty::B64)
+            && regs.len() == 2
+            && regs.iter().filter(|&&r| is_uni(r)).count() == 1;
+        let fusable = fusable
+            && regs
+                .iter()
+                .all(|&r| is_uni(r) || !wide.get(r).copied().unwrap_or(true));
+        ins.for_each_write(|d| {
+            let d = d.idx();
+            if fusable {
+                if let Some(x) = add_defs.get_mut(d) {
+                    *x += 1;
+                }
+            } else if let Some(x) = other_defs.get_mut(d) {
+                *x += 1;
+            }
+            if let Some(x) = wide.get_mut(d) {
+                *x = matches!(ins.op, Opcode::Mul | Opcode::Mad) && ins.mode == Mode::Wide;
+            }
+        });
+    }
+    for v in 0..nv {
+        if add_defs[v] > 0 && other_defs[v] == 0 && other_uses[v] == 0 && addr_uses[v] > 0 {
+            w[v] = 0;
+        }
+    }
+    // a value only ever loaded with a narrower type than its register (`ld.global.s32` into a
+    // `.b64`) is loaded into one register and widened where used (`LDG.E` then `SHF.R.S32.HI`,
+    // `k21_fence_reduce`): it occupies the loaded width while it waits
+    let mut narrow: Vec<Option<u32>> = vec![None; nv];
+    let mut other_def = vec![false; nv];
+    for ins in &f.instrs {
+        let loaded = is_hoisted_load(ins) && ins.vec == 1;
+        let words = ins.ty.size().div_ceil(4);
+        ins.for_each_write(|d| {
+            let d = d.idx();
+            if loaded {
+                if let Some(x) = narrow.get_mut(d) {
+                    *x = Some(x.map_or(words, |y| y.max(words)));
+                }
+            } else if let Some(x) = other_def.get_mut(d) {
+                *x = true;
+            }
+        });
+    }
+    for v in 0..nv {
+        if let (Some(words), false) = (narrow[v], other_def[v]) {
+            w[v] = w[v].min(words.max(1));
+        }
+    }
+    w
+}
+
+/// Registers needed to run `v` in `order`: a first-fit assignment along the order (linear
+/// scan, Poletto & Sarkar, TOPLAS 1999) of every value's live range, 64-bit values on an
+/// aligned even/odd pair and `R1` reserved, as [`super::regalloc`] does for the whole
+/// function; values in `live_out` stay to the end, values read before any definition (live
+/// into the block) are placed first, widest first. Returns the highest register + 1.
+fn pressure(wt: &[u32], v: &[VInstr], order: &[usize], live_out: &[u32]) -> u32 {
+    use std::collections::{BTreeMap, BTreeSet};
+    let nv = wt.len().max(1);
+    let w = |x: u32| wt.get(x as usize % nv).copied().unwrap_or(0);
+    // last position (in `order`) at which each value is read; usize::MAX = live out
+    let mut last_use: BTreeMap<u32, usize> = BTreeMap::new();
+    let mut defined: BTreeSet<u32> = BTreeSet::new();
+    let mut live_in: Vec<u32> = Vec::new();
+    for (pos, &i) in order.iter().enumerate() {
+        let Some(ins) = v.get(i) else {
+            continue;
+        };
+        for &u in &ins.uses {
+            last_use.insert(u, pos);
+            if !defined.contains(&u) && !live_in.contains(&u) {
+                live_in.push(u);
+            }
+        }
+        for &d in &ins.defs {
+            defined.insert(d);
+        }
+    }
+    for &x in live_out {
+        last_use.insert(x, usize::MAX);
+        if !defined.contains(&x) && !live_in.contains(&x) {
+            live_in.push(x);
+        }
+    }
+    let sp = usize::from(STACK_POINTER);
+    let mut busy: Vec<bool> = vec![false; sp + 1];
+    busy[sp] = true;
+    let mut at: BTreeMap<u32, (usize, usize)> = BTreeMap::new();
+    let mut top = 0usize;
+    let mut place = |x: u32, busy: &mut Vec<bool>, at: &mut BTreeMap<u32, (usize, usize)>| {
+        let width = w(x) as usize;
+        if width == 0 || at.contains_key(&x) {
+            return;
+        }
+        let mut base = 0usize;
+        while (base..base + width).any(|r| busy.get(r).copied().unwrap_or(false)) {
+            base += width;
+        }
+        if busy.len() < base + width {
+            busy.resize(base + width, false);
+        }
+        for r in busy.iter_mut().skip(base).take(width) {
+            *r = true;
+        }
+        at.insert(x, (base, width));
+        top = top.max(base + width);
+    };
+    live_in.sort_by_key(|&x| std::cmp::Reverse(w(x)));
+    for &x in &live_in {
+        place(x, &mut busy, &mut at);
+    }
+    let free = |x: u32, busy: &mut Vec<bool>, at: &mut BTreeMap<u32, (usize, usize)>| {
+        if let Some((b, wd)) = at.remove(&x) {
+            for r in busy.iter_mut().skip(b).take(wd) {
+                *r = false;
+            }
+        }
+    };
+    for (pos, &i) in order.iter().enumerate() {
+        let Some(ins) = v.get(i) else {
+            continue;
+        };
+        // operands whose last read is here free their registers for this instruction's results
+        for &u in &ins.uses {
+            if last_use.get(&u) == Some(&pos) && !ins.defs.contains(&u) {
+                free(u, &mut busy, &mut at);
+            }
+        }
+        for &d in &ins.defs {
+            if ins.kills {
+                free(d, &mut busy, &mut at);
+            }
+            place(d, &mut busy, &mut at);
+            // a result nothing reads is dead at once
+            if !last_use.contains_key(&d) {
+                free(d, &mut busy, &mut at);
+            }
+        }
+    }
+    top as u32
+}
+
+/// The unroll factor ptxas may apply to block `b` (module docs): [`UNROLL`] if `b` is on its
+/// own a whole loop body whose exit test counts an induction variable stepped by an immediate,
+/// without barriers, calls, atomics or `.pragma "nounroll"`, and with at most
+/// [`UNROLL_MAX_BODY`] instructions besides its loads; 1 otherwise.
+fn unroll_factor(f: &Function, ud: &UseDef, b: usize) -> u32 {
+    let cfg = &f.cfg;
+    let single = cfg
+        .loops
+        .iter()
+        .any(|l| l.header as usize == b && l.blocks.len() == 1 && l.latches == [b as u32]);
+    let Some(blk) = cfg.blocks.get(b) else {
+        return 1;
+    };
+    let body = f.instrs.get(blk.range()).unwrap_or(&[]);
+    let plain = body.iter().all(|i| {
+        !matches!(
+            i.op,
+            Opcode::Bar | Opcode::Atom | Opcode::Red | Opcode::BarWarp
+        ) && i.call.is_none()
+            && !i.mods.has(Mods::NOUNROLL)
+    });
+    let non_load = body.iter().filter(|i| !is_hoisted_load(i)).count();
+    if !single || !plain || non_load > UNROLL_MAX_BODY {
+        return 1;
+    }
+    // the exit test: the guard of the closing branch, set by a `setp` of the block reading a
+    // register that the block steps by an immediate (`add`/`sub r, r, imm`)
+    let Some(last) = body.last() else {
+        return 1;
+    };
+    let Some(guard) = last.guard.map(|g| g.reg.0) else {
+        return 1;
+    };
+    let stepped = |v: u32| {
+        blk.range().any(|pc| {
+            f.instrs.get(pc).is_some_and(|i| {
+                matches!(i.op, Opcode::Add | Opcode::Sub)
+                    && defs_of(ud, pc).contains(&v)
+                    && i.src.iter().any(|o| matches!(o, Operand::Imm(_)))
+                    && i.src
+                        .iter()
+                        .any(|o| matches!(o, Operand::Reg(r) if r.0 == v))
+            })
+        })
+    };
+    let counted = blk.range().any(|pc| {
+        f.instrs.get(pc).is_some_and(|i| {
+            i.op == Opcode::Setp
+                && defs_of(ud, pc).contains(&guard)
+                && ud
+                    .uses
+                    .get(pc)
+                    .is_some_and(|u| u.iter().any(|&v| stepped(v)))
+        })
+    });
+    if counted {
+        UNROLL
+    } else {
+        1
+    }
+}
+
+fn defs_of(ud: &UseDef, pc: usize) -> &[u32] {
+    ud.defs.get(pc).map(Vec::as_slice).unwrap_or(&[])
+}
+
+/// Registers per thread ptxas's scheduler needs for `f` (module docs), within `budget`: an
+/// unrolled body whose pressure exceeds the budget is unrolled less (4, then 2, then not), and
+/// the result never exceeds the budget (ptxas then schedules less aggressively).
+pub fn scheduled_registers(f: &Function, ud: &UseDef, live: &Liveness, budget: u32) -> u32 {
+    let overhead = RESERVED_TOP;
+    let wt = &weights(f, &super::uniform::uniform_values(f));
+    let nv = f.regs.len();
+    let mut max = 0u32;
+    for (b, blk) in f.cfg.blocks.iter().enumerate() {
+        let body = block_vinstrs(f, ud, blk.range());
+        let live_out: Vec<u32> = live
+            .block_out
+            .get(b)
+            .map(|s| s.iter().map(|x| x as u32).collect())
+            .unwrap_or_default();
+        let mut u = unroll_factor(f, ud, b);
+        let p = loop {
+            let (v, last) = if u > 1 {
+                unrolled(&body, nv, u)
+            } else {
+                (body.clone(), (0..nv as u32).collect())
+            };
+            let out: Vec<u32> = live_out
+                .iter()
+                .map(|&x| last.get(x as usize).copied().unwrap_or(x))
+                .collect();
+            let p = pressure(wt, &v, &list_schedule(&v), &out);
+            if u <= 1 || p + overhead <= budget {
+                break p;
+            }
+            u /= 2;
+        };
+        max = max.max(p);
+    }
+    if max == 0 {
+        0
+    } else {
+        (max + overhead).min(budget)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::{analyze, vreg_usedef};
+    use crate::ptx::parser::parse_unscheduled;
+
+    fn kernel(body: &str) -> Function {
+        let src = format!(
+            ".version 7.0\n.target sm_75\n.address_size 64\n.entry k(.param .u64 p, .param .u32 n)\n\
+             {{\n.reg .pred %p<3>;\n.reg .b32 %r<9>;\n.reg .f32 %f<40>;\n.reg .b64 %rd<9>;\n\
+             {body}\n}}\n"
+        );
+        let m = parse_unscheduled("t.ptx", &src).unwrap_or_else(|e| panic!("{e}"));
+        m.function("k").unwrap().clone()
+    }
+
+    fn op_order(f: &Function, b: usize) -> Vec<Opcode> {
+        let ud = vreg_usedef(f);
+        hoisted_order(f, &ud, f.cfg.blocks[b].range())
+            .into_iter()
+            .map(|pc| f.instrs[pc].op)
+            .collect()
+    }
+
+    /// A single-block loop: `loads` loads per iteration summed into %f1, counter %r3 stepped by
+    /// `step`; `pragma` puts `.pragma "nounroll"` at its head.
+    fn loop_kernel(loads: usize, step: &str, pragma: bool) -> Function {
+        let mut body = String::from(
+            "ld.param.u64 %rd1, [p];\nld.param.u32 %r1, [n];\nmov.u32 %r2, %tid.x;\n\
+             mul.wide.u32 %rd3, %r2, 4;\nadd.s64 %rd4, %rd1, %rd3;\nmov.f32 %f1, 0f00000000;\n\
+             mov.u32 %r3, 0;\nL1:\n",
+        );
+        if pragma {
+            body.push_str(".pragma \"nounroll\";\n");
+        }
+        for j in 0..loads {
+            body.push_str(&format!(
+                "ld.global.f32 %f{}, [%rd4+{}];\nadd.f32 %f1, %f1, %f{};\n",
+                10 + j,
+                4 * j,
+                10 + j
+            ));
+        }
+        body.push_str(&format!(
+            "add.s64 %rd4, %rd4, 1024;\nadd.s32 %r3, %r3, {step};\nsetp.lt.s32 %p1, %r3, %r1;\n\
+             @%p1 bra L1;\nst.global.f32 [%rd1], %f1;\nret;"
+        ));
+        kernel(&body)
+    }
+
+    fn loop_block(f: &Function) -> usize {
+        f.cfg.loops[0].header as usize
+    }
+
+    #[test]
+    fn issue_3_loads_issue_before_the_arithmetic_that_waits_for_them() {
+        // program order alternates load / add; ptxas (and the list scheduler) issues all loads
+        // of the block first
+        let f = loop_kernel(4, "1", false);
+        let ops = op_order(&f, loop_block(&f));
+        let first_add = ops.iter().position(|&o| o == Opcode::Add).unwrap();
+        let last_load = ops.iter().rposition(|&o| o == Opcode::Ld).unwrap();
+        assert!(last_load < first_add, "{ops:?}");
+        assert_eq!(ops.last(), Some(&Opcode::Bra));
+    }
+
+    #[test]
+    fn issue_3_stores_sink_below_independent_work() {
+        let f = kernel(
+            "ld.param.u64 %rd1, [p];\nmov.u32 %r1, %tid.x;\nst.global.u32 [%rd1], %r1;\n\
+             cvt.rn.f32.u32 %f1, %r1;\nsqrt.approx.f32 %f2, %f1;\nst.global.f32 [%rd1+4], %f2;\nret;",
+        );
+        let ops = op_order(&f, 0);
+        // when both are ready, the conversion (longer path to the end) goes before the first
+        // store, which nothing waits for
+        let st = ops.iter().position(|&o| o == Opcode::St).unwrap();
+        let cvt = ops.iter().position(|&o| o == Opcode::Cvt).unwrap();
+        assert!(cvt < st, "{ops:?}");
+    }
+
+    #[test]
+    fn issue_3_constant_step_loop_is_unrolled_4x_register_step_and_pragma_are_not() {
+        let f = loop_kernel(2, "1", false);
+        assert_eq!(unroll_factor(&f, &vreg_usedef(&f), loop_block(&f)), UNROLL);
+        let g = loop_kernel(2, "%r1", false);
+        assert_eq!(unroll_factor(&g, &vreg_usedef(&g), loop_block(&g)), 1);
+        let h = loop_kernel(2, "1", true);
+        assert_eq!(unroll_factor(&h, &vreg_usedef(&h), loop_block(&h)), 1);
+    }
+
+    #[test]
+    fn issue_3_unrolled_loads_raise_the_count_and_more_loads_raise_it_more() {
+        // 4 copies of the body each keep their loads in flight: the estimate grows with the
+        // loads per iteration (monotone) and is well above the program-order allocation
+        let mut last = 0;
+        for loads in [1, 2, 4, 8] {
+            let f = loop_kernel(loads, "1", false);
+            let a = analyze(&f);
+            assert!(a.alloc.registers >= a.alloc.span);
+            assert!(
+                a.alloc.registers >= last,
+                "{loads} loads: {}",
+                a.alloc.registers
+            );
+            last = a.alloc.registers;
+        }
+        let f = loop_kernel(8, "1", false);
+        let a = analyze(&f);
+        // 4 x 8 loaded values are live together
+        assert!(
+            a.alloc.registers >= 32 + RESERVED_TOP,
+            "{}",
+            a.alloc.registers
+        );
+        assert!(a.alloc.span < 32);
+    }
+
+    #[test]
+    fn issue_3_estimate_never_exceeds_the_budget() {
+        let f = loop_kernel(30, "1", false);
+        let ud = vreg_usedef(&f);
+        let live = crate::analysis::Liveness::compute(&f.cfg, &ud, f.regs.len());
+        for budget in [8, 16, 32, 63] {
+            assert!(scheduled_registers(&f, &ud, &live, budget) <= budget);
+        }
+        let a = analyze(&f);
+        assert!(a.alloc.registers <= BUDGET.max(a.alloc.span));
+        const { assert!(BUDGET <= SM20_LIMIT && BUDGET <= SM75_BUDGET) };
+    }
+
+    #[test]
+    fn issue_3_uniform_base_plus_offset_address_takes_no_register() {
+        // %rd2 = param + per-thread offset, used only as a store address: [R.64+UR] on sm_75
+        let f = kernel(
+            "ld.param.u64 %rd1, [p];\nmov.u32 %r1, %tid.x;\ncvt.s64.s32 %rd3, %r1;\n\
+             add.s64 %rd2, %rd1, %rd3;\nst.global.u32 [%rd2], %r1;\nret;",
+        );
+        let w = weights(&f, &crate::analysis::uniform::uniform_values(&f));
+        let idx = |n: &str| f.regs.iter().position(|r| r.name == n).unwrap();
+        assert_eq!(w[idx("%rd1")], 0, "uniform parameter");
+        assert_eq!(w[idx("%rd2")], 0, "folded address");
+        assert_eq!(w[idx("%rd3")], 2, "per-thread offset");
+        assert_eq!(w[idx("%r1")], 1);
+    }
+}

@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""Measures how ptxas's scheduler and unroller raise the register count on sm_75, for
+sim/src/analysis/schedule.rs (issue 3).
+
+1. unroll threshold: a synthetic single-block loop (2 loads, N fma, a counter stepped by an
+   immediate) is compiled for N = 40..50; the SASS loop body has 4x the loads while the PTX body
+   has at most 46 instructions besides its loads and 1x from 47 on (schedule::UNROLL,
+   schedule::UNROLL_MAX_BODY). The same loop with a register step (grid-stride) or with
+   `.pragma "nounroll"` is not unrolled.
+2. loops of the suite and held-out kernels: for every single-block PTX loop, its instruction and
+   load counts, whether it carries `.pragma "nounroll"` and whether its counter is stepped by an
+   immediate, next to the load counts of the SASS loops (backward branches) of the same kernel.
+   Written to sim/testdata/ptxas_sched.csv.
+3. --sass KERNEL FILE prints the SASS of one kernel (the examples cited in schedule.rs:
+   matrixMul_naive's 32 hoisted LDG, bfs_commit's [R.64+UR] addresses, k21_fence_reduce's
+   narrow volatile loads, k13_f2i_nan's sunk stores).
+
+Needs ptxas (pip install nvidia-cuda-nvcc-cu12==12.9.86) and nvdisasm
+(pip install nvidia-cuda-nvdisasm). Run: python3 sim/testdata/ptxas_sched.py
+"""
+import glob, os, re, subprocess, sys, tempfile
+import nvidia
+import nvidia.cuda_nvcc as m
+
+PTXAS = os.path.join(list(m.__path__)[0], "bin", "ptxas")
+here = os.path.dirname(os.path.abspath(__file__))
+root = os.path.abspath(os.path.join(here, "..", ".."))
+
+
+def find_nvdisasm():
+    for p in nvidia.__path__:
+        for c in glob.glob(os.path.join(p, "*", "bin", "nvdisasm")):
+            return c
+    sys.exit("nvdisasm not found (pip install nvidia-cuda-nvdisasm)")
+
+
+NVDISASM = find_nvdisasm()
+
+
+def compile_ptx(path):
+    """(registers per kernel, SASS text) of a PTX file for sm_75."""
+    with tempfile.TemporaryDirectory() as td:
+        cubin = os.path.join(td, "k.cubin")
+        out = subprocess.run([PTXAS, "-v", "-arch=sm_75", path, "-o", cubin],
+                             capture_output=True, text=True)
+        if out.returncode != 0:
+            raise RuntimeError(out.stderr)
+        sass = subprocess.run([NVDISASM, "-c", cubin], capture_output=True, text=True).stdout
+    regs, cur = {}, None
+    for line in out.stderr.splitlines():
+        mm = re.search(r"Compiling entry function '([^']+)'", line)
+        if mm:
+            cur = mm.group(1)
+        mm = re.search(r"Used (\d+) registers", line)
+        if mm and cur:
+            regs[cur] = int(mm.group(1))
+    return regs, sass
+
+
+def sass_kernel(sass, k):
+    mm = re.search(r"\.text\." + re.escape(k) + r"\s.*?(?=//-----|\Z)", sass, re.S)
+    return mm.group(0) if mm else ""
+
+
+def sass_loops(text):
+    """Load counts of the SASS loop bodies (a backward BRA to a label)."""
+    ins, addr = [], {}
+    for line in text.split("\n"):
+        mm = re.match(r"\s*(\.L_x_\d+):", line)
+        if mm:
+            addr[mm.group(1)] = len(ins)
+        mm = re.search(r"/\*[0-9a-f]{4}\*/\s+(.*?);", line)
+        if mm:
+            ins.append(mm.group(1))
+    loops = []
+    for i, x in enumerate(ins):
+        mm = re.search(r"BRA\s+`\((\.L_x_\d+)\)", x)
+        if mm and addr.get(mm.group(1), 1 << 30) < i:
+            seg = ins[addr[mm.group(1)]:i + 1]
+            loops.append(sum(1 for y in seg if re.search(r"\bLD(G|S|L|C)?\b|\bLD[GSLC]\.", y)))
+    return loops
+
+
+# ---------- 1. unroll threshold ----------
+def synthetic(nfma, step="1", pragma=False):
+    body = ["ld.global.f32 %f10, [%rd4];", "ld.global.f32 %f11, [%rd4+4096];"]
+    body += [f"fma.rn.f32 %f1, %f1, %f{10 + j % 2}, %f2;" for j in range(nfma)]
+    return f""".version 7.0
+.target sm_75
+.address_size 64
+.visible .entry k(.param .u64 p, .param .u32 n, .param .u32 s)
+{{
+.reg .pred %p<3>;
+.reg .b32 %r<9>;
+.reg .f32 %f<20>;
+.reg .b64 %rd<9>;
+ld.param.u64 %rd1, [p];
+ld.param.u32 %r1, [n];
+ld.param.u32 %r5, [s];
+cvta.to.global.u64 %rd2, %rd1;
+mov.u32 %r2, %tid.x;
+mul.wide.u32 %rd3, %r2, 4;
+add.s64 %rd4, %rd2, %rd3;
+mov.f32 %f1, 0f00000000;
+mov.f32 %f2, 0f3F800000;
+mov.u32 %r3, 0;
+L1:
+{'.pragma "nounroll";' if pragma else ''}
+{chr(10).join(body)}
+add.s64 %rd4, %rd4, 1024;
+add.s32 %r3, %r3, {step};
+setp.lt.s32 %p1, %r3, %r1;
+@%p1 bra L1;
+st.global.f32 [%rd2], %f1;
+ret;
+}}
+"""
+
+
+def unroll_of(src):
+    with tempfile.NamedTemporaryFile("w", suffix=".ptx", delete=False) as fh:
+        fh.write(src)
+    try:
+        _, sass = compile_ptx(fh.name)
+    finally:
+        os.unlink(fh.name)
+    loops = sass_loops(sass_kernel(sass, "k"))
+    return max(loops) // 2 if loops else 0
+
+
+def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--sass":
+        _, sass = compile_ptx(sys.argv[3])
+        print(sass_kernel(sass, sys.argv[2]))
+        return
+    print("unroll threshold (non-load instructions = N fma + 4: add, add, setp, bra)")
+    for nfma in range(38, 47):
+        print(f"  N={nfma:2d} non-load={nfma + 4:2d} unroll x{unroll_of(synthetic(nfma))}")
+    print("  register step (grid-stride), N=4: unroll x%d" % unroll_of(synthetic(4, "%r5")))
+    print("  .pragma \"nounroll\", N=4: unroll x%d" % unroll_of(synthetic(4, pragma=True)))
+
+    # ---------- 2. loops of the suite and held-out kernels ----------
+    files = sorted(glob.glob(os.path.join(root, "workloads", "*", "*.ptx"))) + sorted(
+        glob.glob(os.path.join(here, "heldout", "*", "*.ptx")))
+    rows = []
+    for f in files:
+        try:
+            regs, sass = compile_ptx(f)
+        except RuntimeError:
+            continue  # needs a newer -arch than sm_75
+        src = open(f).read()
+        for mm in re.finditer(r"\.entry\s+(\w+)\s*\((.*?)\n\}", src, re.S):
+            k, body = mm.group(1), mm.group(2)
+            lines = [l.strip() for l in body.split("\n")]
+            labels = {}
+            for i, l in enumerate(lines):
+                lm = re.match(r"(\$\w+):", l)
+                if lm:
+                    labels[lm.group(1)] = i
+            sl = sass_loops(sass_kernel(sass, k))
+            for i, l in enumerate(lines):
+                bm = re.search(r"bra(?:\.uni)?\s+(\$\w+);", l)
+                if not (bm and labels.get(bm.group(1), 1 << 30) < i):
+                    continue
+                seg = lines[labels[bm.group(1)] + 1:i + 1]
+                if any(re.match(r"\$\w+:", x) for x in seg):
+                    continue  # not a single block
+                ins = [x for x in seg if x and not x.startswith((".", "//"))]
+                loads = sum(1 for x in ins if re.match(r"(@\S+\s+)?ld\.(?!param)", x))
+                nounroll = int(any('nounroll' in x for x in seg))
+                const_step = int(any(re.match(r"add\.s32\s+(%r\d+),\s*\1,\s*-?\d+;", x)
+                                     for x in ins))
+                rows.append((os.path.relpath(f, root), k, regs.get(k, 0), len(ins) - loads,
+                             loads, nounroll, const_step, " ".join(map(str, sl))))
+    with open(os.path.join(here, "ptxas_sched.csv"), "w") as fh:
+        fh.write("# ptxas -arch=sm_75 + nvdisasm -c; generated by sim/testdata/ptxas_sched.py\n")
+        fh.write("# one row per single-block PTX loop; sass_loop_loads = loads of every SASS loop "
+                 "body of the kernel\n")
+        fh.write("file,kernel,registers,ptx_non_load_instrs,ptx_loads,nounroll,const_step,"
+                 "sass_loop_loads\n")
+        for r in rows:
+            fh.write(",".join(str(x) for x in r) + "\n")
+    print(len(rows), "single-block loops written to sim/testdata/ptxas_sched.csv")
+
+
+if __name__ == "__main__":
+    main()
