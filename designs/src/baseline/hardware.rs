@@ -29,6 +29,23 @@ use crate::config::ResolvedConfig;
 use crate::energy::circuits;
 use crate::energy::{Component, EnergyError, EventCounts, Inventory};
 
+/// One register bank as an SRAM array: `rf.bank_bytes` with `rf.row_bits` rows, `rf.bank_ports`
+/// read/write ports, ECC as configured, HP cells and periphery, at the configured node and
+/// temperature.
+fn bank_spec(cfg: &ResolvedConfig) -> SramSpec {
+    let mut spec = SramSpec::ram(
+        u64::from(cfg.rf.bank_bytes),
+        cfg.rf.row_bits / 8,
+        cfg.power.node.nm(),
+    );
+    spec.rw_ports = cfg.rf.bank_ports;
+    spec.ecc = cfg.rf.ecc;
+    spec.temperature = cfg.power.temperature;
+    spec.cell_flavor = DeviceFlavor::ItrsHp;
+    spec.peri_flavor = DeviceFlavor::ItrsHp;
+    spec
+}
+
 /// Builds the baseline's inventory at the configuration's node and temperature.
 pub fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
     let tech = Technology::for_node(cfg.power.node.nm(), cfg.power.temperature)?;
@@ -40,17 +57,7 @@ pub fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
     let slices = u64::from(cfg.rf.slices_per_bank);
     let collectors = s.collectors.units_per_sub_core;
 
-    let mut spec = SramSpec::ram(
-        u64::from(cfg.rf.bank_bytes),
-        cfg.rf.row_bits / 8,
-        cfg.power.node.nm(),
-    );
-    spec.rw_ports = cfg.rf.bank_ports;
-    spec.ecc = cfg.rf.ecc;
-    spec.temperature = cfg.power.temperature;
-    spec.cell_flavor = DeviceFlavor::ItrsHp;
-    spec.peri_flavor = DeviceFlavor::ItrsHp;
-    let bank = estimate(&spec, &tech).map_err(|source| EnergyError::Sram {
+    let bank = estimate(&bank_spec(cfg), &tech).map_err(|source| EnergyError::Sram {
         component: "rf_banks".into(),
         source,
     })?;
@@ -207,15 +214,7 @@ mod tests {
         let c = preset(GpuPreset::Rtx2060).expect("preset");
         let tech = Technology::for_node(c.power.node.nm(), c.power.temperature).expect("node");
         let inv = inventory(&c).expect("inventory");
-        let mut spec = SramSpec::ram(
-            u64::from(c.rf.bank_bytes),
-            c.rf.row_bits / 8,
-            c.power.node.nm(),
-        );
-        spec.rw_ports = c.rf.bank_ports;
-        spec.ecc = c.rf.ecc;
-        spec.temperature = c.power.temperature;
-        let bank = estimate(&spec, &tech).expect("bank");
+        let bank = estimate(&bank_spec(&c), &tech).expect("bank");
         let banks = c.gpu.sm.register_file.banks_per_sub_core;
         let logic = circuits::logic_tech(&tech).expect("logic");
         let x = circuits::crossbar(
