@@ -70,97 +70,132 @@ fn run_base(c: &GpuConfig, m: &mut SyntheticModel) -> Activity<NoStats> {
     run(c, m, |_| FlatRf::new(c), &RunOptions::default()).expect("timed run")
 }
 
-/// A design that stores like the baseline but routes every access to bank 0.
-struct OneBank(FlatRf);
+/// The flat design with test knobs, each off in [`Tweak::new`].
+struct Tweak {
+    base: FlatRf,
+    /// Route every read and write to bank 0.
+    one_bank: bool,
+    /// Flip a bit of lane 5 in every value read: must be caught by the checksum comparison.
+    corrupt: bool,
+    /// Wake-up delay added to every read.
+    wake: u32,
+    /// Serve reads of even-numbered registers from a (pretend) collector cache.
+    bypass_even: bool,
+    /// Scheduling priority: `None` the trait's default, `Some(true)` `255 - slot` (older =
+    /// higher while no slot is reused), `Some(false)` a constant 7.
+    priority: Option<bool>,
+}
 
-impl RegisterFileDesign for OneBank {
+impl Tweak {
+    fn new(c: &GpuConfig) -> Tweak {
+        Tweak {
+            base: FlatRf::new(c),
+            one_bank: false,
+            corrupt: false,
+            wake: 0,
+            bypass_even: false,
+            priority: None,
+        }
+    }
+}
+
+impl RegisterFileDesign for Tweak {
     type Stats = NoStats;
     fn name(&self) -> String {
-        "one-bank".into()
+        match (
+            self.one_bank,
+            self.corrupt,
+            self.wake > 0 || self.bypass_even,
+        ) {
+            (true, _, _) => "one-bank".into(),
+            (_, true, _) => "lossy".into(),
+            (_, _, true) => "tweak".into(),
+            _ => self.base.name(),
+        }
     }
     fn layout(&self) -> RfLayout {
-        self.0.layout()
+        self.base.layout()
     }
     fn can_allocate(&self, w: &[WarpSlot], r: u32) -> bool {
-        self.0.can_allocate(w, r)
+        self.base.can_allocate(w, r)
     }
     fn allocate_warp(&mut self, c: &mut RfCtx, w: WarpSlot, r: u32) -> Result<(), RfError> {
-        self.0.allocate_warp(c, w, r)
+        self.base.allocate_warp(c, w, r)
     }
     fn free_warp(&mut self, c: &mut RfCtx, w: WarpSlot) {
-        self.0.free_warp(c, w)
+        self.base.free_warp(c, w)
     }
-    fn route_read(&mut self, _c: &mut RfCtx, _o: &OperandRef) -> Route {
-        Route::Bank(0)
+    fn warp_priority(&self, w: WarpSlot) -> u8 {
+        match self.priority {
+            None => 0,
+            Some(true) => 255 - w.slot.min(255) as u8,
+            Some(false) => 7,
+        }
+    }
+    fn route_read(&mut self, c: &mut RfCtx, o: &OperandRef) -> Route {
+        if self.one_bank {
+            Route::Bank(0)
+        } else if self.bypass_even && o.reg.is_multiple_of(2) {
+            Route::Bypass
+        } else {
+            self.base.route_read(c, o)
+        }
     }
     fn read(&mut self, c: &mut RfCtx, o: &OperandRef) -> ReadOutcome {
-        self.0.read(c, o)
+        let mut r = self.base.read(c, o);
+        if self.corrupt {
+            r.values[5] ^= 1;
+        }
+        if self.wake > 0 {
+            r.delay = regwatt_sim::timing::rf::Delay::Cycles(self.wake);
+        }
+        r
     }
-    fn route_write(&mut self, _c: &mut RfCtx, _w: &WriteRef) -> Route {
-        Route::Bank(0)
+    fn route_write(&mut self, c: &mut RfCtx, w: &WriteRef) -> Route {
+        if self.one_bank {
+            Route::Bank(0)
+        } else {
+            self.base.route_write(c, w)
+        }
     }
     fn write(&mut self, c: &mut RfCtx, w: &WriteRef, v: &[u32; 32], m: u32) -> WriteOutcome {
-        self.0.write(c, w, v, m)
+        self.base.write(c, w, v, m)
     }
     fn release(&mut self, c: &mut RfCtx, w: WarpSlot, r: RegId, k: ReleaseCause) {
-        self.0.release(c, w, r, k)
+        self.base.release(c, w, r, k)
     }
     fn peek(&self, w: WarpSlot, r: RegId) -> [u32; 32] {
-        self.0.peek(w, r)
+        self.base.peek(w, r)
     }
     fn finish(&mut self, c: &mut RfCtx) {
-        self.0.finish(c)
+        self.base.finish(c)
     }
     fn stats(&self) -> NoStats {
         NoStats
     }
 }
 
-/// A design that corrupts values: must be caught by the checksum comparison.
-struct Lossy(FlatRf);
-
-impl RegisterFileDesign for Lossy {
-    type Stats = NoStats;
-    fn name(&self) -> String {
-        "lossy".into()
-    }
-    fn layout(&self) -> RfLayout {
-        self.0.layout()
-    }
-    fn can_allocate(&self, w: &[WarpSlot], r: u32) -> bool {
-        self.0.can_allocate(w, r)
-    }
-    fn allocate_warp(&mut self, c: &mut RfCtx, w: WarpSlot, r: u32) -> Result<(), RfError> {
-        self.0.allocate_warp(c, w, r)
-    }
-    fn free_warp(&mut self, c: &mut RfCtx, w: WarpSlot) {
-        self.0.free_warp(c, w)
-    }
-    fn route_read(&mut self, c: &mut RfCtx, o: &OperandRef) -> Route {
-        self.0.route_read(c, o)
-    }
-    fn read(&mut self, c: &mut RfCtx, o: &OperandRef) -> ReadOutcome {
-        let mut r = self.0.read(c, o);
-        r.values[5] ^= 1;
-        r
-    }
-    fn route_write(&mut self, c: &mut RfCtx, w: &WriteRef) -> Route {
-        self.0.route_write(c, w)
-    }
-    fn write(&mut self, c: &mut RfCtx, w: &WriteRef, v: &[u32; 32], m: u32) -> WriteOutcome {
-        self.0.write(c, w, v, m)
-    }
-    fn release(&mut self, c: &mut RfCtx, w: WarpSlot, r: RegId, k: ReleaseCause) {
-        self.0.release(c, w, r, k)
-    }
-    fn peek(&self, w: WarpSlot, r: RegId) -> [u32; 32] {
-        self.0.peek(w, r)
-    }
-    fn finish(&mut self, c: &mut RfCtx) {
-        self.0.finish(c)
-    }
-    fn stats(&self) -> NoStats {
-        NoStats
+/// GTO reads the age list in place when every design priority is equal and sorts otherwise.
+/// With priorities that follow age (every CTA resident at once, slots handed out lowest
+/// first) the sort gives the same order, so both paths must give the same run, and a constant
+/// non-zero priority must change nothing.
+#[test]
+fn issue5_gto_in_place_order_matches_the_sorted_order() {
+    let src = mem_kernel(6);
+    let c = cfg();
+    let base = toml::to_string(&run_base(&c, &mut model(&src, 8, 128))).expect("ser");
+    for by_age in [true, false] {
+        let a = run(
+            &c,
+            &mut model(&src, 8, 128),
+            |_| Tweak {
+                priority: Some(by_age),
+                ..Tweak::new(&c)
+            },
+            &RunOptions::default(),
+        )
+        .expect("timed run");
+        assert_eq!(toml::to_string(&a).expect("ser"), base, "by_age = {by_age}");
     }
 }
 
@@ -174,7 +209,10 @@ fn one_bank_design_is_slower_than_its_banked_twin() {
     let one = run(
         &c,
         &mut m2,
-        |_| OneBank(FlatRf::new(&c)),
+        |_| Tweak {
+            one_bank: true,
+            ..Tweak::new(&c)
+        },
         &RunOptions::default(),
     )
     .expect("run");
@@ -353,7 +391,10 @@ fn a_value_losing_design_is_caught() {
     run(
         &c,
         &mut m,
-        |_| Lossy(FlatRf::new(&c)),
+        |_| Tweak {
+            corrupt: true,
+            ..Tweak::new(&c)
+        },
         &RunOptions::default(),
     )
     .expect("run");
@@ -453,65 +494,6 @@ fn cycle_limit_is_an_error_not_a_hang() {
     assert!(matches!(e, Err(TimingError::CycleLimit { .. })));
 }
 
-/// A baseline that adds a wake-up delay to every read and optionally serves reads of
-/// even-numbered registers from a (pretend) collector cache.
-struct Tweak {
-    base: FlatRf,
-    wake: u32,
-    bypass_even: bool,
-}
-
-impl RegisterFileDesign for Tweak {
-    type Stats = NoStats;
-    fn name(&self) -> String {
-        "tweak".into()
-    }
-    fn layout(&self) -> RfLayout {
-        self.base.layout()
-    }
-    fn can_allocate(&self, w: &[WarpSlot], r: u32) -> bool {
-        self.base.can_allocate(w, r)
-    }
-    fn allocate_warp(&mut self, c: &mut RfCtx, w: WarpSlot, r: u32) -> Result<(), RfError> {
-        self.base.allocate_warp(c, w, r)
-    }
-    fn free_warp(&mut self, c: &mut RfCtx, w: WarpSlot) {
-        self.base.free_warp(c, w)
-    }
-    fn route_read(&mut self, c: &mut RfCtx, o: &OperandRef) -> Route {
-        if self.bypass_even && o.reg.is_multiple_of(2) {
-            Route::Bypass
-        } else {
-            self.base.route_read(c, o)
-        }
-    }
-    fn read(&mut self, c: &mut RfCtx, o: &OperandRef) -> ReadOutcome {
-        let mut r = self.base.read(c, o);
-        if self.wake > 0 {
-            r.delay = regwatt_sim::timing::rf::Delay::Cycles(self.wake);
-        }
-        r
-    }
-    fn route_write(&mut self, c: &mut RfCtx, w: &WriteRef) -> Route {
-        self.base.route_write(c, w)
-    }
-    fn write(&mut self, c: &mut RfCtx, w: &WriteRef, v: &[u32; 32], m: u32) -> WriteOutcome {
-        self.base.write(c, w, v, m)
-    }
-    fn release(&mut self, c: &mut RfCtx, w: WarpSlot, r: RegId, k: ReleaseCause) {
-        self.base.release(c, w, r, k)
-    }
-    fn peek(&self, w: WarpSlot, r: RegId) -> [u32; 32] {
-        self.base.peek(w, r)
-    }
-    fn finish(&mut self, c: &mut RfCtx) {
-        self.base.finish(c)
-    }
-    fn stats(&self) -> NoStats {
-        NoStats
-    }
-}
-
 #[test]
 fn design_read_delays_cost_cycles_and_bypasses_save_bank_reads() {
     let c = cfg();
@@ -521,9 +503,9 @@ fn design_read_delays_cost_cycles_and_bypasses_save_bank_reads() {
     let mk = |wake, bypass_even| {
         let c2 = c.clone();
         move |_| Tweak {
-            base: FlatRf::new(&c2),
             wake,
             bypass_even,
+            ..Tweak::new(&c2)
         }
     };
     let base = run_base(&c, &mut model(&src, 8, 256));

@@ -21,8 +21,8 @@ pub mod hardware;
 use regwatt_sim::timing::activity::RegTracker;
 use regwatt_sim::timing::config::BankMapping;
 use regwatt_sim::timing::rf::{
-    Delay, OperandRef, ReadOutcome, RegId, RegisterFileDesign, ReleaseCause, RfCtx, RfError,
-    RfLayout, RfStats, Route, WarpSlot, WriteOutcome, WriteRef,
+    prefetch_slice, Delay, OperandRef, ReadOutcome, RegId, RegisterFileDesign, ReleaseCause, RfCtx,
+    RfError, RfLayout, RfStats, Route, WarpSlot, WriteOutcome, WriteRef,
 };
 use serde::Serialize;
 
@@ -302,6 +302,19 @@ impl RegisterFileDesign for BaselineRf {
         ReadOutcome {
             values,
             delay: Delay::None,
+        }
+    }
+
+    fn prefetch(&self, warp: WarpSlot, reg: RegId) {
+        if let Some((sc, bank, row, t)) = self.locate(warp, reg) {
+            self.tracker.prefetch(t);
+            for s in 0..self.slices {
+                prefetch_slice(
+                    &self.cells,
+                    self.cell(sc, bank, s, row),
+                    self.lanes_per_slice,
+                );
+            }
         }
     }
 

@@ -11,7 +11,7 @@ use super::error::{ExecError, ThreadId};
 use super::lower::{ExecInstr, FastOp, OpClass, RegList, XBase, XOp, NO_RECONV};
 use super::program::{Kernel, LaunchConfig};
 use super::regs::{ArchReg, RegisterAccess, WarpId};
-use crate::ir::{AtomOp, BoolOp, Dim, Mode, Mods, Opcode, Sreg, Ty};
+use crate::ir::{AtomOp, BoolOp, Cmp, Dim, Mode, Mods, Opcode, Sreg, Ty};
 use crate::mem::{
     self, ConstSpace, GlobalMemory, LocalMemory, MemError, MemSpace, ParamSpace, SharedMemory,
 };
@@ -313,7 +313,8 @@ impl<'a> CtaExec<'a> {
         })
     }
 
-    /// All lanes of source operand `o`.
+    /// All lanes of source operand `o` (the same register reads as [`Self::fetch_into`]; the
+    /// common register and immediate cases build the result without zeroing a buffer first).
     #[inline]
     fn fetch<R: RegisterAccess>(
         &self,
@@ -321,9 +322,118 @@ impl<'a> CtaExec<'a> {
         w: usize,
         o: &XOp,
     ) -> Result<[u64; 32], String> {
-        let mut out = [0u64; 32];
-        self.fetch_into(regs, w, o, &mut out)?;
-        Ok(out)
+        let wid = self.warp_base + w as u32;
+        match o {
+            XOp::Gpr { reg, slots } => {
+                let lo = regs.read(wid, ArchReg::R(*reg));
+                let hi = if *slots >= 2 {
+                    regs.read(wid, ArchReg::R(reg + 1))
+                } else {
+                    [0; 32]
+                };
+                Ok(widen(&lo, &hi))
+            }
+            XOp::Imm(v) => Ok([*v; 32]),
+            _ => {
+                let mut out = [0u64; 32];
+                self.fetch_into(regs, w, o, &mut out)?;
+                Ok(out)
+            }
+        }
+    }
+
+    /// The low 32 bits of every lane of source operand `o`, for 32-bit operations (issue 5:
+    /// no widening to `u64` and back). Reads exactly the registers [`Self::fetch`] reads
+    /// (register-file designs count reads), so a 64-bit pair still reads both halves.
+    #[inline(always)]
+    fn fetch32<R: RegisterAccess>(
+        &self,
+        regs: &mut R,
+        w: usize,
+        o: &XOp,
+    ) -> Result<[u32; 32], String> {
+        match o {
+            XOp::Gpr { reg, slots } if *slots < 2 => {
+                Ok(regs.read(self.warp_base + w as u32, ArchReg::R(*reg)))
+            }
+            XOp::Imm(v) => Ok([*v as u32; 32]),
+            _ => Ok(self.fetch(regs, w, o)?.map(|x| x as u32)),
+        }
+    }
+
+    /// Writes lanes `m` of the 32-bit values `vals`, zero-extended, to destination `o`: the
+    /// same register writes, in the same order, as [`Self::store`] of the widened values.
+    #[inline(always)]
+    fn store32<R: RegisterAccess>(
+        &self,
+        regs: &mut R,
+        w: usize,
+        o: &XOp,
+        vals: &[u32; 32],
+        m: u32,
+    ) -> Result<(), String> {
+        match o {
+            XOp::Gpr { reg, slots } => {
+                let wid = self.warp_base + w as u32;
+                regs.write(wid, ArchReg::R(*reg), vals, m);
+                if *slots >= 2 {
+                    regs.write(wid, ArchReg::R(reg + 1), &[0; 32], m);
+                }
+                Ok(())
+            }
+            _ => self.store(regs, w, o, &vals.map(u64::from), m),
+        }
+    }
+
+    /// Every lane of source operand `o` as 32-bit halves `(low, high)`, for 64-bit operations
+    /// done on halves (issue 5: no assembling and splitting of 64-bit lanes). The same register
+    /// reads as [`Self::fetch`].
+    #[inline(always)]
+    fn fetch_pair<R: RegisterAccess>(
+        &self,
+        regs: &mut R,
+        w: usize,
+        o: &XOp,
+    ) -> Result<([u32; 32], [u32; 32]), String> {
+        let wid = self.warp_base + w as u32;
+        match o {
+            XOp::Gpr { reg, slots } => {
+                let lo = regs.read(wid, ArchReg::R(*reg));
+                let hi = if *slots >= 2 {
+                    regs.read(wid, ArchReg::R(reg + 1))
+                } else {
+                    [0; 32]
+                };
+                Ok((lo, hi))
+            }
+            XOp::Imm(v) => Ok(([*v as u32; 32], [(*v >> 32) as u32; 32])),
+            _ => Ok(split(&self.fetch(regs, w, o)?)),
+        }
+    }
+
+    /// Writes lanes `m` of the 64-bit values given as halves `lo`, `hi` to destination `o`: the
+    /// same register writes, in the same order, as [`Self::store`] of the assembled values.
+    #[inline(always)]
+    fn store_pair<R: RegisterAccess>(
+        &self,
+        regs: &mut R,
+        w: usize,
+        o: &XOp,
+        lo: &[u32; 32],
+        hi: &[u32; 32],
+        m: u32,
+    ) -> Result<(), String> {
+        match o {
+            XOp::Gpr { reg, slots } => {
+                let wid = self.warp_base + w as u32;
+                regs.write(wid, ArchReg::R(*reg), lo, m);
+                if *slots >= 2 {
+                    regs.write(wid, ArchReg::R(reg + 1), hi, m);
+                }
+                Ok(())
+            }
+            _ => self.store(regs, w, o, &widen(lo, hi), m),
+        }
     }
 
     /// All lanes of source operand `o`, into `out`.
@@ -378,10 +488,9 @@ impl<'a> CtaExec<'a> {
         let wid = self.warp_base + w as u32;
         match o {
             XOp::Gpr { reg, slots } => {
-                let lo: [u32; 32] = std::array::from_fn(|l| vals[l] as u32);
+                let (lo, hi) = split(vals);
                 regs.write(wid, ArchReg::R(*reg), &lo, m);
                 if *slots >= 2 {
-                    let hi: [u32; 32] = std::array::from_fn(|l| (vals[l] >> 32) as u32);
                     regs.write(wid, ArchReg::R(reg + 1), &hi, m);
                 }
                 Ok(())
@@ -482,17 +591,19 @@ impl<'a> CtaExec<'a> {
                 base: XBase::Gpr { reg, slots },
                 offset,
             } => {
-                self.fetch_into(
-                    regs,
-                    w,
-                    &XOp::Gpr {
-                        reg: *reg,
-                        slots: *slots,
-                    },
-                    out,
-                )?;
-                for x in out.iter_mut() {
-                    *x = x.wrapping_add(*offset as u64);
+                // the reads of `fetch_into` on the base register(s), then one pass
+                let wid = self.warp_base + w as u32;
+                let off = *offset as u64;
+                let lo = regs.read(wid, ArchReg::R(*reg));
+                if *slots >= 2 {
+                    let hi = regs.read(wid, ArchReg::R(reg + 1));
+                    for l in 0..32 {
+                        out[l] = (u64::from(lo[l]) | u64::from(hi[l]) << 32).wrapping_add(off);
+                    }
+                } else {
+                    for l in 0..32 {
+                        out[l] = u64::from(lo[l]).wrapping_add(off);
+                    }
                 }
                 Ok(())
             }
@@ -579,7 +690,8 @@ impl<'a> CtaExec<'a> {
             }
             None => active,
         };
-        let info = slot.insert(StepInfo {
+        // every field is set below; reusing the caller's record avoids moving ~0.4 KB per step
+        let info = slot.get_or_insert_with(|| StepInfo {
             pc,
             line: ins.line,
             op: ins.op,
@@ -595,6 +707,20 @@ impl<'a> CtaExec<'a> {
             exited_lanes: 0,
             warp_done: false,
         });
+        info.pc = pc;
+        info.line = ins.line;
+        info.op = ins.op;
+        info.class = ins.class;
+        info.active_mask = active;
+        info.exec_mask = exec;
+        info.src_regs = ins.src_regs;
+        info.dst_regs = ins.dst_regs;
+        info.mem = None;
+        info.diverged = false;
+        info.reconverged = false;
+        info.barrier = BarrierEvent::None;
+        info.exited_lanes = 0;
+        info.warp_done = false;
         {
             let ws = &mut self.warps[w];
             ws.instructions += 1;
@@ -812,82 +938,16 @@ impl<'a> CtaExec<'a> {
         ins: &ExecInstr,
         exec: u32,
     ) -> Result<(), String> {
+        if ins.fast != FastOp::None && ins.src.len() == ins.fast.arity() {
+            return self.exec_fast(w, regs, ins, exec);
+        }
         let n = ins.src.len().min(4);
         let mut src = [[0u64; 32]; 4];
         for (k, o) in ins.src.iter().enumerate().take(n) {
             self.fetch_into(regs, w, o, &mut src[k])?;
         }
         let mut out = [0u64; 32];
-        if ins.fast != FastOp::None {
-            let [a, b, c, _] = &src;
-            let f32b = |v: u64| f32::from_bits(v as u32);
-            // NaN results are the canonical NaN, as in `alu::eval`
-            let canon = |x: f32| {
-                if x.is_nan() {
-                    u64::from(super::fp::CANONICAL_NAN_F32)
-                } else {
-                    u64::from(x.to_bits())
-                }
-            };
-            let map2 = |out: &mut [u64; 32], f: &dyn Fn(u64, u64) -> u64| {
-                for l in 0..32 {
-                    out[l] = f(a[l], b[l]);
-                }
-            };
-            match ins.fast {
-                FastOp::Mov => out = *a,
-                FastOp::AddI32 => map2(&mut out, &|x, y| {
-                    u64::from((x as u32).wrapping_add(y as u32))
-                }),
-                FastOp::AddI64 => map2(&mut out, &|x, y| x.wrapping_add(y)),
-                FastOp::SubI32 => map2(&mut out, &|x, y| {
-                    u64::from((x as u32).wrapping_sub(y as u32))
-                }),
-                FastOp::SubI64 => map2(&mut out, &|x, y| x.wrapping_sub(y)),
-                FastOp::MulLoI32 => map2(&mut out, &|x, y| {
-                    u64::from((x as u32).wrapping_mul(y as u32))
-                }),
-                FastOp::MulWideS32 => map2(&mut out, &|x, y| {
-                    (i64::from(x as u32 as i32) * i64::from(y as u32 as i32)) as u64
-                }),
-                FastOp::MulWideU32 => {
-                    map2(&mut out, &|x, y| u64::from(x as u32) * u64::from(y as u32))
-                }
-                FastOp::ShlB32 => map2(&mut out, &|x, y| {
-                    if (y as u32) >= 32 {
-                        0
-                    } else {
-                        u64::from((x as u32) << (y as u32))
-                    }
-                }),
-                FastOp::ShlB64 => map2(&mut out, &|x, y| {
-                    if (y as u32) >= 64 {
-                        0
-                    } else {
-                        x << (y as u32)
-                    }
-                }),
-                FastOp::AndB32 => map2(&mut out, &|x, y| (x & y) & 0xffff_ffff),
-                FastOp::OrB32 => map2(&mut out, &|x, y| (x | y) & 0xffff_ffff),
-                FastOp::MadLoI32 => {
-                    for l in 0..32 {
-                        out[l] = u64::from(
-                            (a[l] as u32)
-                                .wrapping_mul(b[l] as u32)
-                                .wrapping_add(c[l] as u32),
-                        );
-                    }
-                }
-                FastOp::FmaRnF32 => {
-                    for l in 0..32 {
-                        out[l] = canon(f32b(a[l]).mul_add(f32b(b[l]), f32b(c[l])));
-                    }
-                }
-                FastOp::AddRnF32 => map2(&mut out, &|x, y| canon(f32b(x) + f32b(y))),
-                FastOp::MulRnF32 => map2(&mut out, &|x, y| canon(f32b(x) * f32b(y))),
-                FastOp::None => {}
-            }
-        } else {
+        {
             let mut cc = self.warps[w].cc;
             let mut m = exec;
             while m != 0 {
@@ -906,6 +966,185 @@ impl<'a> CtaExec<'a> {
         Ok(())
     }
 
+    /// The whole-warp kernels of [`FastOp`] (issue 5): each is a monomorphised loop over the
+    /// 32 lanes on 32-bit values where the operation is 32-bit, so it vectorises and needs no
+    /// per-lane indirect call. The results equal [`alu::eval`]'s, NaN results included (the
+    /// canonical NaN, `fp::CANONICAL_NAN_F32`). Operands are read in order, then the
+    /// destination is written, as in the general path. `ins.src.len()` is the op's arity.
+    fn exec_fast<R: RegisterAccess>(
+        &mut self,
+        w: usize,
+        regs: &mut R,
+        ins: &ExecInstr,
+        exec: u32,
+    ) -> Result<(), String> {
+        let Some(d) = ins.dst.first() else {
+            return Ok(());
+        };
+        let canon = |x: f32| {
+            if x.is_nan() {
+                super::fp::CANONICAL_NAN_F32
+            } else {
+                x.to_bits()
+            }
+        };
+        let f = f32::from_bits;
+        match ins.fast {
+            FastOp::Mov => {
+                let a = ins.src.first().ok_or("missing operand")?;
+                if matches!(d, XOp::Gpr { slots, .. } if *slots < 2) {
+                    // one destination register holds only the low 32 bits
+                    let v = self.fetch32(regs, w, a)?;
+                    self.store32(regs, w, d, &v, exec)
+                } else {
+                    let v = self.fetch(regs, w, a)?;
+                    self.store(regs, w, d, &v, exec)
+                }
+            }
+            FastOp::AddI32 => self.bin32(regs, w, ins, exec, |x, y| x.wrapping_add(y)),
+            FastOp::SubI32 => self.bin32(regs, w, ins, exec, |x, y| x.wrapping_sub(y)),
+            FastOp::MulLoI32 => self.bin32(regs, w, ins, exec, |x, y| x.wrapping_mul(y)),
+            // §9.7.8.6 shl: amounts ≥ the width give 0
+            FastOp::ShlB32 => self.bin32(regs, w, ins, exec, |x, y| x.checked_shl(y).unwrap_or(0)),
+            FastOp::AndB32 => self.bin32(regs, w, ins, exec, |x, y| x & y),
+            FastOp::OrB32 => self.bin32(regs, w, ins, exec, |x, y| x | y),
+            FastOp::AddRnF32 => self.bin32(regs, w, ins, exec, |x, y| canon(f(x) + f(y))),
+            FastOp::MulRnF32 => self.bin32(regs, w, ins, exec, |x, y| canon(f(x) * f(y))),
+            FastOp::MadLoI32 => self.tern32(regs, w, ins, exec, |x, y, z| {
+                x.wrapping_mul(y).wrapping_add(z)
+            }),
+            FastOp::FmaRnF32 => self.tern32(regs, w, ins, exec, |x, y, z| {
+                canon(f(x).mul_add(f(y), f(z)))
+            }),
+            FastOp::MulWideS32 | FastOp::MulWideU32 => {
+                let (a, b) = self.two_srcs(ins)?;
+                let a = self.fetch32(regs, w, a)?;
+                let b = self.fetch32(regs, w, b)?;
+                let (mut lo, mut hi) = ([0u32; 32], [0u32; 32]);
+                if ins.fast == FastOp::MulWideS32 {
+                    for l in 0..32 {
+                        let p = i64::from(a[l] as i32) * i64::from(b[l] as i32);
+                        lo[l] = p as u32;
+                        hi[l] = (p >> 32) as u32;
+                    }
+                } else {
+                    for l in 0..32 {
+                        let p = u64::from(a[l]) * u64::from(b[l]);
+                        lo[l] = p as u32;
+                        hi[l] = (p >> 32) as u32;
+                    }
+                }
+                self.store_pair(regs, w, d, &lo, &hi, exec)
+            }
+            // 64-bit add/sub on 32-bit halves with carry/borrow: (a + b) mod 2^64
+            FastOp::AddI64 | FastOp::SubI64 => {
+                let (a, b) = self.two_srcs(ins)?;
+                let (al, ah) = self.fetch_pair(regs, w, a)?;
+                let (bl, bh) = self.fetch_pair(regs, w, b)?;
+                let (mut lo, mut hi) = ([0u32; 32], [0u32; 32]);
+                if ins.fast == FastOp::AddI64 {
+                    for l in 0..32 {
+                        let s = al[l].wrapping_add(bl[l]);
+                        lo[l] = s;
+                        hi[l] = ah[l].wrapping_add(bh[l]).wrapping_add(u32::from(s < al[l]));
+                    }
+                } else {
+                    for l in 0..32 {
+                        lo[l] = al[l].wrapping_sub(bl[l]);
+                        hi[l] = ah[l]
+                            .wrapping_sub(bh[l])
+                            .wrapping_sub(u32::from(al[l] < bl[l]));
+                    }
+                }
+                self.store_pair(regs, w, d, &lo, &hi, exec)
+            }
+            FastOp::ShlB64 => self.bin64(regs, w, ins, exec, |x, y| {
+                x.checked_shl(y as u32).unwrap_or(0)
+            }),
+            FastOp::None => Err("not a fast operation".into()),
+        }
+    }
+
+    /// The first two source operands.
+    fn two_srcs<'i>(&self, ins: &'i ExecInstr) -> Result<(&'i XOp, &'i XOp), String> {
+        match ins.src.as_slice() {
+            [a, b, ..] => Ok((a, b)),
+            _ => Err("missing operand".into()),
+        }
+    }
+
+    /// `d = f(a, b)` on the low 32 bits of every lane.
+    #[inline(always)]
+    fn bin32<R: RegisterAccess>(
+        &self,
+        regs: &mut R,
+        w: usize,
+        ins: &ExecInstr,
+        exec: u32,
+        f: impl Fn(u32, u32) -> u32,
+    ) -> Result<(), String> {
+        let (a, b) = self.two_srcs(ins)?;
+        let a = self.fetch32(regs, w, a)?;
+        let b = self.fetch32(regs, w, b)?;
+        let mut out = [0u32; 32];
+        for l in 0..32 {
+            out[l] = f(a[l], b[l]);
+        }
+        match ins.dst.first() {
+            Some(d) => self.store32(regs, w, d, &out, exec),
+            None => Ok(()),
+        }
+    }
+
+    /// `d = f(a, b, c)` on the low 32 bits of every lane.
+    #[inline(always)]
+    fn tern32<R: RegisterAccess>(
+        &self,
+        regs: &mut R,
+        w: usize,
+        ins: &ExecInstr,
+        exec: u32,
+        f: impl Fn(u32, u32, u32) -> u32,
+    ) -> Result<(), String> {
+        let [a, b, c, ..] = ins.src.as_slice() else {
+            return Err("missing operand".into());
+        };
+        let a = self.fetch32(regs, w, a)?;
+        let b = self.fetch32(regs, w, b)?;
+        let c = self.fetch32(regs, w, c)?;
+        let mut out = [0u32; 32];
+        for l in 0..32 {
+            out[l] = f(a[l], b[l], c[l]);
+        }
+        match ins.dst.first() {
+            Some(d) => self.store32(regs, w, d, &out, exec),
+            None => Ok(()),
+        }
+    }
+
+    /// `d = f(a, b)` on the 64-bit values of every lane.
+    #[inline(always)]
+    fn bin64<R: RegisterAccess>(
+        &self,
+        regs: &mut R,
+        w: usize,
+        ins: &ExecInstr,
+        exec: u32,
+        f: impl Fn(u64, u64) -> u64,
+    ) -> Result<(), String> {
+        let (a, b) = self.two_srcs(ins)?;
+        let a = self.fetch(regs, w, a)?;
+        let b = self.fetch(regs, w, b)?;
+        let mut out = [0u64; 32];
+        for l in 0..32 {
+            out[l] = f(a[l], b[l]);
+        }
+        match ins.dst.first() {
+            Some(d) => self.store(regs, w, d, &out, exec),
+            None => Ok(()),
+        }
+    }
+
     /// `setp` (§9.7.6.2) and `set` (§9.7.6.1).
     fn exec_setp<R: RegisterAccess>(
         &mut self,
@@ -914,6 +1153,9 @@ impl<'a> CtaExec<'a> {
         ins: &ExecInstr,
         exec: u32,
     ) -> Result<(), String> {
+        if self.setp_fast(w, regs, ins, exec)? {
+            return Ok(());
+        }
         let a = self.fetch(regs, w, ins.src.first().ok_or("missing operand")?)?;
         let b = self.fetch(regs, w, ins.src.get(1).ok_or("missing operand")?)?;
         let c = match ins.src.get(2) {
@@ -964,6 +1206,79 @@ impl<'a> CtaExec<'a> {
             self.store(regs, w, d, &q, exec)?;
         }
         Ok(())
+    }
+
+    /// Whole-warp `setp.cmp.ty p[|q], a, b` without a boolean combination (issue 5): the
+    /// comparison of [`alu::compare`] as one loop producing the lane mask, for the integer types
+    /// and `.f32` without `.ftz` and the comparisons defined on them (others, which
+    /// `alu::compare` rejects or which need `.ftz`, take the general path). Returns `false`,
+    /// having read nothing, when the instruction is not of that form. Same reads and writes as
+    /// the general path: `a`, `b`, then `p` and `q` masked with `exec`.
+    fn setp_fast<R: RegisterAccess>(
+        &mut self,
+        w: usize,
+        regs: &mut R,
+        ins: &ExecInstr,
+        exec: u32,
+    ) -> Result<bool, String> {
+        let [sa, sb] = ins.src.as_slice() else {
+            return Ok(false);
+        };
+        let preds_only = ins.dst.len() <= 2
+            && ins
+                .dst
+                .iter()
+                .all(|d| matches!(d, XOp::Pred { .. } | XOp::Sink));
+        if ins.op != Opcode::Setp || ins.bool_op != BoolOp::None || !preds_only {
+            return Ok(false);
+        }
+        let int_cmp = matches!(
+            ins.cmp,
+            Cmp::Eq
+                | Cmp::Ne
+                | Cmp::Lt
+                | Cmp::Le
+                | Cmp::Gt
+                | Cmp::Ge
+                | Cmp::Lo
+                | Cmp::Ls
+                | Cmp::Hi
+                | Cmp::Hs
+        );
+        let unsigned_cmp = matches!(ins.cmp, Cmp::Lo | Cmp::Ls | Cmp::Hi | Cmp::Hs);
+        let bits = match ins.ty {
+            Ty::S32 | Ty::U32 | Ty::B32 if int_cmp => {
+                let a = self.fetch32(regs, w, sa)?;
+                let b = self.fetch32(regs, w, sb)?;
+                if ins.ty == Ty::S32 && !unsigned_cmp {
+                    int_mask(&a.map(|x| x as i32), &b.map(|x| x as i32), ins.cmp)
+                } else {
+                    int_mask(&a, &b, ins.cmp)
+                }
+            }
+            Ty::S64 | Ty::U64 | Ty::B64 if int_cmp => {
+                let a = self.fetch(regs, w, sa)?;
+                let b = self.fetch(regs, w, sb)?;
+                if ins.ty == Ty::S64 && !unsigned_cmp {
+                    int_mask(&a.map(|x| x as i64), &b.map(|x| x as i64), ins.cmp)
+                } else {
+                    int_mask(&a, &b, ins.cmp)
+                }
+            }
+            Ty::F32 if !ins.mods.has(Mods::FTZ) && ins.cmp != Cmp::None && !unsigned_cmp => {
+                let a = self.fetch32(regs, w, sa)?;
+                let b = self.fetch32(regs, w, sb)?;
+                f32_mask(&a.map(f32::from_bits), &b.map(f32::from_bits), ins.cmp)
+            }
+            _ => return Ok(false),
+        };
+        let wid = self.warp_base + w as u32;
+        for (d, v) in ins.dst.iter().zip([bits, !bits]) {
+            if let XOp::Pred { reg, .. } = d {
+                regs.write_pred(wid, ArchReg::P(*reg), v & exec, exec);
+            }
+        }
+        Ok(true)
     }
 
     /// `mov` packing `{a, b}` into one wider register or unpacking it (§9.7.8.1).
@@ -1068,8 +1383,8 @@ impl<'a> CtaExec<'a> {
                 }
             }
         } else {
-            // fast path: the allocation (or shared memory) lane 0 hits, read directly; any lane
-            // outside it takes the checked path (which reports errors)
+            // fast path: the allocation (or shared memory) the first active lane hits, read
+            // directly; any lane outside it takes the checked path (which reports errors)
             let first = addrs[exec.trailing_zeros() as usize];
             let direct: Option<(u64, &[u8])> = match space {
                 Some(mem::Space::Shared) => Some((0, self.shared.as_bytes())),
@@ -1078,43 +1393,62 @@ impl<'a> CtaExec<'a> {
                 {
                     global
                         .allocation_at(first)
-                        .and_then(|i| Some((i.base, global.allocation_bytes(&i.name)?)))
+                        .and_then(|i| Some((i.base, global.bytes(i.base, i.size).ok()?)))
                 }
                 _ => None,
             };
+            let signed = ins.ty.is_signed() && bits < 64;
             for (k, e) in elems.iter().enumerate() {
+                let koff = (k * esize) as u64;
+                if esize == 4 && matches!(e, XOp::Gpr { slots, .. } if *slots < 2) {
+                    // a 32-bit element into one register: the low 32 bits are the whole value
+                    // (sign extension only changes the upper half, which is not stored)
+                    let mut out = [0u32; 32];
+                    let miss = match direct {
+                        Some((base, bytes)) => gather32(bytes, base, addrs, koff, exec, &mut out),
+                        None => exec,
+                    };
+                    let mut m = miss;
+                    while m != 0 {
+                        let l = m.trailing_zeros();
+                        m &= m - 1;
+                        let a = addrs[l as usize].wrapping_add(koff);
+                        out[l as usize] = self
+                            .load(global, space, w * 32 + l as usize, a, esize)
+                            .map_err(|e| memerr(self, l, a, e))?
+                            as u32;
+                    }
+                    self.store32(regs, w, e, &out, exec)
+                        .map_err(|m| self.rt_err(w, 0, pc, ins, m))?;
+                    continue;
+                }
                 let mut out = [0u64; 32];
-                let mut m = exec;
+                let miss = match direct {
+                    Some((base, bytes)) => match esize {
+                        4 => gather::<4>(bytes, base, addrs, koff, exec, &mut out),
+                        8 => gather::<8>(bytes, base, addrs, koff, exec, &mut out),
+                        2 => gather::<2>(bytes, base, addrs, koff, exec, &mut out),
+                        _ => gather::<1>(bytes, base, addrs, koff, exec, &mut out),
+                    },
+                    None => exec,
+                };
+                // lanes the direct read did not serve, in ascending order (the first failing
+                // lane is reported, as before)
+                let mut m = miss;
                 while m != 0 {
                     let l = m.trailing_zeros();
                     m &= m - 1;
-                    let tidx = w * 32 + l as usize;
-                    let a = addrs[l as usize].wrapping_add((k * esize) as u64);
-                    let fast = direct.and_then(|(base, bytes)| {
-                        let off = a.wrapping_sub(base) as usize;
-                        if !a.is_multiple_of(esize as u64) {
-                            return None;
-                        }
-                        let b = bytes.get(off..off.checked_add(esize)?)?;
-                        Some(match esize {
-                            4 => u64::from(u32::from_le_bytes(b.try_into().ok()?)),
-                            8 => u64::from_le_bytes(b.try_into().ok()?),
-                            2 => u64::from(u16::from_le_bytes(b.try_into().ok()?)),
-                            _ => u64::from(*b.first()?),
-                        })
-                    });
-                    let v = match fast {
-                        Some(v) => v,
-                        None => self
-                            .load(global, space, tidx, a, esize)
-                            .map_err(|e| memerr(self, l, a, e))?,
-                    };
-                    // sub-word loads sign- or zero-extend into the register (§9.7.9.8)
-                    out[l as usize] = if ins.ty.is_signed() {
-                        sext(v, bits) as u64
-                    } else {
-                        v
-                    };
+                    let a = addrs[l as usize].wrapping_add(koff);
+                    out[l as usize] = self
+                        .load(global, space, w * 32 + l as usize, a, esize)
+                        .map_err(|e| memerr(self, l, a, e))?;
+                }
+                // sub-word loads sign- or zero-extend into the register (§9.7.9.8); lanes
+                // outside `exec` are 0 and stay 0
+                if signed {
+                    for x in out.iter_mut() {
+                        *x = sext(*x, bits) as u64;
+                    }
                 }
                 self.store(regs, w, e, &out, exec)
                     .map_err(|m| self.rt_err(w, 0, pc, ins, m))?;
@@ -1359,4 +1693,154 @@ impl<'a> CtaExec<'a> {
         }
         Ok(())
     }
+}
+
+/// Lane mask of `a[l] cmp b[l]` for an integer comparison (`Lo/Ls/Hi/Hs` as `Lt/Le/Gt/Ge`;
+/// the caller passes unsigned lanes for them), as [`alu::compare`].
+#[inline(always)]
+fn int_mask<T: Ord + Copy>(a: &[T; 32], b: &[T; 32], cmp: Cmp) -> u32 {
+    match cmp {
+        Cmp::Eq => lane_mask(a, b, |x, y| x == y),
+        Cmp::Ne => lane_mask(a, b, |x, y| x != y),
+        Cmp::Lt | Cmp::Lo => lane_mask(a, b, |x, y| x < y),
+        Cmp::Le | Cmp::Ls => lane_mask(a, b, |x, y| x <= y),
+        Cmp::Gt | Cmp::Hi => lane_mask(a, b, |x, y| x > y),
+        _ => lane_mask(a, b, |x, y| x >= y),
+    }
+}
+
+/// Lane mask of an `f32` comparison, ordered (false if either is NaN) or unordered (`..u`: true
+/// if either is NaN), as [`alu::compare`] (PTX ISA §9.7.6.2, Table "Floating-point comparison
+/// operators"). Comparing in `f32` equals comparing the exactly widened `f64` values.
+#[inline(always)]
+fn f32_mask(a: &[f32; 32], b: &[f32; 32], cmp: Cmp) -> u32 {
+    let nan = |x: f32, y: f32| x.is_nan() || y.is_nan();
+    match cmp {
+        Cmp::Eq => lane_mask(a, b, |x, y| !nan(x, y) && x == y),
+        Cmp::Ne => lane_mask(a, b, |x, y| !nan(x, y) && x != y),
+        Cmp::Lt => lane_mask(a, b, |x, y| !nan(x, y) && x < y),
+        Cmp::Le => lane_mask(a, b, |x, y| !nan(x, y) && x <= y),
+        Cmp::Gt => lane_mask(a, b, |x, y| !nan(x, y) && x > y),
+        Cmp::Ge => lane_mask(a, b, |x, y| !nan(x, y) && x >= y),
+        Cmp::Equ => lane_mask(a, b, |x, y| nan(x, y) || x == y),
+        Cmp::Neu => lane_mask(a, b, |x, y| nan(x, y) || x != y),
+        Cmp::Ltu => lane_mask(a, b, |x, y| nan(x, y) || x < y),
+        Cmp::Leu => lane_mask(a, b, |x, y| nan(x, y) || x <= y),
+        Cmp::Gtu => lane_mask(a, b, |x, y| nan(x, y) || x > y),
+        Cmp::Geu => lane_mask(a, b, |x, y| nan(x, y) || x >= y),
+        Cmp::Num => lane_mask(a, b, |x, y| !nan(x, y)),
+        _ => lane_mask(a, b, nan),
+    }
+}
+
+/// Bit `l` set where `f(a[l], b[l])`.
+#[inline(always)]
+fn lane_mask<T: Copy>(a: &[T; 32], b: &[T; 32], f: impl Fn(T, T) -> bool) -> u32 {
+    let mut m = 0u32;
+    for l in 0..32 {
+        m |= u32::from(f(a[l], b[l])) << l;
+    }
+    m
+}
+
+/// Reads the `N`-byte little-endian element at `addrs[l] + koff` of every lane `l` of `exec`
+/// from `bytes` (the memory starting at address `base`) into `out[l]`, when it is naturally
+/// aligned and lies wholly inside `bytes` (issue 5: one tight loop per warp instead of a
+/// checked access per lane). Returns the lanes not served, for the checked path.
+#[inline(always)]
+fn gather<const N: usize>(
+    bytes: &[u8],
+    base: u64,
+    addrs: &[u64; 32],
+    koff: u64,
+    exec: u32,
+    out: &mut [u64; 32],
+) -> u32 {
+    // last offset an N-byte element may start at (none if the memory is shorter)
+    let Some(last) = bytes.len().checked_sub(N) else {
+        return exec;
+    };
+    let mut miss = 0u32;
+    for l in 0..32 {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let a = addrs[l].wrapping_add(koff);
+        let off = a.wrapping_sub(base) as usize;
+        let b = if a.is_multiple_of(N as u64) && off <= last {
+            bytes.get(off..off + N)
+        } else {
+            None
+        };
+        match b {
+            Some(b) => {
+                let mut x = [0u8; 8];
+                x[..N].copy_from_slice(b);
+                out[l] = u64::from_le_bytes(x);
+            }
+            None => miss |= 1 << l,
+        }
+    }
+    miss
+}
+
+/// `lo[l] | hi[l] << 32` for every lane.
+#[inline]
+fn widen(lo: &[u32; 32], hi: &[u32; 32]) -> [u64; 32] {
+    let mut out = [0u64; 32];
+    for l in 0..32 {
+        out[l] = u64::from(lo[l]) | u64::from(hi[l]) << 32;
+    }
+    out
+}
+
+/// The low and high 32-bit halves of every lane.
+#[inline]
+fn split(v: &[u64; 32]) -> ([u32; 32], [u32; 32]) {
+    let (mut lo, mut hi) = ([0u32; 32], [0u32; 32]);
+    for l in 0..32 {
+        lo[l] = v[l] as u32;
+        hi[l] = (v[l] >> 32) as u32;
+    }
+    (lo, hi)
+}
+
+/// [`gather`] of 4-byte elements into 32-bit lanes. Every lane is read (inactive lanes
+/// speculatively: the read has no side effect) and inactive lanes are zeroed afterwards, which
+/// keeps the loop free of per-lane activity tests.
+#[inline(always)]
+fn gather32(
+    bytes: &[u8],
+    base: u64,
+    addrs: &[u64; 32],
+    koff: u64,
+    exec: u32,
+    out: &mut [u32; 32],
+) -> u32 {
+    let Some(last) = bytes.len().checked_sub(4) else {
+        return exec;
+    };
+    let mut miss = 0u32;
+    for l in 0..32 {
+        let a = addrs[l].wrapping_add(koff);
+        let off = a.wrapping_sub(base) as usize;
+        let hit = if a.is_multiple_of(4) && off <= last {
+            bytes.get(off..off + 4)
+        } else {
+            None
+        };
+        match hit {
+            Some(&[b0, b1, b2, b3]) => out[l] = u32::from_le_bytes([b0, b1, b2, b3]),
+            _ => miss |= 1 << l,
+        }
+    }
+    // lanes outside `exec`: zero them and drop their misses
+    if exec != u32::MAX {
+        for (l, x) in out.iter_mut().enumerate() {
+            if exec >> l & 1 == 0 {
+                *x = 0;
+            }
+        }
+    }
+    miss & exec
 }

@@ -175,6 +175,19 @@ pub enum FastOp {
     MulRnF32,
 }
 
+impl FastOp {
+    /// Number of source operands the kernel reads (`mov` 1, `mad`/`fma` 3, the rest 2); an
+    /// instruction with another operand count takes the general per-lane path.
+    pub fn arity(self) -> usize {
+        match self {
+            FastOp::None => 0,
+            FastOp::Mov => 1,
+            FastOp::MadLoI32 | FastOp::FmaRnF32 => 3,
+            _ => 2,
+        }
+    }
+}
+
 fn fast_op(ins: &crate::ir::Instr) -> FastOp {
     use Opcode::*;
     let plain = ins.mods.0 == 0;

@@ -413,3 +413,56 @@ mul.lo.u32 %r2, %r4, 100;\nadd.u32 %r2, %r2, %r5;\nadd.u32 %r2, %r2, %r6;\nadd.u
     // a partial warp: 40 threads, 20 even, all < 40
     assert_eq!(run(body, 40), vec![2011; 40]);
 }
+
+/// Issue 5 (speed): the whole-warp kernels (`FastOp` 64-bit add/sub on 32-bit halves with
+/// carry/borrow, `mul.wide`, `setp` lane masks, direct 32-bit loads) give the results of the
+/// per-lane definitions, on a partial second warp and under divergence.
+#[test]
+fn issue5_fast_paths_match_lane_semantics() {
+    let body = "cvt.u64.u32 %rd7, %r1;\n\
+add.s64 %rd8, %rd7, 4294967295;\nshr.u64 %rd9, %rd8, 32;\ncvt.u32.u64 %r3, %rd9;\n\
+sub.s64 %rd10, %rd7, 1;\nshr.u64 %rd11, %rd10, 32;\ncvt.u32.u64 %r4, %rd11;\n\
+mul.wide.s32 %rd12, %r1, -3;\nshr.s64 %rd13, %rd12, 32;\ncvt.u32.u64 %r5, %rd13;\n\
+and.b32 %r4, %r4, 2;\nand.b32 %r5, %r5, 4;\nadd.s32 %r2, %r3, %r4;\nadd.s32 %r2, %r2, %r5;\n\
+setp.lt.s32 %p1, %r1, 20;\nselp.u32 %r6, 8, 0, %p1;\nadd.s32 %r2, %r2, %r6;\n\
+mov.f32 %f1, 0f7FC00000;\ncvt.rn.f32.u32 %f2, %r1;\n\
+setp.gtu.f32 %p2, %f1, %f2;\nselp.u32 %r6, 16, 0, %p2;\nadd.s32 %r2, %r2, %r6;\n\
+setp.ge.f32 %p3, %f2, 0f41200000;\nselp.u32 %r6, 32, 0, %p3;\nadd.s32 %r2, %r2, %r6;\n\
+setp.lt.s64 %p4, %rd12, 0;\nselp.u32 %r6, 64, 0, %p4;\nadd.s32 %r2, %r2, %r6;\n\
+setp.lt.s32 %p5|%p6, %r1, 5;\nselp.u32 %r6, 128, 0, %p6;\nadd.s32 %r2, %r2, %r6;\n\
+setp.hi.u32 %p7, %r1, 4294967294;\nselp.u32 %r6, 1024, 0, %p7;\nadd.s32 %r2, %r2, %r6;\n\
+and.b32 %r7, %r1, 1;\nsetp.eq.s32 %p1, %r7, 0;\n@%p1 bra SKIP;\n\
+add.s64 %rd14, %rd6, %rd3;\nld.global.u32 %r8, [%rd14];\nshl.b32 %r8, %r8, 16;\nadd.s32 %r2, %r2, %r8;\n\
+SKIP:";
+    let aux: Vec<u32> = (0..64).map(|i| i * 3 + 1).collect();
+    let o = match run_full(&kernel(body), 40, aux.clone()) {
+        Ok((o, _)) => o,
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!(o.len(), 40);
+    for (t, v) in o.iter().enumerate() {
+        // carry out of the low half for tid >= 1; borrow for tid 0; -3*tid negative for tid > 0
+        let mut e = if t == 0 { 2 } else { 1 + 4 };
+        e += if t < 20 { 8 } else { 0 };
+        e += 16; // NaN compares unordered-greater
+        e += if t >= 10 { 32 } else { 0 };
+        e += if t > 0 { 64 } else { 0 };
+        e += if t >= 5 { 128 } else { 0 };
+        e += if t % 2 == 1 { aux[t] << 16 } else { 0 };
+        assert_eq!(*v, e, "thread {t}");
+    }
+}
+
+/// Issue 5: a lane outside the allocation the direct-load path serves still takes the checked
+/// path, which reports that lane.
+#[test]
+fn issue5_direct_load_outside_allocation_names_the_lane() {
+    // aux has 8 elements; lanes 0..8 load aux[tid], lane 8 one past its end
+    let body = "setp.gt.u32 %p1, %r1, 8;\n@%p1 bra END;\nadd.s64 %rd7, %rd6, %rd3;\n\
+ld.global.u32 %r2, [%rd7];\nEND:";
+    let msg = run_full(&kernel(body), 32, vec![7; 8])
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(msg.contains("tid (8, 0, 0)"), "{msg}");
+}

@@ -309,6 +309,12 @@ impl RegTracker {
         }
     }
 
+    /// Prefetch hint for register `i`'s timestamps (see [`super::rf::prefetch_slice`]).
+    #[inline]
+    pub fn prefetch(&self, i: usize) {
+        super::rf::prefetch_slice(&self.regs, i, 1);
+    }
+
     /// `i` is read.
     #[inline]
     pub fn read(&mut self, i: usize, now: u64, act: &mut RfActivity) {

@@ -168,8 +168,6 @@ struct Collector {
     ready_at: u64,
     /// Allocation order (oldest dispatches first).
     seq: u64,
-    /// Read grants received this cycle.
-    grants_now: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -215,9 +213,8 @@ struct SubCore {
     order: Vec<u16>,
     /// Resident warps of the sub-core, oldest first (ages only grow, so a launch appends).
     by_age: Vec<u16>,
-    /// Scratch: GTO sort keys, dispatch candidates.
+    /// Scratch: GTO sort keys.
     keys: Vec<(bool, Reverse<u8>, u64, u16)>,
-    cands: Vec<usize>,
 }
 
 /// A resident warp. What the scoreboard check ([`Sm::blocked`]) reads comes first, in two
@@ -234,6 +231,9 @@ struct Warp {
     exited: bool,
     /// `next.is_some()`.
     has_next: bool,
+    /// What [`Sm::blocked`] answers apart from `no_issue_until` ([`Warp::gate_of`]),
+    /// refreshed wherever one of its inputs changes.
+    gate: Option<StallKind>,
     pending: RegMask,
     /// Registers (sources and destinations) of `next`, for the scoreboard check.
     next_mask: RegMask,
@@ -244,6 +244,66 @@ struct Warp {
     sub_core: u8,
     inflight: u32,
     next: Option<InstrInfo>,
+}
+
+impl Warp {
+    /// The issue verdict from the flags and the scoreboard (the branch redirect wait
+    /// `no_issue_until` aside): barrier, no instruction (exited, in a collector, none
+    /// known), a pending register or predicate the next instruction needs (memory if a
+    /// pending load writes it), or free to issue.
+    fn gate_of(&self) -> Option<StallKind> {
+        if self.at_barrier {
+            return Some(StallKind::Barrier);
+        }
+        if self.exited || self.in_collector || !self.has_next {
+            return Some(StallKind::NoInstruction);
+        }
+        let mut hit = false;
+        let mut mem = false;
+        for k in 0..4 {
+            let h = self.pending[k] & self.next_mask[k];
+            hit |= h != 0;
+            mem |= h & self.pending_mem[k] != 0;
+        }
+        if self.next_preds & self.pending_pred != 0 {
+            hit = true;
+        }
+        if hit {
+            return Some(if mem {
+                StallKind::Memory
+            } else {
+                StallKind::Scoreboard
+            });
+        }
+        None
+    }
+}
+
+/// A warp slot's issue verdict apart from the redirect wait, and the wait's end: what
+/// [`Sm::blocked`] reads, kept in a dense per-slot array (one cache line holds four slots)
+/// so that the scheduler's scan does not touch the warps themselves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Gate {
+    verdict: Option<StallKind>,
+    no_issue_until: u64,
+}
+
+impl Gate {
+    /// The gate of an empty slot.
+    const EMPTY: Gate = Gate {
+        verdict: Some(StallKind::Idle),
+        no_issue_until: 0,
+    };
+}
+
+/// Element `k` of `by_age` with the element at `p` (if any) moved to the front.
+#[inline]
+fn gto_at(by_age: &[u16], p: Option<usize>, k: usize) -> u16 {
+    match p {
+        Some(p) if k == 0 => by_age[p],
+        Some(p) if k <= p => by_age[k - 1],
+        _ => by_age[k],
+    }
 }
 
 fn reg_mask(i: &Option<InstrInfo>) -> RegMask {
@@ -298,6 +358,8 @@ struct Sm<D: RegisterFileDesign> {
     id: u32,
     design: D,
     warps: Vec<Option<Warp>>,
+    /// [`Gate`] per warp slot, refreshed by [`Sm::refresh_gate`] wherever an input changes.
+    gates: Vec<Gate>,
     preds: Vec<u32>,
     subs: Vec<SubCore>,
     ctas: Vec<Option<CtaState>>,
@@ -426,15 +488,83 @@ impl<D: RegisterFileDesign> WarpRegisters for Collected<'_, D> {
     }
 }
 
+/// What the pipeline derives from one static instruction, computed the first time the
+/// instruction issues and reused after (issue, dispatch and writeback would otherwise redo
+/// the binary searches and scans for every dynamic instance).
+#[derive(Clone, Copy, Debug)]
+struct StaticInstr {
+    /// The instruction facts this was derived from (`active_mask` zeroed; checked against
+    /// every lookup in debug builds).
+    key: InstrInfo,
+    /// Scoreboard mask of sources and destinations ([`reg_mask`]).
+    mask: RegMask,
+    /// Reuse distance of each source (index = position in `srcs`).
+    src_reuse: [Option<u32>; 16],
+    /// Bit k: source k is read for the last time here (its PIR release flag).
+    src_last: u16,
+    /// Reuse distance of each destination (index = position in `dsts`).
+    dst_reuse: [Option<u32>; 16],
+}
+
+impl StaticInstr {
+    fn new(key: InstrInfo, t: Option<&FuncTables>) -> StaticInstr {
+        let pir = t.and_then(|t| t.pir.get(key.pc as usize));
+        let mut st = StaticInstr {
+            key,
+            mask: reg_mask(&Some(key)),
+            src_reuse: [None; 16],
+            src_last: 0,
+            dst_reuse: [None; 16],
+        };
+        for (k, &r) in key.srcs.as_slice().iter().enumerate().take(16) {
+            st.src_reuse[k] = t.and_then(|t| FuncTables::reuse(&t.uses, &t.reuse_src, key.pc, r));
+            if pir.is_some_and(|l| l.contains(&r)) {
+                st.src_last |= 1 << k;
+            }
+        }
+        for (k, &r) in key.dsts.as_slice().iter().enumerate().take(16) {
+            st.dst_reuse[k] = t.and_then(|t| FuncTables::reuse(&t.defs, &t.reuse_dst, key.pc, r));
+        }
+        st
+    }
+}
+
 /// Everything shared by the SMs during a run.
 struct Shared<'a> {
     cfg: &'a GpuConfig,
     tables: Vec<Option<FuncTables>>,
+    /// [`StaticInstr`] per function and PC, filled on first use.
+    statics: Vec<Vec<Option<StaticInstr>>>,
     regs_per_thread: u32,
     reserved_regs_per_warp: u32,
     warps_per_cta: u32,
     shared_per_cta: u32,
     warp_age: u64,
+}
+
+impl Shared<'_> {
+    /// The [`StaticInstr`] of `info` (computed on first use).
+    #[inline]
+    fn static_of(&mut self, info: &InstrInfo) -> &StaticInstr {
+        let mut key = *info;
+        key.active_mask = 0;
+        let (f, pc) = (info.func as usize, info.pc as usize);
+        if self.statics.len() <= f {
+            self.statics.resize_with(f + 1, Vec::new);
+        }
+        let fs = &mut self.statics[f];
+        if fs.len() <= pc {
+            fs.resize(pc + 1, None);
+        }
+        let slot = &mut fs[pc];
+        // the facts of one (function, pc) never change (`FunctionalWarpModel::next_instr`)
+        debug_assert!(slot.as_ref().is_none_or(|st| st.key == key));
+        if slot.is_none() {
+            let t = self.tables.get(f).and_then(|t| t.as_ref());
+            *slot = Some(StaticInstr::new(key, t));
+        }
+        slot.get_or_insert_with(|| StaticInstr::new(key, None))
+    }
 }
 
 /// Runs a launch on the GPU `cfg` with RF design instances from `make_design` (one per SM)
@@ -506,6 +636,7 @@ where
     let mut sh = Shared {
         cfg,
         tables,
+        statics: Vec::new(),
         regs_per_thread: grid.regs_per_thread,
         reserved_regs_per_warp: reserved,
         warps_per_cta: grid.warps_per_cta,
@@ -660,7 +791,6 @@ impl<D: RegisterFileDesign> Sm<D> {
                         pending: 0,
                         ready_at: 0,
                         seq: 0,
-                        grants_now: 0,
                     })
                     .collect(),
                 free_mask: if ncol >= 64 {
@@ -689,7 +819,6 @@ impl<D: RegisterFileDesign> Sm<D> {
                 wake_at: 0,
                 by_age: Vec::new(),
                 keys: Vec::new(),
-                cands: Vec::new(),
             })
             .collect();
         let nb = nsub * banks;
@@ -697,6 +826,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             id,
             design,
             warps: vec![None; s.limits.max_warps as usize],
+            gates: vec![Gate::EMPTY; s.limits.max_warps as usize],
             preds: vec![0; s.limits.max_warps as usize * 32],
             subs,
             ctas: vec![None; s.limits.max_ctas as usize],
@@ -808,6 +938,7 @@ impl<D: RegisterFileDesign> Sm<D> {
                 in_collector: false,
                 at_barrier: false,
                 exited: false,
+                gate: None,
                 no_issue_until: 0,
                 pending: [0; 4],
                 pending_mem: [0; 4],
@@ -819,6 +950,7 @@ impl<D: RegisterFileDesign> Sm<D> {
                 w.next_preds = w.next.map_or(0, |i| i.src_preds | i.dst_preds);
                 w.has_next = w.next.is_some();
             }
+            self.refresh_gate(usize::from(w.slot));
         }
         self.ctas[cslot] = Some(CtaState {
             id: cta,
@@ -1055,11 +1187,16 @@ impl<D: RegisterFileDesign> Sm<D> {
                         collector: e.collector,
                         func: e.info.func,
                         pc: e.info.pc,
-                        reuse: sh
-                            .tables
-                            .get(e.info.func as usize)
-                            .and_then(|t| t.as_ref())
-                            .and_then(|t| FuncTables::reuse(&t.defs, &t.reuse_dst, e.info.pc, reg)),
+                        reuse: match e.info.dsts.as_slice().iter().position(|&d| d == reg) {
+                            Some(k) if k < 16 => sh.static_of(&e.info).dst_reuse[k],
+                            _ => sh
+                                .tables
+                                .get(e.info.func as usize)
+                                .and_then(|t| t.as_ref())
+                                .and_then(|t| {
+                                    FuncTables::reuse(&t.defs, &t.reuse_dst, e.info.pc, reg)
+                                }),
+                        },
                         from_load: e.from_load,
                     };
                     let mut ctx = RfCtx {
@@ -1152,6 +1289,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             slot: eslot,
             sub_core: w.sub_core,
         };
+        self.refresh_gate(slot);
         if let Some(Some(t)) = sh.tables.get(info.func as usize) {
             if let Some(list) = t.dead_dst.get(info.pc as usize) {
                 let mut ctx = RfCtx {
@@ -1188,6 +1326,7 @@ impl<D: RegisterFileDesign> Sm<D> {
         };
         self.design.free_warp(&mut ctx, ws);
         self.warps[usize::from(slot)] = None;
+        self.refresh_gate(usize::from(slot));
         let sc = usize::from(ws.sub_core);
         self.subs[sc].dirty = true;
         self.subs[sc].active_set.retain(|&s| s != slot);
@@ -1227,40 +1366,62 @@ impl<D: RegisterFileDesign> Sm<D> {
         for s in slots {
             if let Some(w) = self.warps[usize::from(s)].as_mut() {
                 w.at_barrier = false;
-                self.subs[usize::from(w.sub_core)].dirty = true;
+                let sc = usize::from(w.sub_core);
+                self.subs[sc].dirty = true;
+                self.refresh_gate(usize::from(s));
             }
         }
     }
 
     fn read_operands<M: MemoryTiming>(&mut self, mem: &mut M, sc: usize, now: u64) -> bool {
-        let mut progress = false;
-        if self.subs[sc].queued_reads == 0 {
+        // split borrows: the sub-core's queues and collectors, the design, the counters
+        let Sm {
+            subs,
+            design,
+            rf_act,
+            act,
+            mem_act,
+            id,
+            ports,
+            xbar_width,
+            col_ports,
+            ..
+        } = self;
+        let SubCore {
+            bank_q,
+            collectors,
+            queued_reads,
+            bank_ports_used,
+            ports_touched,
+            ..
+        } = &mut subs[sc];
+        if *queued_reads == 0 {
             return false;
         }
-        let ports = self.ports;
-        let xbar = (self.xbar_width, self.col_ports);
-        let nb = self.subs[sc].bank_q.len();
-        for c in self.subs[sc].collectors.iter_mut() {
-            c.grants_now = 0;
-        }
+        let mut progress = false;
+        let nb = bank_q.len();
+        // read grants each collector received this cycle (collectors ≤ 64, `free_mask`)
+        let mut grants = [0u32; 64];
         let mut transfers = 0u32;
-        for b in 0..nb {
-            let mut left = ports.saturating_sub(self.subs[sc].bank_ports_used[b]);
-            while left > 0 && transfers < xbar.0 {
-                let Some(&(col, op)) = self.subs[sc].bank_q[b].front() else {
+        for (b, q) in bank_q.iter_mut().enumerate() {
+            let mut left = ports.saturating_sub(bank_ports_used[b]);
+            while left > 0 && transfers < *xbar_width {
+                let Some(&(col, op)) = q.front() else {
                     break;
                 };
                 let (c_i, o_i) = (usize::from(col), usize::from(op));
-                if self.subs[sc].collectors[c_i].grants_now >= xbar.1 {
+                let (Some(c), Some(g)) = (collectors.get_mut(c_i), grants.get_mut(c_i)) else {
+                    break;
+                };
+                if *g >= *col_ports {
                     break;
                 }
-                self.subs[sc].bank_q[b].pop_front();
-                self.subs[sc].queued_reads -= 1;
+                q.pop_front();
+                *queued_reads -= 1;
                 left -= 1;
                 transfers += 1;
-                let c = &mut self.subs[sc].collectors[c_i];
-                c.grants_now += 1;
-                let (Some(info), Some(o)) = (c.info.as_ref(), c.ops.get(o_i)) else {
+                *g += 1;
+                let (Some(info), Some(o)) = (c.info.as_ref(), c.ops.get_mut(o_i)) else {
                     continue;
                 };
                 let opref = OperandRef {
@@ -1277,35 +1438,32 @@ impl<D: RegisterFileDesign> Sm<D> {
                 };
                 let mut ctx = RfCtx {
                     now,
-                    sm: self.id,
-                    act: &mut self.rf_act,
+                    sm: *id,
+                    act: rf_act,
                 };
-                let out = self.design.read(&mut ctx, &opref);
+                let out = design.read(&mut ctx, &opref);
                 let extra = match out.delay {
                     Delay::None => 0,
                     Delay::Cycles(x) => u64::from(x),
                     Delay::Memory { fetch, extra } => {
-                        mem.fetch(now, self.id, &fetch, &mut self.mem_act)
-                            .saturating_sub(now + 1)
+                        mem.fetch(now, *id, &fetch, mem_act).saturating_sub(now + 1)
                             + u64::from(extra)
                     }
                 };
-                let c = &mut self.subs[sc].collectors[c_i];
-                let slot = &mut c.ops[o_i];
-                slot.values = out.values;
-                slot.granted = true;
-                slot.ready_at = now + 1 + extra;
+                o.values = out.values;
+                o.granted = true;
+                o.ready_at = now + 1 + extra;
                 c.pending -= 1;
-                c.ready_at = c.ready_at.max(slot.ready_at);
-                self.subs[sc].bank_ports_used[b] += 1;
-                self.subs[sc].ports_touched = true;
-                self.act.bank_reads[sc * nb + b] += 1;
-                self.act.crossbar_transfers += 1;
-                self.act.collector_writes += 1;
+                c.ready_at = c.ready_at.max(o.ready_at);
+                bank_ports_used[b] += 1;
+                *ports_touched = true;
+                act.bank_reads[sc * nb + b] += 1;
+                act.crossbar_transfers += 1;
+                act.collector_writes += 1;
                 progress = true;
             }
-            if !self.subs[sc].bank_q[b].is_empty() {
-                self.act.bank_conflict_cycles += 1;
+            if !q.is_empty() {
+                act.bank_conflict_cycles += 1;
             }
         }
         progress
@@ -1322,34 +1480,37 @@ impl<D: RegisterFileDesign> Sm<D> {
         let mut progress = false;
         let mut dispatched = 0;
         let limit = sh.cfg.sm.collectors.dispatch_per_cycle;
-        let mut cands = std::mem::take(&mut self.subs[sc].cands);
-        cands.clear();
-        cands.extend(
-            self.subs[sc]
-                .collectors
-                .iter()
-                .enumerate()
-                .filter(|(_, c)| c.busy && c.pending == 0 && c.ready_at <= now)
-                .map(|(i, _)| i),
-        );
-        if cands.len() > 1 {
-            cands.sort_unstable_by_key(|&i| self.subs[sc].collectors[i].seq);
+        // candidates (operands all present), oldest allocation first; collectors waiting for
+        // operands are counted in the same pass
+        let mut cands = [0u8; 64];
+        let mut n = 0;
+        let cols = &self.subs[sc].collectors;
+        for (i, c) in cols.iter().enumerate().take(64) {
+            if !c.busy {
+                continue;
+            }
+            if c.pending == 0 && c.ready_at <= now {
+                // insertion by `seq` (unique): the order `sort_unstable_by_key(seq)` gives
+                let mut j = n;
+                while j > 0 && cols[usize::from(cands[j - 1])].seq > c.seq {
+                    cands[j] = cands[j - 1];
+                    j -= 1;
+                }
+                cands[j] = i as u8;
+                n += 1;
+            } else {
+                self.act.operand_wait_cycles += 1;
+            }
         }
-        for &ci in &cands {
+        for &ci in &cands[..n] {
             if dispatched >= limit {
                 break;
             }
-            if self.try_dispatch(sh, model, mem, sc, ci, now)? {
+            if self.try_dispatch(sh, model, mem, sc, usize::from(ci), now)? {
                 dispatched += 1;
                 progress = true;
             } else {
                 self.act.exec_unit_busy_cycles += 1;
-            }
-        }
-        self.subs[sc].cands = cands;
-        for c in self.subs[sc].collectors.iter() {
-            if c.busy && (c.pending > 0 || c.ready_at > now) {
-                self.act.operand_wait_cycles += 1;
             }
         }
         Ok(progress)
@@ -1513,7 +1674,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             w.in_collector = false;
             w.inflight += 1;
             w.next = next;
-            w.next_mask = reg_mask(&next);
+            w.next_mask = next.map_or([0; 4], |i| sh.static_of(&i).mask);
             w.next_preds = next.map_or(0, |i| i.src_preds | i.dst_preds);
             w.has_next = next.is_some();
             if info.class == UnitClass::Mem && from_load {
@@ -1532,11 +1693,15 @@ impl<D: RegisterFileDesign> Sm<D> {
                 barrier_arrived = true;
             }
         }
+        self.refresh_gate(usize::from(slot));
         if barrier_arrived {
             if let Some(c) = self.ctas[cta].as_mut() {
                 c.at_barrier += 1;
             }
             self.check_barrier(cta);
+        }
+        for &(r, _, _) in writes.iter() {
+            self.design.prefetch(ws, r);
         }
         self.wb[idx] = Some(WbEntry {
             slot,
@@ -1553,44 +1718,64 @@ impl<D: RegisterFileDesign> Sm<D> {
         Ok(true)
     }
 
-    /// Why warp `slot` cannot issue now (None = it can).
-    fn blocked(&self, slot: u16, now: u64) -> Option<StallKind> {
-        let Some(w) = self.warps[usize::from(slot)].as_ref() else {
-            return Some(StallKind::Idle);
+    /// Recomputes the [`Gate`] of warp slot `slot` from the warp.
+    #[inline]
+    fn refresh_gate(&mut self, slot: usize) {
+        let g = match self.warps[slot].as_mut() {
+            Some(w) => {
+                w.gate = w.gate_of();
+                Gate {
+                    verdict: w.gate,
+                    no_issue_until: w.no_issue_until,
+                }
+            }
+            None => Gate::EMPTY,
         };
-        if w.at_barrier {
-            return Some(StallKind::Barrier);
-        }
-        if w.exited || w.in_collector || w.no_issue_until > now {
-            return Some(StallKind::NoInstruction);
-        }
-        if !w.has_next {
-            return Some(StallKind::NoInstruction);
-        }
-        let mut hit = false;
-        let mut mem = false;
-        for k in 0..4 {
-            let h = w.pending[k] & w.next_mask[k];
-            hit |= h != 0;
-            mem |= h & w.pending_mem[k] != 0;
-        }
-        if w.next_preds & w.pending_pred != 0 {
-            hit = true;
-        }
-        if hit {
-            return Some(if mem {
-                StallKind::Memory
-            } else {
-                StallKind::Scoreboard
-            });
-        }
-        None
+        self.gates[slot] = g;
     }
 
-    fn build_order(&mut self, sh: &Shared, sc: usize, now: u64) {
+    /// Why warp `slot` cannot issue now (None = it can).
+    #[inline]
+    fn blocked(&self, slot: u16, now: u64) -> Option<StallKind> {
+        let g = self.gates[usize::from(slot)];
+        debug_assert_eq!(
+            g,
+            self.warps[usize::from(slot)]
+                .as_ref()
+                .map_or(Gate::EMPTY, |w| Gate {
+                    verdict: w.gate_of(),
+                    no_issue_until: w.no_issue_until,
+                })
+        );
+        match g.verdict {
+            Some(StallKind::Idle) => Some(StallKind::Idle),
+            Some(StallKind::Barrier) => Some(StallKind::Barrier),
+            _ if g.no_issue_until > now => Some(StallKind::NoInstruction),
+            v => v,
+        }
+    }
+
+    /// Fills `order` with the scheduler's candidate order, or, for GTO when every design
+    /// priority is equal, returns `Some(p)` instead: the order is then `by_age` with the
+    /// greedy warp (at position `p`, if `p` is `Some`) moved to the front, read in place by
+    /// [`Sm::issue`] ([`gto_at`]).
+    fn build_order(&mut self, sh: &Shared, sc: usize, now: u64) -> Option<Option<usize>> {
+        let policy = sh.cfg.sm.scheduler.policy;
+        if policy == SchedulerPolicy::Gto {
+            let sub = &self.subs[sc];
+            let same_priority = sub
+                .by_age
+                .windows(2)
+                .all(|p| self.priority(p[0]) == self.priority(p[1]));
+            if same_priority {
+                // the greedy warp, then the others oldest first: what `sort_gto` gives
+                // when all design priorities are equal, without sorting or copying
+                let last = sub.last_issued;
+                return Some(last.and_then(|l| sub.by_age.iter().position(|&s| s == l)));
+            }
+        }
         let mut order = std::mem::take(&mut self.subs[sc].order);
         order.clear();
-        let policy = sh.cfg.sm.scheduler.policy;
         let sub = &self.subs[sc];
         let resident = |s: u16| self.warps[usize::from(s)].is_some();
         match policy {
@@ -1608,22 +1793,12 @@ impl<D: RegisterFileDesign> Sm<D> {
                 }
             }
             SchedulerPolicy::Gto => {
+                // unequal design priorities: the full GTO sort
                 let last = sub.last_issued;
-                let same_priority = sub
-                    .by_age
-                    .windows(2)
-                    .all(|p| self.priority(p[0]) == self.priority(p[1]));
-                if same_priority {
-                    // the greedy warp, then the others oldest first: what `sort_gto` gives
-                    // when all design priorities are equal, without sorting
-                    order.extend(last.filter(|l| sub.by_age.contains(l)));
-                    order.extend(sub.by_age.iter().copied().filter(|&s| Some(s) != last));
-                } else {
-                    order.extend(sub.warps.iter().copied().filter(|&s| resident(s)));
-                    let mut keys = std::mem::take(&mut self.subs[sc].keys);
-                    self.sort_gto(&mut order, last, &mut keys);
-                    self.subs[sc].keys = keys;
-                }
+                order.extend(sub.warps.iter().copied().filter(|&s| resident(s)));
+                let mut keys = std::mem::take(&mut self.subs[sc].keys);
+                self.sort_gto(&mut order, last, &mut keys);
+                self.subs[sc].keys = keys;
             }
             SchedulerPolicy::TwoLevel { active_warps } => {
                 // demote warps waiting on memory or done; promote oldest pending non-blocked
@@ -1669,6 +1844,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             }
         }
         self.subs[sc].order = order;
+        None
     }
 
     /// The design's scheduling priority of a resident warp.
@@ -1718,24 +1894,37 @@ impl<D: RegisterFileDesign> Sm<D> {
         }
         self.subs[sc].dirty = false;
         self.subs[sc].wake_at = u64::MAX;
-        self.build_order(sh, sc, now);
-        let order = std::mem::take(&mut self.subs[sc].order);
+        let gto = self.build_order(sh, sc, now);
+        let order = match gto {
+            Some(_) => Vec::new(),
+            None => std::mem::take(&mut self.subs[sc].order),
+        };
+        let n = match gto {
+            Some(_) => self.subs[sc].by_age.len(),
+            None => order.len(),
+        };
         let width = sh.cfg.sm.scheduler.issue_width;
         let mut issued = 0;
         let mut reason: Option<StallKind> = None;
-        for &slot in &order {
+        for k in 0..n {
             if issued >= width {
                 break;
             }
+            let slot = match gto {
+                Some(p) => gto_at(&self.subs[sc].by_age, p, k),
+                None => match order.get(k) {
+                    Some(&s) => s,
+                    None => break,
+                },
+            };
             if let Some(r) = self.blocked(slot, now) {
                 if reason.is_none() {
                     reason = Some(r);
                 }
-                if let Some(w) = self.warps[usize::from(slot)].as_ref() {
-                    if w.no_issue_until > now {
-                        let s = &mut self.subs[sc];
-                        s.wake_at = s.wake_at.min(w.no_issue_until);
-                    }
+                let until = self.gates[usize::from(slot)].no_issue_until;
+                if until > now {
+                    let s = &mut self.subs[sc];
+                    s.wake_at = s.wake_at.min(until);
                 }
                 continue;
             }
@@ -1774,7 +1963,9 @@ impl<D: RegisterFileDesign> Sm<D> {
             self.issue_to(sh, sc, ci, slot, now)?;
             issued += 1;
         }
-        self.subs[sc].order = order;
+        if gto.is_none() {
+            self.subs[sc].order = order;
+        }
         let kind = if issued > 0 {
             StallKind::Issued
         } else {
@@ -1802,7 +1993,7 @@ impl<D: RegisterFileDesign> Sm<D> {
 
     fn issue_to(
         &mut self,
-        sh: &Shared,
+        sh: &mut Shared,
         sc: usize,
         ci: usize,
         slot: u16,
@@ -1827,12 +2018,12 @@ impl<D: RegisterFileDesign> Sm<D> {
         }
         w.pending_pred |= info.dst_preds;
         w.in_collector = true;
+        self.refresh_gate(usize::from(slot));
         self.subs[sc].last_issued = Some(slot);
         self.subs[sc].free_mask &= !(1u64 << ci);
         self.collector_seq += 1;
         self.act.collector_allocations += 1;
-        let tables = sh.tables.get(info.func as usize).and_then(|t| t.as_ref());
-        let pir = tables.and_then(|t| t.pir.get(info.pc as usize));
+        let st = sh.static_of(&info);
         let ws = WarpSlot {
             slot,
             sub_core: sc as u8,
@@ -1855,8 +2046,8 @@ impl<D: RegisterFileDesign> Sm<D> {
         c.ready_at = now + 1;
         c.seq = self.collector_seq;
         for (k, &r) in info.srcs.as_slice().iter().enumerate() {
-            let reuse = tables.and_then(|t| FuncTables::reuse(&t.uses, &t.reuse_src, info.pc, r));
-            let last_use = pir.is_some_and(|l| l.contains(&r));
+            let reuse = st.src_reuse.get(k).copied().flatten();
+            let last_use = st.src_last >> k & 1 != 0;
             let op = OperandRef {
                 warp: ws,
                 reg: r,
@@ -1883,6 +2074,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             match route {
                 Route::Bank(b) => {
                     let b = usize::from(b).min(nb - 1);
+                    self.design.prefetch(ws, r);
                     bank_q[b].push_back((ci as u16, k as u8));
                     *queued_reads += 1;
                     c.pending += 1;

@@ -194,7 +194,9 @@ pub trait FunctionalWarpModel {
     fn start_cta(&mut self, cta: u32) -> Result<(), ModelError>;
     /// Drops the state of a finished CTA.
     fn finish_cta(&mut self, cta: u32);
-    /// The instruction warp `warp` executes next; `None` once it has exited.
+    /// The instruction warp `warp` executes next; `None` once it has exited. For one
+    /// (`func`, `pc`) every field but `active_mask` must be the same on every call: the core
+    /// derives per-instruction tables from the first instance (debug builds check this).
     fn next_instr(&self, warp: WarpKey) -> Option<InstrInfo>;
     /// Executes that instruction. All register values go through `regs`; a memory access
     /// is written into `mem` (and `StepInfo::mem` set).

@@ -52,7 +52,7 @@
 //! modelled; the L1D/shared split is the preset's, not chosen per kernel.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::BinaryHeap;
 
 use super::activity::MemActivity;
 use super::config::{CacheConfig, MemoryConfig};
@@ -85,19 +85,28 @@ pub trait MemoryTiming {
 }
 
 /// A port serving `cap` items per cycle; items reserve the first cycle with room left.
+///
+/// The per-cycle counts live in a ring buffer (power-of-two length, grown on demand) indexed
+/// by cycle: slot `(head + c − base) mod len` counts cycle `c` for `base ≤ c < base + len`.
+/// Forgetting past cycles zeroes their slots in bulk instead of popping them one by one.
 #[derive(Clone, Debug)]
 struct Port {
-    /// Cycle of `used[0]`.
+    /// Cycle of `used[head]`; cycles before it are forgotten.
     base: u64,
-    used: VecDeque<u8>,
+    head: usize,
+    used: Vec<u8>,
     cap: u8,
 }
 
 impl Port {
+    /// Initial ring length (cycles of reservations ahead of `base`); grows as needed.
+    const INITIAL_SLOTS: usize = 256;
+
     fn new(cap: u32) -> Port {
         Port {
             base: 0,
-            used: VecDeque::new(),
+            head: 0,
+            used: vec![0; Self::INITIAL_SLOTS],
             cap: u8::try_from(cap.max(1)).unwrap_or(u8::MAX),
         }
     }
@@ -105,24 +114,60 @@ impl Port {
     /// Reserves the first cycle `>= t` with capacity left. `now` (≤ `t`) is the current cycle:
     /// reservations before it are forgotten.
     fn reserve(&mut self, now: u64, t: u64) -> u64 {
-        while self.base < now {
-            if self.used.pop_front().is_none() {
-                self.base = now;
-                break;
-            }
-            self.base += 1;
+        if now > self.base {
+            self.forget(now);
         }
-        let mut i = t.saturating_sub(self.base) as usize;
+        let mut mask = self.used.len() - 1;
+        let mut c = t.max(self.base);
         loop {
-            if i >= self.used.len() {
-                self.used.resize(i + 1, 0);
+            let off = c - self.base;
+            if off > mask as u64 {
+                self.grow(off);
+                mask = self.used.len() - 1;
             }
-            if self.used[i] < self.cap {
-                self.used[i] += 1;
-                return self.base + i as u64;
+            let slot = &mut self.used[(self.head + off as usize) & mask];
+            if *slot < self.cap {
+                *slot += 1;
+                return c;
             }
-            i += 1;
+            c += 1;
         }
+    }
+
+    /// Moves `base` to `now`, zeroing the slots of the cycles left behind.
+    fn forget(&mut self, now: u64) {
+        let len = self.used.len();
+        let adv = now - self.base;
+        if adv >= len as u64 {
+            self.used.fill(0);
+            self.head = 0;
+        } else {
+            let adv = adv as usize;
+            let end = self.head + adv;
+            if end <= len {
+                self.used[self.head..end].fill(0);
+            } else {
+                self.used[self.head..].fill(0);
+                self.used[..end - len].fill(0);
+            }
+            self.head = end & (len - 1);
+        }
+        self.base = now;
+    }
+
+    /// Enlarges the ring so that offset `off` from `base` fits, keeping every count.
+    fn grow(&mut self, off: u64) {
+        let need = usize::try_from(off)
+            .ok()
+            .and_then(|o| o.checked_add(1))
+            .and_then(usize::checked_next_power_of_two)
+            .unwrap_or(usize::MAX);
+        let len = self.used.len();
+        let mut v = vec![0u8; need.max(2 * len)];
+        v[..len - self.head].copy_from_slice(&self.used[self.head..]);
+        v[len - self.head..len].copy_from_slice(&self.used[..self.head]);
+        self.used = v;
+        self.head = 0;
     }
 }
 
@@ -162,20 +207,119 @@ impl Mshrs {
 }
 
 const INVALID: u64 = u64::MAX;
+/// No way / empty slot in the 32-bit way links and the line index.
+const NIL: u32 = u32::MAX;
 
 /// Sectored set-associative tags with LRU; every valid sector knows the cycle its data
 /// arrives (in the future while its fill is in flight).
+///
+/// Ways are never invalidated, so a set fills its ways in index order (`used` counts them)
+/// and the victim of a full set is its least recently used way. Recency is kept as a
+/// doubly-linked list per set (most recent at `mru`), and lines are found through a hash
+/// index, so neither a lookup nor a replacement scans the ways: the same way is chosen as by
+/// a scan for the first invalid way, else the oldest access stamp.
 #[derive(Clone, Debug)]
 struct Tags {
     sets: u64,
+    /// `sets − 1` when `sets` is a power of two (set = line & mask), else `u64::MAX`.
+    set_mask: u64,
     ways: usize,
     spl: usize,
     tags: Vec<u64>,
     valid: Vec<u32>,
     dirty: Vec<u32>,
-    stamp: Vec<u64>,
     fill: Vec<u64>,
-    clock: u64,
+    /// Valid ways per set.
+    used: Vec<u32>,
+    /// Recency links between the ways of a set (global way numbers, `NIL` at the ends).
+    newer: Vec<u32>,
+    older: Vec<u32>,
+    /// Most and least recently used way of each set (`NIL`: empty set).
+    mru: Vec<u32>,
+    lru: Vec<u32>,
+    index: LineIndex,
+}
+
+/// Line → way index of a [`Tags`]: open addressing with linear probing over way numbers
+/// (the key is `tags[way]`), Fibonacci hashing, at most half full, backward-shift deletion.
+/// Only answers "which way holds this line", so iteration order never reaches any output.
+#[derive(Clone, Debug)]
+struct LineIndex {
+    slots: Vec<u32>,
+    shift: u32,
+}
+
+impl LineIndex {
+    fn new(lines: usize) -> LineIndex {
+        let n = lines.saturating_mul(2).max(2).next_power_of_two();
+        LineIndex {
+            slots: vec![NIL; n],
+            shift: 64 - n.trailing_zeros(),
+        }
+    }
+
+    /// Home slot of `line` (Knuth's multiplicative hashing, 2^64 / golden ratio).
+    fn home(&self, line: u64) -> usize {
+        (line.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
+    }
+
+    fn find(&self, tags: &[u64], line: u64) -> Option<usize> {
+        let mask = self.slots.len() - 1;
+        let mut i = self.home(line);
+        loop {
+            let w = self.slots[i];
+            if w == NIL {
+                return None;
+            }
+            if tags[w as usize] == line {
+                return Some(w as usize);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Adds `way` (holding `tags[way]`, not yet indexed).
+    fn insert(&mut self, tags: &[u64], way: usize) {
+        let mask = self.slots.len() - 1;
+        let mut i = self.home(tags[way]);
+        while self.slots[i] != NIL {
+            i = (i + 1) & mask;
+        }
+        self.slots[i] = way as u32;
+    }
+
+    /// Removes `way` (still holding its indexed line in `tags`).
+    fn remove(&mut self, tags: &[u64], way: usize) {
+        let mask = self.slots.len() - 1;
+        let mut i = self.home(tags[way]);
+        while self.slots[i] != way as u32 {
+            if self.slots[i] == NIL {
+                return;
+            }
+            i = (i + 1) & mask;
+        }
+        // backward-shift deletion: move later entries of the probe run into the hole when
+        // their home slot does not lie cyclically in (hole, their slot]
+        let mut j = i;
+        loop {
+            j = (j + 1) & mask;
+            let w = self.slots[j];
+            if w == NIL {
+                break;
+            }
+            let k = self.home(tags[w as usize]);
+            let stays = if i <= j {
+                i < k && k <= j
+            } else {
+                i < k || k <= j
+            };
+            if !stays {
+                self.slots[i] = w;
+                i = j;
+            }
+        }
+        self.slots[i] = NIL;
+    }
 }
 
 /// State of the sectors of one line at a lookup.
@@ -194,66 +338,111 @@ struct Lookup {
 
 impl Tags {
     fn new(cfg: CacheConfig) -> Tags {
-        let n = (cfg.sets * cfg.ways) as usize;
+        let sets = cfg.sets.max(1) as usize;
+        let ways = cfg.ways.max(1) as usize;
+        let n = sets * ways;
         let spl = (cfg.line_bytes / cfg.sector_bytes.max(1)).max(1) as usize;
         Tags {
-            sets: u64::from(cfg.sets.max(1)),
-            ways: cfg.ways.max(1) as usize,
+            sets: sets as u64,
+            set_mask: if sets.is_power_of_two() {
+                sets as u64 - 1
+            } else {
+                u64::MAX
+            },
+            ways,
             spl,
             tags: vec![INVALID; n],
             valid: vec![0; n],
             dirty: vec![0; n],
-            stamp: vec![0; n],
             fill: vec![0; n * spl],
-            clock: 0,
+            used: vec![0; sets],
+            newer: vec![NIL; n],
+            older: vec![NIL; n],
+            mru: vec![NIL; sets],
+            lru: vec![NIL; sets],
+            index: LineIndex::new(n),
         }
     }
 
-    fn find(&self, line: u64) -> Option<usize> {
-        let base = (line % self.sets) as usize * self.ways;
-        (base..base + self.ways).find(|&i| self.tags[i] == line)
+    /// Set of `line`: `line mod sets`.
+    fn set_of(&self, line: u64) -> usize {
+        if self.set_mask != u64::MAX {
+            (line & self.set_mask) as usize
+        } else {
+            (line % self.sets) as usize
+        }
+    }
+
+    /// Makes `way` (of `set`) the most recently used way; `linked`: it is in the list already.
+    #[inline(always)]
+    fn touch(&mut self, set: usize, way: usize, linked: bool) {
+        let w = way as u32;
+        if self.mru[set] == w {
+            return;
+        }
+        if linked {
+            // unlink (not the MRU, so it has a newer neighbour)
+            let (n, o) = (self.newer[way], self.older[way]);
+            self.older[n as usize] = o;
+            if o == NIL {
+                self.lru[set] = n;
+            } else {
+                self.newer[o as usize] = n;
+            }
+        }
+        let m = self.mru[set];
+        self.older[way] = m;
+        self.newer[way] = NIL;
+        if m == NIL {
+            self.lru[set] = w;
+        } else {
+            self.newer[m as usize] = w;
+        }
+        self.mru[set] = w;
     }
 
     /// Looks `sectors` of `line` up at cycle `t`. With `allocate` a missing line takes the LRU
     /// way (its sectors invalid) and a dirty victim is reported; without, `way` is
     /// `usize::MAX` when the line is absent.
+    #[inline(always)]
     fn lookup(&mut self, line: u64, sectors: u32, t: u64, allocate: bool) -> Lookup {
-        self.clock += 1;
+        let mut victim = None;
+        let way = match self.index.find(&self.tags, line) {
+            Some(w) => {
+                self.touch(self.set_of(line), w, true);
+                w
+            }
+            None if allocate => {
+                let (w, v) = self.allocate(line);
+                victim = v;
+                w
+            }
+            None => {
+                return Lookup {
+                    way: usize::MAX,
+                    present: 0,
+                    inflight_until: 0,
+                    inflight: 0,
+                    missing: sectors,
+                    victim: None,
+                }
+            }
+        };
+        let valid = self.valid[way] & sectors;
         let mut r = Lookup {
-            way: usize::MAX,
+            way,
             present: 0,
             inflight_until: 0,
             inflight: 0,
-            missing: sectors,
-            victim: None,
+            missing: sectors & !valid,
+            victim,
         };
-        let way = match self.find(line) {
-            Some(w) => w,
-            None if allocate => {
-                let base = (line % self.sets) as usize * self.ways;
-                let w = (base..base + self.ways)
-                    .find(|&i| self.tags[i] == INVALID)
-                    .or_else(|| (base..base + self.ways).min_by_key(|&i| self.stamp[i]))
-                    .unwrap_or(base);
-                if self.tags[w] != INVALID && self.dirty[w] != 0 {
-                    r.victim = Some((self.tags[w], self.dirty[w]));
-                }
-                self.tags[w] = line;
-                self.valid[w] = 0;
-                self.dirty[w] = 0;
-                w
-            }
-            None => return r,
-        };
-        self.stamp[way] = self.clock;
-        r.way = way;
-        let valid = self.valid[way] & sectors;
-        r.missing = sectors & !valid;
+        let fills = &self.fill[way * self.spl..];
         let mut v = valid;
         while v != 0 {
             let s = v.trailing_zeros() as usize;
             v &= v - 1;
-            let f = self.fill[way * self.spl + s];
+            let f = fills[s];
             if f > t {
                 r.inflight |= 1 << s;
                 r.inflight_until = r.inflight_until.max(f);
@@ -262,6 +451,32 @@ impl Tags {
             }
         }
         r
+    }
+
+    /// Places absent `line` in the first unused way of its set, else in the LRU way, with
+    /// no valid sectors; returns the way and the evicted line with its dirty sectors, if any.
+    #[inline(never)]
+    fn allocate(&mut self, line: u64) -> (usize, Option<(u64, u32)>) {
+        let set = self.set_of(line);
+        let n = self.used[set] as usize;
+        let mut victim = None;
+        let w = if n < self.ways {
+            self.used[set] += 1;
+            set * self.ways + n
+        } else {
+            let w = self.lru[set] as usize;
+            if self.dirty[w] != 0 {
+                victim = Some((self.tags[w], self.dirty[w]));
+            }
+            self.index.remove(&self.tags, w);
+            w
+        };
+        self.tags[w] = line;
+        self.index.insert(&self.tags, w);
+        self.valid[w] = 0;
+        self.dirty[w] = 0;
+        self.touch(set, w, n >= self.ways);
+        (w, victim)
     }
 
     /// Marks `sectors` of the line in `way` valid with data from cycle `at`.
@@ -304,6 +519,31 @@ pub struct MemoryHierarchy {
     words: Vec<(u64, u64)>,
 }
 
+/// Set bits of a sector mask. Masks of at most 4 sectors (every preset's lines) come from a
+/// table; wider ones use `count_ones`, which is a bit-twiddling sequence on the baseline
+/// x86-64 target (no `popcnt`).
+fn popcount(m: u32) -> u32 {
+    const SMALL: [u8; 16] = [0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4];
+    match SMALL.get(m as usize) {
+        Some(&n) => u32::from(n),
+        None => m.count_ones(),
+    }
+}
+
+/// Sorts the (line, sectors) list of a warp by line (lines are distinct); two lines, the
+/// most common case after one, by a compare-and-swap.
+fn sort_lines(lines: &mut [(u64, u32)]) {
+    match lines {
+        [] | [_] => {}
+        [a, b] => {
+            if b.0 < a.0 {
+                std::mem::swap(a, b);
+            }
+        }
+        _ => lines.sort_unstable(),
+    }
+}
+
 /// Iterates the set bits of a mask, lowest first.
 fn bits(mut m: u32) -> impl Iterator<Item = u32> {
     std::iter::from_fn(move || {
@@ -314,6 +554,68 @@ fn bits(mut m: u32) -> impl Iterator<Item = u32> {
         m &= m - 1;
         Some(b)
     })
+}
+
+/// State of [`MemoryHierarchy::coalesce_pow2`]: the (line, sector mask) list being built and
+/// the sector added last.
+struct Coalescer<'a> {
+    lines: &'a mut Vec<(u64, u32)>,
+    /// Bytes per lane (≥ 1).
+    size: u64,
+    /// log2 of the sector size; sector number → line: `>> ck`, → sector bit: `& cm`.
+    sk: u32,
+    ck: u32,
+    cm: u64,
+    /// `sector_bytes − size` when a lane fits in a sector: a lane with
+    /// `a − last ≤ fit` lies inside the sector starting at `last`.
+    fit: Option<u64>,
+    /// Start address of the sector added last.
+    last: Option<u64>,
+}
+
+impl Coalescer<'_> {
+    /// ORs sector `s` (a sector number) into its line's mask, comparing the line with the
+    /// last one first.
+    fn add(&mut self, s: u64) {
+        let line = s >> self.ck;
+        let bit = 1u32 << (s & self.cm);
+        match self.lines.last_mut() {
+            Some(e) if e.0 == line => e.1 |= bit,
+            _ => match self.lines.iter_mut().rev().find(|(x, _)| *x == line) {
+                Some(e) => e.1 |= bit,
+                None => self.lines.push((line, bit)),
+            },
+        }
+    }
+
+    /// Adds sector `s`, every byte of a whole group of lanes, unless it was added last.
+    fn sector_of_group(&mut self, s: u64) {
+        let start = s << self.sk;
+        if self.last != Some(start) {
+            self.add(s);
+            self.last = Some(start);
+        }
+    }
+
+    /// Adds the sectors of the lane at address `a`: the bytes `a .. a + size`, the end
+    /// saturating at the top of the address space like the general path. A lane inside the
+    /// sector added last adds nothing new.
+    fn lane(&mut self, a: u64) {
+        if let (Some(l), Some(fit)) = (self.last, self.fit) {
+            if a.wrapping_sub(l) <= fit {
+                return;
+            }
+        }
+        let end = a.saturating_add(self.size);
+        if end <= a {
+            return;
+        }
+        let last = (end - 1) >> self.sk;
+        for s in a >> self.sk..=last {
+            self.add(s);
+        }
+        self.last = Some(last << self.sk);
+    }
 }
 
 impl MemoryHierarchy {
@@ -389,43 +691,76 @@ impl MemoryHierarchy {
     fn coalesce(&mut self, acc: &WarpMemAccess) {
         let lb = u64::from(self.cfg.l1d.line_bytes.max(1));
         let sb = u64::from(self.cfg.l1d.sector_bytes.max(1));
-        if lb.is_power_of_two() && sb.is_power_of_two() {
+        if lb.is_power_of_two() && sb.is_power_of_two() && sb <= lb {
             self.coalesce_pow2(acc);
         } else {
             self.coalesce_general(acc);
         }
     }
 
-    /// [`Self::coalesce`] for power-of-two line and sector sizes (every preset): shifts and
-    /// masks instead of divisions, and the lane's line compared with the last one first
-    /// (neighbouring lanes usually share it). Same result as [`Self::coalesce_general`].
+    /// [`Self::coalesce`] for power-of-two line and sector sizes, sectors no larger than
+    /// lines (every preset): shifts and masks instead of divisions, and whole groups of lanes
+    /// in one sector added at once (see [`Coalescer`]). Same result as
+    /// [`Self::coalesce_general`].
     fn coalesce_pow2(&mut self, acc: &WarpMemAccess) {
         let lb = u64::from(self.cfg.l1d.line_bytes.max(1));
         let sb = u64::from(self.cfg.l1d.sector_bytes.max(1));
-        self.lines.clear();
         let size = u64::from(acc.bytes_per_lane.max(1));
-        let (lk, sk) = (lb.trailing_zeros(), sb.trailing_zeros());
-        let mut m = acc.mask;
-        while m != 0 {
-            let l = m.trailing_zeros() as usize;
-            m &= m - 1;
-            let a = acc.addrs[l];
-            let end = a.saturating_add(size);
-            let mut b = a;
-            while b < end {
-                let line = b >> lk;
-                let sec = 1u32 << ((b & (lb - 1)) >> sk);
-                match self.lines.last_mut() {
-                    Some(e) if e.0 == line => e.1 |= sec,
-                    _ => match self.lines.iter_mut().rev().find(|(x, _)| *x == line) {
-                        Some(e) => e.1 |= sec,
-                        None => self.lines.push((line, sec)),
-                    },
+        let sk = sb.trailing_zeros();
+        let mut c = Coalescer {
+            lines: &mut self.lines,
+            size,
+            sk,
+            ck: lb.trailing_zeros() - sk,
+            cm: (lb >> sk) - 1,
+            fit: sb.checked_sub(size),
+            last: None,
+        };
+        c.lines.clear();
+        // Groups of 8 lanes, all active, whose bytes all lie in one sector (a unit-stride
+        // group of 4 B lanes, a broadcast) add that sector once. The lanes' addresses agree
+        // above the sector offset when their OR and AND do; the OR of their offsets is at
+        // least the largest offset, so a lane's last byte stays in the sector when that OR
+        // plus `size` does not pass the sector's end. The top sector of the address space,
+        // where the general path saturates, is left to the lanes.
+        let top = u64::MAX >> sk;
+        let off_mask = sb - 1;
+        // sector of each such group (`u64::MAX`, never a passing sector: the lanes decide)
+        let mut uniform = [u64::MAX; 4];
+        for (g, (group, u)) in acc.addrs.chunks_exact(8).zip(&mut uniform).enumerate() {
+            if (acc.mask >> (8 * g)) & 0xff == 0xff {
+                let (or, and) = group
+                    .iter()
+                    .fold((0u64, u64::MAX), |(o, n), &a| (o | a, n & a));
+                if (or ^ and) >> sk == 0 && (or & off_mask) + size <= sb && or >> sk != top {
+                    *u = or >> sk;
                 }
-                b = ((b >> sk) + 1) << sk;
             }
         }
-        self.lines.sort_unstable();
+        if uniform.iter().all(|&u| u != u64::MAX) {
+            // every group in one sector (the common fully active warp): at most 4 lines
+            for &u in &uniform {
+                let (line, bit) = (u >> c.ck, 1u32 << (u & c.cm));
+                match c.lines.iter_mut().find(|(x, _)| *x == line) {
+                    Some(e) => e.1 |= bit,
+                    None => c.lines.push((line, bit)),
+                }
+            }
+            sort_lines(&mut self.lines);
+            return;
+        }
+        for (g, (group, &u)) in acc.addrs.chunks_exact(8).zip(&uniform).enumerate() {
+            if u != u64::MAX {
+                c.sector_of_group(u);
+                continue;
+            }
+            let mut m = (acc.mask >> (8 * g)) & 0xff;
+            while m != 0 {
+                c.lane(group[m.trailing_zeros() as usize]);
+                m &= m - 1;
+            }
+        }
+        sort_lines(&mut self.lines);
     }
 
     /// [`Self::coalesce`] for any line and sector sizes.
@@ -625,12 +960,19 @@ impl MemoryTiming for MemoryHierarchy {
         let mut ready = now + l1_lat;
         // cycles the LD/ST unit was held by MSHR reservation failures
         let mut stall = 0u64;
-        for (i, &(line, secs)) in lines.iter().enumerate() {
-            let t_in = now + i as u64 / lpc + stall;
-            let n = u64::from(secs.count_ones());
-            let l2s = self.l2_sectors(secs);
+        // line `i` enters at `now + i / lpc`: `entry` = i / lpc, `k` = i mod lpc
+        let (mut entry, mut k) = (0u64, 0u64);
+        for &(line, secs) in &lines {
+            let t_in = now + entry + stall;
+            k += 1;
+            if k == lpc {
+                k = 0;
+                entry += 1;
+            }
+            let n = u64::from(popcount(secs));
             match acc.kind {
                 MemOpKind::Atomic => {
+                    let l2s = self.l2_sectors(secs);
                     let r = self.l2(now, t_in, smi, line, l2s, MemOpKind::Atomic, act);
                     ready = ready.max(r);
                 }
@@ -649,10 +991,12 @@ impl MemoryTiming for MemoryHierarchy {
                         }
                         t_chk
                     };
+                    let l2s = self.l2_sectors(secs);
                     let r = self.l2(now, t_out, smi, line, l2s, MemOpKind::Store, act);
                     ready = ready.max(r);
                 }
                 MemOpKind::Load if skip_l1 => {
+                    let l2s = self.l2_sectors(secs);
                     let r = self.l2(now, t_in, smi, line, l2s, MemOpKind::Load, act);
                     ready = ready.max(r);
                 }
@@ -664,8 +1008,8 @@ impl MemoryTiming for MemoryHierarchy {
                         continue;
                     };
                     let look = l1.lookup(line, secs, t_chk, true);
-                    act.l1d_sector_read_hits += u64::from(look.present.count_ones());
-                    act.l1d_sector_read_merges += u64::from(look.inflight.count_ones());
+                    act.l1d_sector_read_hits += u64::from(popcount(look.present));
+                    act.l1d_sector_read_merges += u64::from(popcount(look.inflight));
                     let mut r = t_chk.max(look.inflight_until);
                     if look.missing != 0 {
                         let tm = self.l1_mshr[smi].alloc(t_chk);
@@ -683,9 +1027,9 @@ impl MemoryTiming for MemoryHierarchy {
                 }
             }
         }
-        let n = lines.len() as u64;
         self.lines = lines;
-        let ldst = n.div_ceil(lpc).max(1) + stall;
+        // ⌈lines / lpc⌉ cycles to enter the L1D
+        let ldst = (entry + u64::from(k != 0)).max(1) + stall;
         MemTiming {
             ready_at: ready,
             ldst_cycles: u32::try_from(ldst).unwrap_or(u32::MAX),
@@ -857,6 +1201,212 @@ mod tests {
             m.coalesce_pow2(a);
             assert_eq!(m.lines, general, "{a:?}");
             assert!(!general.is_empty());
+        }
+    }
+
+    /// A small deterministic generator for the randomised equivalence tests (64-bit LCG,
+    /// Knuth's MMIX constants; the high bits are used).
+    struct Lcg(u64);
+
+    impl Lcg {
+        fn next(&mut self) -> u64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            self.0 >> 32
+        }
+    }
+
+    /// Issue 5: the group fast path of the coalescer (8 active lanes in one sector) agrees
+    /// with the general path on warps built from uniform, unit-stride, broadcast, strided and
+    /// random groups, partial masks and wide lanes. (Lanes at the top of the address space
+    /// are not compared: the general path's sector step wraps around there.)
+    #[test]
+    fn issue5_group_coalescing_matches_the_general_path() {
+        let mut m = small(4);
+        let mut rng = Lcg(5);
+        for case in 0..4000 {
+            let mut a = load(0, 4);
+            a.bytes_per_lane = [1, 2, 4, 8, 16, 32, 64][(rng.next() % 7) as usize];
+            a.mask = match case % 4 {
+                0 => u32::MAX,
+                1 => u32::MAX ^ (1 << (rng.next() % 32)),
+                2 => rng.next() as u32,
+                _ => 0xff00_ff00,
+            };
+            // every 8th warp: sector-aligned broadcast / unit-stride groups only, so that
+            // whole warps take the all-groups-uniform path
+            let easy = case % 8 == 0;
+            let base = 0x1000 + (rng.next() % 64) * if easy { 32 } else { 4 };
+            for g in 0..4 {
+                let gb = base.wrapping_add((rng.next() % 8) * 32);
+                let kind = rng.next() % if easy { 2 } else { 5 };
+                for l in 0..8 {
+                    let x = match kind {
+                        0 => gb,                                   // broadcast
+                        1 => gb + l * u64::from(a.bytes_per_lane), // unit stride
+                        2 => gb + (7 - l) * 4,                     // descending
+                        3 => gb + l * 36,                          // strided
+                        _ => gb + rng.next() % 256,                // random
+                    };
+                    a.addrs[g * 8 + l as usize] = x;
+                }
+            }
+            m.coalesce_general(&a);
+            let general = m.lines.clone();
+            m.coalesce_pow2(&a);
+            assert_eq!(m.lines, general, "case {case}: {a:?}");
+        }
+    }
+
+    /// The tag model of the original implementation (scan for the line; allocate the first
+    /// invalid way, else the way with the oldest stamp): the reference for [`Tags`].
+    struct ScanTags {
+        sets: u64,
+        ways: usize,
+        tags: Vec<u64>,
+        stamp: Vec<u64>,
+        dirty: Vec<u32>,
+        clock: u64,
+    }
+
+    impl ScanTags {
+        /// (way or `usize::MAX`, victim) of a lookup.
+        fn lookup(&mut self, line: u64, allocate: bool) -> (usize, Option<(u64, u32)>) {
+            self.clock += 1;
+            let base = (line % self.sets) as usize * self.ways;
+            let mut victim = None;
+            let way = match (base..base + self.ways).find(|&i| self.tags[i] == line) {
+                Some(w) => w,
+                None if allocate => {
+                    let w = (base..base + self.ways)
+                        .find(|&i| self.tags[i] == INVALID)
+                        .or_else(|| (base..base + self.ways).min_by_key(|&i| self.stamp[i]))
+                        .unwrap_or(base);
+                    if self.tags[w] != INVALID && self.dirty[w] != 0 {
+                        victim = Some((self.tags[w], self.dirty[w]));
+                    }
+                    self.tags[w] = line;
+                    self.dirty[w] = 0;
+                    w
+                }
+                None => return (usize::MAX, None),
+            };
+            self.stamp[way] = self.clock;
+            (way, victim)
+        }
+    }
+
+    /// Issue 5: the hashed, linked-LRU tags choose the same ways and victims as a scan of the
+    /// set with access stamps (power-of-two and other set counts, one and many ways, hits,
+    /// non-allocating probes, dirty victims).
+    #[test]
+    fn issue5_tags_match_the_scanning_lru() {
+        for (sets, ways) in [(4u32, 4u32), (3, 5), (1, 1), (2, 16), (4, 128), (1, 3)] {
+            let cfg = CacheConfig {
+                sets,
+                ways,
+                line_bytes: 128,
+                sector_bytes: 32,
+            };
+            let mut t = Tags::new(cfg);
+            let n = (sets * ways) as usize;
+            let mut r = ScanTags {
+                sets: u64::from(sets),
+                ways: ways as usize,
+                tags: vec![INVALID; n],
+                stamp: vec![0; n],
+                dirty: vec![0; n],
+                clock: 0,
+            };
+            let mut rng = Lcg(u64::from(sets * 1000 + ways));
+            let span = u64::from(sets * ways) * 3;
+            for step in 0..20_000u64 {
+                let line = rng.next() % span;
+                let sectors = (rng.next() % 15 + 1) as u32;
+                let allocate = !rng.next().is_multiple_of(4);
+                let now = step;
+                let look = t.lookup(line, sectors, now, allocate);
+                let (way, victim) = r.lookup(line, allocate);
+                assert_eq!(
+                    (look.way, look.victim),
+                    (way, victim),
+                    "{sets}x{ways} {step}"
+                );
+                if way != usize::MAX {
+                    t.fill(look.way, look.missing, now + rng.next() % 8);
+                    if rng.next().is_multiple_of(3) {
+                        let d = (rng.next() % 15 + 1) as u32;
+                        t.dirty[way] |= d;
+                        r.dirty[way] |= d;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The port model of the original implementation (a deque of per-cycle counts popped
+    /// one cycle at a time): the reference for [`Port`].
+    struct DequePort {
+        base: u64,
+        used: std::collections::VecDeque<u8>,
+        cap: u8,
+    }
+
+    impl DequePort {
+        fn reserve(&mut self, now: u64, t: u64) -> u64 {
+            while self.base < now {
+                if self.used.pop_front().is_none() {
+                    self.base = now;
+                    break;
+                }
+                self.base += 1;
+            }
+            let mut i = t.saturating_sub(self.base) as usize;
+            loop {
+                if i >= self.used.len() {
+                    self.used.resize(i + 1, 0);
+                }
+                if self.used[i] < self.cap {
+                    self.used[i] += 1;
+                    return self.base + i as u64;
+                }
+                i += 1;
+            }
+        }
+    }
+
+    /// Issue 5: the ring-buffer port reserves the same cycles as the deque it replaced
+    /// (bursts beyond the ring, time jumps longer than the ring, `t` before `base`).
+    #[test]
+    fn issue5_ring_port_matches_the_deque() {
+        for cap in [1u32, 2, 4] {
+            let mut p = Port::new(cap);
+            let mut r = DequePort {
+                base: 0,
+                used: Default::default(),
+                cap: cap as u8,
+            };
+            let mut rng = Lcg(u64::from(cap));
+            let mut now = 0u64;
+            for step in 0..50_000 {
+                now += match rng.next() % 10 {
+                    0 => rng.next() % 2000,
+                    1..=4 => rng.next() % 4,
+                    _ => 0,
+                };
+                let t = match rng.next() % 8 {
+                    0 => now.saturating_sub(3),
+                    1 => now + 300 + rng.next() % 900,
+                    _ => now + rng.next() % 40,
+                };
+                assert_eq!(
+                    p.reserve(now, t),
+                    r.reserve(now, t),
+                    "cap {cap} step {step}"
+                );
+            }
         }
     }
 

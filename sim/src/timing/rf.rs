@@ -287,6 +287,12 @@ pub trait RegisterFileDesign {
     /// the SM is idle: keep time-based state lazily from `ctx.now`.
     fn tick(&mut self, _ctx: &mut RfCtx) {}
 
+    /// A hint, no effect on results: `reg` of `warp` will be read or written soon (an
+    /// operand read was queued, a result is waiting for writeback). A design may ask the host
+    /// CPU to start loading the storage the access will touch ([`prefetch_slice`]), so the
+    /// access later finds it in cache. Default: nothing.
+    fn prefetch(&self, _warp: WarpSlot, _reg: RegId) {}
+
     /// The value of `reg` without any timing or statistics side effect (debugging, and a
     /// fallback for executors that read an operand the instruction info did not list).
     fn peek(&self, warp: WarpSlot, reg: RegId) -> [u32; 32];
@@ -295,4 +301,38 @@ pub trait RegisterFileDesign {
     fn finish(&mut self, ctx: &mut RfCtx);
     /// The design's own statistics.
     fn stats(&self) -> Self::Stats;
+}
+
+/// Asks the host CPU to start loading the cache lines of `v[i..i + n]` (clamped to `v`):
+/// a performance hint with no effect on any value. x86-64 only (`prefetcht0`); elsewhere
+/// nothing.
+#[inline]
+pub fn prefetch_slice<T>(v: &[T], i: usize, n: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let end = i.saturating_add(n).min(v.len());
+        let Some(s) = v.get(i..end) else {
+            return;
+        };
+        let bytes = std::mem::size_of_val(s);
+        let p = s.as_ptr().cast::<i8>();
+        let mut off = 0;
+        while off < bytes {
+            // SAFETY: `prefetcht0` is a hint that never faults and reads nothing into the
+            // program; the address is inside the live slice `s`, and SSE (which provides
+            // the instruction) is part of the x86-64 baseline.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(off)) };
+            off += 64;
+        }
+        if bytes > 0 {
+            // the last line when `s` does not start on a line boundary
+            // SAFETY: as above.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(bytes - 1)) };
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (v, i, n);
+    }
 }
