@@ -1001,19 +1001,21 @@ impl<'a> CtaExec<'a> {
                     self.store(regs, w, d, &v, exec)
                 }
             }
-            FastOp::AddI32 => self.bin32(regs, w, ins, exec, |x, y| x.wrapping_add(y)),
-            FastOp::SubI32 => self.bin32(regs, w, ins, exec, |x, y| x.wrapping_sub(y)),
-            FastOp::MulLoI32 => self.bin32(regs, w, ins, exec, |x, y| x.wrapping_mul(y)),
+            FastOp::AddI32 => self.map32(regs, w, ins, exec, |[x, y]| x.wrapping_add(y)),
+            FastOp::SubI32 => self.map32(regs, w, ins, exec, |[x, y]| x.wrapping_sub(y)),
+            FastOp::MulLoI32 => self.map32(regs, w, ins, exec, |[x, y]| x.wrapping_mul(y)),
             // §9.7.8.6 shl: amounts ≥ the width give 0
-            FastOp::ShlB32 => self.bin32(regs, w, ins, exec, |x, y| x.checked_shl(y).unwrap_or(0)),
-            FastOp::AndB32 => self.bin32(regs, w, ins, exec, |x, y| x & y),
-            FastOp::OrB32 => self.bin32(regs, w, ins, exec, |x, y| x | y),
-            FastOp::AddRnF32 => self.bin32(regs, w, ins, exec, |x, y| canon(f(x) + f(y))),
-            FastOp::MulRnF32 => self.bin32(regs, w, ins, exec, |x, y| canon(f(x) * f(y))),
-            FastOp::MadLoI32 => self.tern32(regs, w, ins, exec, |x, y, z| {
+            FastOp::ShlB32 => {
+                self.map32(regs, w, ins, exec, |[x, y]| x.checked_shl(y).unwrap_or(0))
+            }
+            FastOp::AndB32 => self.map32(regs, w, ins, exec, |[x, y]| x & y),
+            FastOp::OrB32 => self.map32(regs, w, ins, exec, |[x, y]| x | y),
+            FastOp::AddRnF32 => self.map32(regs, w, ins, exec, |[x, y]| canon(f(x) + f(y))),
+            FastOp::MulRnF32 => self.map32(regs, w, ins, exec, |[x, y]| canon(f(x) * f(y))),
+            FastOp::MadLoI32 => self.map32(regs, w, ins, exec, |[x, y, z]| {
                 x.wrapping_mul(y).wrapping_add(z)
             }),
-            FastOp::FmaRnF32 => self.tern32(regs, w, ins, exec, |x, y, z| {
+            FastOp::FmaRnF32 => self.map32(regs, w, ins, exec, |[x, y, z]| {
                 canon(f(x).mul_add(f(y), f(z)))
             }),
             FastOp::MulWideS32 | FastOp::MulWideU32 => {
@@ -1073,48 +1075,26 @@ impl<'a> CtaExec<'a> {
         }
     }
 
-    /// `d = f(a, b)` on the low 32 bits of every lane.
+    /// `d = f([a, b, ..])` on the low 32 bits of every lane, over the first `N` sources.
     #[inline(always)]
-    fn bin32<R: RegisterAccess>(
+    fn map32<R: RegisterAccess, const N: usize>(
         &self,
         regs: &mut R,
         w: usize,
         ins: &ExecInstr,
         exec: u32,
-        f: impl Fn(u32, u32) -> u32,
+        f: impl Fn([u32; N]) -> u32,
     ) -> Result<(), String> {
-        let (a, b) = self.two_srcs(ins)?;
-        let a = self.fetch32(regs, w, a)?;
-        let b = self.fetch32(regs, w, b)?;
-        let mut out = [0u32; 32];
-        for l in 0..32 {
-            out[l] = f(a[l], b[l]);
-        }
-        match ins.dst.first() {
-            Some(d) => self.store32(regs, w, d, &out, exec),
-            None => Ok(()),
-        }
-    }
-
-    /// `d = f(a, b, c)` on the low 32 bits of every lane.
-    #[inline(always)]
-    fn tern32<R: RegisterAccess>(
-        &self,
-        regs: &mut R,
-        w: usize,
-        ins: &ExecInstr,
-        exec: u32,
-        f: impl Fn(u32, u32, u32) -> u32,
-    ) -> Result<(), String> {
-        let [a, b, c, ..] = ins.src.as_slice() else {
+        let Some(srcs) = ins.src.as_slice().get(..N) else {
             return Err("missing operand".into());
         };
-        let a = self.fetch32(regs, w, a)?;
-        let b = self.fetch32(regs, w, b)?;
-        let c = self.fetch32(regs, w, c)?;
+        let mut v = [[0u32; 32]; N];
+        for (k, o) in srcs.iter().enumerate() {
+            v[k] = self.fetch32(regs, w, o)?;
+        }
         let mut out = [0u32; 32];
-        for l in 0..32 {
-            out[l] = f(a[l], b[l], c[l]);
+        for (l, o) in out.iter_mut().enumerate() {
+            *o = f(std::array::from_fn(|k| v[k][l]));
         }
         match ins.dst.first() {
             Some(d) => self.store32(regs, w, d, &out, exec),

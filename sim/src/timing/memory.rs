@@ -783,7 +783,11 @@ impl MemoryHierarchy {
                     Some(e) => e.1 |= sec,
                     None => self.lines.push((line, sec)),
                 }
-                b = (b / sb + 1) * sb;
+                // the next sector; the last sector of the address space ends the lane
+                match (b / sb + 1).checked_mul(sb) {
+                    Some(n) => b = n,
+                    None => break,
+                }
             }
         }
         self.lines.sort_unstable();
@@ -1168,6 +1172,17 @@ mod tests {
     /// Issue 5: the shift-based coalescer groups lanes exactly as the general one
     /// (unit-stride, strided, broadcast, unaligned, wide lanes, lanes straddling sectors and
     /// lines, sparse masks).
+    #[test]
+    fn issue5_general_coalescing_ends_at_the_top_of_the_address_space() {
+        let mut m = small(4);
+        let mut a = load(u64::MAX - 7, 0);
+        a.bytes_per_lane = 8;
+        a.mask = 1;
+        m.coalesce_general(&a);
+        let line = (u64::MAX - 7) / 128;
+        assert_eq!(m.lines, vec![(line, 1 << 3)]);
+    }
+
     #[test]
     fn issue5_pow2_coalescing_matches_the_general_path() {
         let mut m = small(4);
