@@ -322,15 +322,9 @@ impl<'a> CtaExec<'a> {
         w: usize,
         o: &XOp,
     ) -> Result<[u64; 32], String> {
-        let wid = self.warp_base + w as u32;
         match o {
-            XOp::Gpr { reg, slots } => {
-                let lo = regs.read(wid, ArchReg::R(*reg));
-                let hi = if *slots >= 2 {
-                    regs.read(wid, ArchReg::R(reg + 1))
-                } else {
-                    [0; 32]
-                };
+            XOp::Gpr { .. } => {
+                let (lo, hi) = self.fetch_pair(regs, w, o)?;
                 Ok(widen(&lo, &hi))
             }
             XOp::Imm(v) => Ok([*v; 32]),
@@ -372,17 +366,7 @@ impl<'a> CtaExec<'a> {
         vals: &[u32; 32],
         m: u32,
     ) -> Result<(), String> {
-        match o {
-            XOp::Gpr { reg, slots } => {
-                let wid = self.warp_base + w as u32;
-                regs.write(wid, ArchReg::R(*reg), vals, m);
-                if *slots >= 2 {
-                    regs.write(wid, ArchReg::R(reg + 1), &[0; 32], m);
-                }
-                Ok(())
-            }
-            _ => self.store(regs, w, o, &vals.map(u64::from), m),
-        }
+        self.store_pair(regs, w, o, vals, &[0; 32], m)
     }
 
     /// Every lane of source operand `o` as 32-bit halves `(low, high)`, for 64-bit operations
@@ -487,13 +471,9 @@ impl<'a> CtaExec<'a> {
     ) -> Result<(), String> {
         let wid = self.warp_base + w as u32;
         match o {
-            XOp::Gpr { reg, slots } => {
+            XOp::Gpr { .. } => {
                 let (lo, hi) = split(vals);
-                regs.write(wid, ArchReg::R(*reg), &lo, m);
-                if *slots >= 2 {
-                    regs.write(wid, ArchReg::R(reg + 1), &hi, m);
-                }
-                Ok(())
+                self.store_pair(regs, w, o, &lo, &hi, m)
             }
             XOp::Pred { reg, .. } => {
                 let mut bits = 0u32;
@@ -510,6 +490,34 @@ impl<'a> CtaExec<'a> {
 
     fn mem_space(&self, space: crate::ir::Space) -> Option<mem::Space> {
         super::lower::to_mem_space(space)
+    }
+
+    /// Loads element offset `koff` of lanes `miss` of warp `w` one by one through the checked
+    /// path, in ascending lane order, handing each value to `put(lane, value)`. The first
+    /// failing lane stops it: `(lane, address, error)`.
+    #[allow(clippy::too_many_arguments)]
+    fn load_lanes(
+        &self,
+        global: &GlobalMemory,
+        space: Option<mem::Space>,
+        w: usize,
+        addrs: &[u64; 32],
+        koff: u64,
+        esize: usize,
+        miss: u32,
+        mut put: impl FnMut(usize, u64),
+    ) -> Result<(), (u32, u64, MemError)> {
+        let mut m = miss;
+        while m != 0 {
+            let l = m.trailing_zeros();
+            m &= m - 1;
+            let a = addrs[l as usize].wrapping_add(koff);
+            let v = self
+                .load(global, space, w * 32 + l as usize, a, esize)
+                .map_err(|e| (l, a, e))?;
+            put(l as usize, v);
+        }
+        Ok(())
     }
 
     #[inline]
@@ -1388,16 +1396,10 @@ impl<'a> CtaExec<'a> {
                         Some((base, bytes)) => gather32(bytes, base, addrs, koff, exec, &mut out),
                         None => exec,
                     };
-                    let mut m = miss;
-                    while m != 0 {
-                        let l = m.trailing_zeros();
-                        m &= m - 1;
-                        let a = addrs[l as usize].wrapping_add(koff);
-                        out[l as usize] = self
-                            .load(global, space, w * 32 + l as usize, a, esize)
-                            .map_err(|e| memerr(self, l, a, e))?
-                            as u32;
-                    }
+                    self.load_lanes(global, space, w, addrs, koff, esize, miss, |l, v| {
+                        out[l] = v as u32
+                    })
+                    .map_err(|(l, a, e)| memerr(self, l, a, e))?;
                     self.store32(regs, w, e, &out, exec)
                         .map_err(|m| self.rt_err(w, 0, pc, ins, m))?;
                     continue;
@@ -1414,15 +1416,10 @@ impl<'a> CtaExec<'a> {
                 };
                 // lanes the direct read did not serve, in ascending order (the first failing
                 // lane is reported, as before)
-                let mut m = miss;
-                while m != 0 {
-                    let l = m.trailing_zeros();
-                    m &= m - 1;
-                    let a = addrs[l as usize].wrapping_add(koff);
-                    out[l as usize] = self
-                        .load(global, space, w * 32 + l as usize, a, esize)
-                        .map_err(|e| memerr(self, l, a, e))?;
-                }
+                self.load_lanes(global, space, w, addrs, koff, esize, miss, |l, v| {
+                    out[l] = v
+                })
+                .map_err(|(l, a, e)| memerr(self, l, a, e))?;
                 // sub-word loads sign- or zero-extend into the register (§9.7.9.8); lanes
                 // outside `exec` are 0 and stay 0
                 if signed {
