@@ -231,9 +231,6 @@ struct Warp {
     exited: bool,
     /// `next.is_some()`.
     has_next: bool,
-    /// What [`Sm::blocked`] answers apart from `no_issue_until` ([`Warp::gate_of`]),
-    /// refreshed wherever one of its inputs changes.
-    gate: Option<StallKind>,
     pending: RegMask,
     /// Registers (sources and destinations) of `next`, for the scoreboard check.
     next_mask: RegMask,
@@ -938,7 +935,6 @@ impl<D: RegisterFileDesign> Sm<D> {
                 in_collector: false,
                 at_barrier: false,
                 exited: false,
-                gate: None,
                 no_issue_until: 0,
                 pending: [0; 4],
                 pending_mem: [0; 4],
@@ -1721,14 +1717,11 @@ impl<D: RegisterFileDesign> Sm<D> {
     /// Recomputes the [`Gate`] of warp slot `slot` from the warp.
     #[inline]
     fn refresh_gate(&mut self, slot: usize) {
-        let g = match self.warps[slot].as_mut() {
-            Some(w) => {
-                w.gate = w.gate_of();
-                Gate {
-                    verdict: w.gate,
-                    no_issue_until: w.no_issue_until,
-                }
-            }
+        let g = match self.warps[slot].as_ref() {
+            Some(w) => Gate {
+                verdict: w.gate_of(),
+                no_issue_until: w.no_issue_until,
+            },
             None => Gate::EMPTY,
         };
         self.gates[slot] = g;
