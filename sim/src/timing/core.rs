@@ -99,10 +99,6 @@ type RegMask = [u64; 4];
 fn mask_set(m: &mut RegMask, r: u16) {
     m[usize::from(r >> 6)] |= 1 << (r & 63);
 }
-#[inline]
-fn mask_clear(m: &mut RegMask, r: u16) {
-    m[usize::from(r >> 6)] &= !(1 << (r & 63));
-}
 
 /// Release and reuse tables of one function, copied from its [`Analysis`].
 #[derive(Clone, Debug, Default)]
@@ -156,12 +152,27 @@ struct OpSlot {
     values: [u32; 32],
 }
 
+impl OpSlot {
+    const EMPTY: OpSlot = OpSlot {
+        reg: 0,
+        granted: false,
+        ready_at: 0,
+        last_use: false,
+        reuse: None,
+        values: [0; 32],
+    };
+}
+
 #[derive(Clone, Debug)]
 struct Collector {
     busy: bool,
     slot: u16,
-    info: Option<InstrInfo>,
+    /// The instruction held ([`Shared::intern`] index).
+    sid: Option<u32>,
+    /// Operand slots; the first `nops` belong to the instruction held (the others keep
+    /// stale contents, so that allocating a collector writes no value arrays).
     ops: Vec<OpSlot>,
+    nops: usize,
     /// Operands not granted yet.
     pending: u32,
     /// All granted operands present at this cycle.
@@ -185,7 +196,8 @@ const N_POOLS: usize = 5;
 
 /// One sub-core. The fields the per-cycle stage checks read (`wake_at`, `wb_q`'s length,
 /// the counters, `dirty`, `last_stall`) come first in one cache line (`repr(C)`, 64-byte
-/// aligned): a cycle of an idle sub-core touches nothing else.
+/// aligned): a cycle of an idle sub-core touches nothing else. What the scheduler reads
+/// next (`ready`, `waiting`, `free_mask`, `last_issued`, the collectors) fills the second.
 #[derive(Clone, Debug)]
 #[repr(C, align(64))]
 struct SubCore {
@@ -201,18 +213,26 @@ struct SubCore {
     /// Some entry of `bank_ports_used` may be non-zero (cleared lazily at the next cycle).
     ports_touched: bool,
     last_stall: StallKind,
-    warps: Vec<u16>,
-    collectors: Vec<Collector>,
+    /// Bit `s` set: warp slot `s` (< 64) is resident here and its [`Gate`] verdict is free
+    /// to issue (the redirect wait aside). Kept by [`Sm::refresh_gate`]; read by the GTO
+    /// scheduler ([`Sm::issue_gto`]) instead of scanning every warp.
+    ready: u64,
+    /// Bit `s` set: warp slot `s` (< 64) may be in a redirect wait (`no_issue_until` was
+    /// set); cleared lazily once the wait is over.
+    waiting: u64,
     free_mask: u64,
-    bank_q: Vec<VecDeque<(u16, u8)>>,
-    bank_ports_used: Vec<u8>,
-    /// next free cycle per unit, per pool (Sp, Int, Sfu, Dp, Tensor).
-    units: [Vec<u64>; N_POOLS],
     last_issued: Option<u16>,
-    active_set: Vec<u16>,
-    order: Vec<u16>,
+    collectors: Vec<Collector>,
+    bank_q: Vec<VecDeque<(u16, u8)>>,
+    /// Port uses per bank in this cycle (banks ≤ 64, checked in [`Sm::new`]).
+    bank_ports_used: [u8; 64],
     /// Resident warps of the sub-core, oldest first (ages only grow, so a launch appends).
     by_age: Vec<u16>,
+    /// next free cycle per unit, per pool (Sp, Int, Sfu, Dp, Tensor).
+    units: [Vec<u64>; N_POOLS],
+    warps: Vec<u16>,
+    active_set: Vec<u16>,
+    order: Vec<u16>,
     /// Scratch: GTO sort keys.
     keys: Vec<(bool, Reverse<u8>, u64, u16)>,
 }
@@ -240,7 +260,8 @@ struct Warp {
     age: u64,
     sub_core: u8,
     inflight: u32,
-    next: Option<InstrInfo>,
+    /// The next instruction ([`Shared::intern`] index), if known.
+    next: Option<u32>,
 }
 
 impl Warp {
@@ -326,10 +347,34 @@ struct CtaState {
     threads: u32,
 }
 
+/// Timed events of an SM: (cycle, result-buffer index) pairs, taken earliest cycle first and,
+/// within a cycle, lowest index first. One `u128` key per event (cycle in the high half) keeps
+/// the heap's elements small and its comparisons single.
+#[derive(Clone, Debug, Default)]
+struct Events(BinaryHeap<Reverse<u128>>);
+
+impl Events {
+    fn push(&mut self, t: u64, idx: usize) {
+        self.0.push(Reverse(u128::from(t) << 64 | idx as u128));
+    }
+    /// Cycle of the earliest event.
+    fn next_time(&self) -> Option<u64> {
+        self.0.peek().map(|k| (k.0 >> 64) as u64)
+    }
+    /// Removes the earliest event; its index (0 if there is none).
+    fn pop(&mut self) -> usize {
+        self.0.pop().map_or(0, |k| k.0 as u64 as usize)
+    }
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
 #[derive(Clone, Debug)]
 struct WbEntry {
     slot: u16,
-    info: InstrInfo,
+    /// The instruction ([`Shared::intern`] index).
+    sid: u32,
     collector: u16,
     from_load: bool,
     writes: Vec<(u16, [u32; 32], u32)>,
@@ -351,12 +396,14 @@ struct Sm<D: RegisterFileDesign> {
     /// Idle cycles not yet added to the statistics.
     idle_pending: u64,
     used_ctas: u32,
-    events: BinaryHeap<Reverse<(u64, u64, usize)>>,
+    events: Events,
     id: u32,
     design: D,
     warps: Vec<Option<Warp>>,
     /// [`Gate`] per warp slot, refreshed by [`Sm::refresh_gate`] wherever an input changes.
     gates: Vec<Gate>,
+    /// Age of the warp in each slot (the GTO tie-break), dense for the scheduler.
+    ages: Vec<u64>,
     preds: Vec<u32>,
     subs: Vec<SubCore>,
     ctas: Vec<Option<CtaState>>,
@@ -495,6 +542,11 @@ struct StaticInstr {
     key: InstrInfo,
     /// Scoreboard mask of sources and destinations ([`reg_mask`]).
     mask: RegMask,
+    /// Mask of the destinations below 256 (what issue marks pending and completion clears).
+    dst_mask: RegMask,
+    /// The first register (destinations, then sources) beyond the scoreboard's 256: the
+    /// instruction cannot issue.
+    bad_reg: Option<u16>,
     /// Reuse distance of each source (index = position in `srcs`).
     src_reuse: [Option<u32>; 16],
     /// Bit k: source k is read for the last time here (its PIR release flag).
@@ -509,6 +561,22 @@ impl StaticInstr {
         let mut st = StaticInstr {
             key,
             mask: reg_mask(&Some(key)),
+            dst_mask: {
+                let mut m = [0u64; 4];
+                for &r in key.dsts.as_slice() {
+                    if r < 256 {
+                        mask_set(&mut m, r);
+                    }
+                }
+                m
+            },
+            bad_reg: key
+                .dsts
+                .as_slice()
+                .iter()
+                .chain(key.srcs.as_slice())
+                .copied()
+                .find(|&r| r >= 256),
             src_reuse: [None; 16],
             src_last: 0,
             dst_reuse: [None; 16],
@@ -530,8 +598,11 @@ impl StaticInstr {
 struct Shared<'a> {
     cfg: &'a GpuConfig,
     tables: Vec<Option<FuncTables>>,
-    /// [`StaticInstr`] per function and PC, filled on first use.
-    statics: Vec<Vec<Option<StaticInstr>>>,
+    /// The static instructions met so far ([`Shared::intern`]); pipeline state names an
+    /// instruction by its index here instead of carrying a copy of its facts.
+    statics: Vec<StaticInstr>,
+    /// Index + 1 into `statics` per function and PC (0: not met yet).
+    sid_of: Vec<Vec<u32>>,
     regs_per_thread: u32,
     reserved_regs_per_warp: u32,
     warps_per_cta: u32,
@@ -540,27 +611,40 @@ struct Shared<'a> {
 }
 
 impl Shared<'_> {
-    /// The [`StaticInstr`] of `info` (computed on first use).
+    /// The index of `info`'s [`StaticInstr`] in `statics` (built on first use).
     #[inline]
-    fn static_of(&mut self, info: &InstrInfo) -> &StaticInstr {
+    fn intern(&mut self, info: &InstrInfo) -> u32 {
+        let (f, pc) = (info.func as usize, info.pc as usize);
+        if self.sid_of.len() <= f {
+            self.sid_of.resize_with(f + 1, Vec::new);
+        }
+        let fs = &mut self.sid_of[f];
+        if fs.len() <= pc {
+            fs.resize(pc + 1, 0);
+        }
         let mut key = *info;
         key.active_mask = 0;
-        let (f, pc) = (info.func as usize, info.pc as usize);
-        if self.statics.len() <= f {
-            self.statics.resize_with(f + 1, Vec::new);
-        }
-        let fs = &mut self.statics[f];
-        if fs.len() <= pc {
-            fs.resize(pc + 1, None);
-        }
-        let slot = &mut fs[pc];
-        // the facts of one (function, pc) never change (`FunctionalWarpModel::next_instr`)
-        debug_assert!(slot.as_ref().is_none_or(|st| st.key == key));
-        if slot.is_none() {
+        if fs[pc] == 0 {
             let t = self.tables.get(f).and_then(|t| t.as_ref());
-            *slot = Some(StaticInstr::new(key, t));
+            self.statics.push(StaticInstr::new(key, t));
+            fs[pc] = self.statics.len() as u32;
         }
-        slot.get_or_insert_with(|| StaticInstr::new(key, None))
+        let sid = fs[pc] - 1;
+        // the facts of one (function, pc) never change (`FunctionalWarpModel::next_instr`)
+        debug_assert!(self.statics[sid as usize].key == key);
+        sid
+    }
+
+    /// The static instruction `sid` ([`Shared::intern`]).
+    #[inline]
+    fn st(&self, sid: u32) -> &StaticInstr {
+        &self.statics[sid as usize]
+    }
+
+    /// The facts of instruction `sid` (`active_mask` zero: the core never reads it).
+    #[inline]
+    fn info(&self, sid: u32) -> &InstrInfo {
+        &self.statics[sid as usize].key
     }
 }
 
@@ -634,6 +718,7 @@ where
         cfg,
         tables,
         statics: Vec::new(),
+        sid_of: Vec::new(),
         regs_per_thread: grid.regs_per_thread,
         reserved_regs_per_warp: reserved,
         warps_per_cta: grid.warps_per_cta,
@@ -783,8 +868,9 @@ impl<D: RegisterFileDesign> Sm<D> {
                     .map(|_| Collector {
                         busy: false,
                         slot: 0,
-                        info: None,
-                        ops: Vec::with_capacity(16),
+                        sid: None,
+                        ops: vec![OpSlot::EMPTY; 16],
+                        nops: 0,
                         pending: 0,
                         ready_at: 0,
                         seq: 0,
@@ -795,8 +881,8 @@ impl<D: RegisterFileDesign> Sm<D> {
                 } else {
                     (1u64 << ncol) - 1
                 },
-                bank_q: vec![VecDeque::new(); banks],
-                bank_ports_used: vec![0; banks],
+                bank_q: vec![VecDeque::with_capacity(ncol * 16); banks],
+                bank_ports_used: [0; 64],
                 ports_touched: false,
                 units: [
                     vec![0; u.sp.per_sub_core as usize],
@@ -816,6 +902,8 @@ impl<D: RegisterFileDesign> Sm<D> {
                 wake_at: 0,
                 by_age: Vec::new(),
                 keys: Vec::new(),
+                ready: 0,
+                waiting: 0,
             })
             .collect();
         let nb = nsub * banks;
@@ -824,6 +912,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             design,
             warps: vec![None; s.limits.max_warps as usize],
             gates: vec![Gate::EMPTY; s.limits.max_warps as usize],
+            ages: vec![0; s.limits.max_warps as usize],
             preds: vec![0; s.limits.max_warps as usize * 32],
             subs,
             ctas: vec![None; s.limits.max_ctas as usize],
@@ -833,7 +922,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             used_shared: 0,
             used_ctas: 0,
             ldst_free: vec![0; u.ldst_per_sm as usize],
-            events: BinaryHeap::new(),
+            events: Events::default(),
             wb: Vec::new(),
             wb_free: Vec::new(),
             writes_pool: Vec::new(),
@@ -918,20 +1007,22 @@ impl<D: RegisterFileDesign> Sm<D> {
             self.design
                 .allocate_warp(&mut ctx, *w, sh.regs_per_thread)?;
             let key = cta * wpc + i as u32;
+            let next = model.next_instr(key).map(|i| sh.intern(&i));
             sh.warp_age += 1;
             let base = usize::from(w.slot) * 32;
             self.preds[base..base + 32].fill(0);
             self.subs[usize::from(w.sub_core)].dirty = true;
             self.subs[usize::from(w.sub_core)].by_age.push(w.slot);
+            self.ages[usize::from(w.slot)] = sh.warp_age;
             self.warps[usize::from(w.slot)] = Some(Warp {
                 key,
                 cta: cslot,
                 age: sh.warp_age,
                 sub_core: w.sub_core,
-                next_mask: [0; 4],
-                next_preds: 0,
-                has_next: false,
-                next: model.next_instr(key),
+                next_mask: next.map_or([0; 4], |i| sh.st(i).mask),
+                next_preds: next.map_or(0, |i| sh.info(i).src_preds | sh.info(i).dst_preds),
+                has_next: next.is_some(),
+                next,
                 in_collector: false,
                 at_barrier: false,
                 exited: false,
@@ -941,11 +1032,6 @@ impl<D: RegisterFileDesign> Sm<D> {
                 pending_pred: 0,
                 inflight: 0,
             });
-            if let Some(w) = self.warps[usize::from(w.slot)].as_mut() {
-                w.next_mask = reg_mask(&w.next);
-                w.next_preds = w.next.map_or(0, |i| i.src_preds | i.dst_preds);
-                w.has_next = w.next.is_some();
-            }
             self.refresh_gate(usize::from(w.slot));
         }
         self.ctas[cslot] = Some(CtaState {
@@ -976,7 +1062,7 @@ impl<D: RegisterFileDesign> Sm<D> {
         let Some(w) = self.warps[usize::from(slot)].as_ref() else {
             return;
         };
-        let Some(next) = w.next else {
+        let Some(next) = w.next.map(|i| sh.info(i)) else {
             return;
         };
         let Some(block) = model.block_start(next.func, next.pc) else {
@@ -1037,11 +1123,11 @@ impl<D: RegisterFileDesign> Sm<D> {
             self.design.tick(&mut ctx);
         }
         // completions -> writeback queues
-        while let Some(&Reverse((t, _, idx))) = self.events.peek() {
+        while let Some(t) = self.events.next_time() {
             if t > now {
                 break;
             }
-            self.events.pop();
+            let idx = self.events.pop();
             progress = true;
             let Some(e) = self.wb[idx].as_ref() else {
                 continue;
@@ -1058,13 +1144,13 @@ impl<D: RegisterFileDesign> Sm<D> {
         for sc in 0..self.nsub() {
             // each stage is skipped when it has nothing to do (what it would do then: nothing)
             if std::mem::take(&mut self.subs[sc].ports_touched) {
-                self.subs[sc].bank_ports_used.fill(0);
+                self.subs[sc].bank_ports_used = [0; 64];
             }
             if !self.subs[sc].wb_q.is_empty() {
                 progress |= self.writeback(sh, model, mem, sc, now);
             }
             if self.subs[sc].queued_reads > 0 {
-                progress |= self.read_operands(mem, sc, now);
+                progress |= self.read_operands(sh, mem, sc, now);
             }
             if self.subs[sc].busy_collectors > 0 {
                 progress |= self.dispatch(sh, model, mem, sc, now)?;
@@ -1086,11 +1172,11 @@ impl<D: RegisterFileDesign> Sm<D> {
             return 0;
         }
         let mut end = u64::MAX;
-        if let Some(Reverse((te, _, _))) = self.events.peek() {
-            if *te <= t {
+        if let Some(te) = self.events.next_time() {
+            if te <= t {
                 return 0;
             }
-            end = *te;
+            end = te;
         }
         let (mut exec_busy, mut operand_wait) = (0u64, 0u64);
         for s in &self.subs {
@@ -1111,7 +1197,7 @@ impl<D: RegisterFileDesign> Sm<D> {
                     continue;
                 }
                 // a dispatch candidate: idle only while every unit it can use is busy
-                let Some(info) = c.info else {
+                let Some(info) = c.sid.map(|i| sh.info(i)) else {
                     return 0;
                 };
                 if self.warps[usize::from(c.slot)].is_none() {
@@ -1175,22 +1261,24 @@ impl<D: RegisterFileDesign> Sm<D> {
                     slot: e.slot,
                     sub_core: sc as u8,
                 };
+                let st = sh.st(e.sid);
+                let info = &st.key;
                 while e.done < e.writes.len() {
                     let (reg, mask) = (e.writes[e.done].0, e.writes[e.done].2);
                     let wr = WriteRef {
                         warp: ws,
                         reg,
                         collector: e.collector,
-                        func: e.info.func,
-                        pc: e.info.pc,
-                        reuse: match e.info.dsts.as_slice().iter().position(|&d| d == reg) {
-                            Some(k) if k < 16 => sh.static_of(&e.info).dst_reuse[k],
+                        func: info.func,
+                        pc: info.pc,
+                        reuse: match info.dsts.as_slice().iter().position(|&d| d == reg) {
+                            Some(k) if k < 16 => st.dst_reuse[k],
                             _ => sh
                                 .tables
-                                .get(e.info.func as usize)
+                                .get(info.func as usize)
                                 .and_then(|t| t.as_ref())
                                 .and_then(|t| {
-                                    FuncTables::reuse(&t.defs, &t.reuse_dst, e.info.pc, reg)
+                                    FuncTables::reuse(&t.defs, &t.reuse_dst, info.pc, reg)
                                 }),
                         },
                         from_load: e.from_load,
@@ -1242,7 +1330,7 @@ impl<D: RegisterFileDesign> Sm<D> {
                 self.subs[sc].wb_q.remove(i);
                 let at = self.wb[idx].as_ref().map_or(now, |e| e.complete_at);
                 if at > now {
-                    self.events.push(Reverse((at, idx as u64, idx)));
+                    self.events.push(at, idx);
                 } else {
                     self.complete(sh, model, idx, now);
                 }
@@ -1266,7 +1354,9 @@ impl<D: RegisterFileDesign> Sm<D> {
         let Some(e) = self.wb[idx].as_mut() else {
             return;
         };
-        let (eslot, info) = (e.slot, e.info);
+        let (eslot, sid) = (e.slot, e.sid);
+        let st = sh.st(sid);
+        let info = &st.key;
         self.writes_pool.push(std::mem::take(&mut e.writes));
         self.wb[idx] = None;
         self.wb_free.push(idx);
@@ -1274,9 +1364,9 @@ impl<D: RegisterFileDesign> Sm<D> {
         let Some(w) = self.warps[slot].as_mut() else {
             return;
         };
-        for &r in info.dsts.as_slice() {
-            mask_clear(&mut w.pending, r);
-            mask_clear(&mut w.pending_mem, r);
+        for k in 0..4 {
+            w.pending[k] &= !st.dst_mask[k];
+            w.pending_mem[k] &= !st.dst_mask[k];
         }
         w.pending_pred &= !info.dst_preds;
         w.inflight = w.inflight.saturating_sub(1);
@@ -1369,7 +1459,13 @@ impl<D: RegisterFileDesign> Sm<D> {
         }
     }
 
-    fn read_operands<M: MemoryTiming>(&mut self, mem: &mut M, sc: usize, now: u64) -> bool {
+    fn read_operands<M: MemoryTiming>(
+        &mut self,
+        sh: &Shared,
+        mem: &mut M,
+        sc: usize,
+        now: u64,
+    ) -> bool {
         // split borrows: the sub-core's queues and collectors, the design, the counters
         let Sm {
             subs,
@@ -1396,8 +1492,9 @@ impl<D: RegisterFileDesign> Sm<D> {
         }
         let mut progress = false;
         let nb = bank_q.len();
-        // read grants each collector received this cycle (collectors ≤ 64, `free_mask`)
-        let mut grants = [0u32; 64];
+        // read grants each collector received this cycle (collectors ≤ 64: `free_mask`; a
+        // collector is granted at most its operands, ≤ 16, per cycle)
+        let mut grants = [0u8; 64];
         let mut transfers = 0u32;
         for (b, q) in bank_q.iter_mut().enumerate() {
             let mut left = ports.saturating_sub(bank_ports_used[b]);
@@ -1409,7 +1506,7 @@ impl<D: RegisterFileDesign> Sm<D> {
                 let (Some(c), Some(g)) = (collectors.get_mut(c_i), grants.get_mut(c_i)) else {
                     break;
                 };
-                if *g >= *col_ports {
+                if u32::from(*g) >= *col_ports {
                     break;
                 }
                 q.pop_front();
@@ -1417,7 +1514,9 @@ impl<D: RegisterFileDesign> Sm<D> {
                 left -= 1;
                 transfers += 1;
                 *g += 1;
-                let (Some(info), Some(o)) = (c.info.as_ref(), c.ops.get_mut(o_i)) else {
+                let (Some(info), Some(o)) =
+                    (c.sid.map(|i| sh.info(i)), c.ops[..c.nops].get_mut(o_i))
+                else {
                     continue;
                 };
                 let opref = OperandRef {
@@ -1481,7 +1580,8 @@ impl<D: RegisterFileDesign> Sm<D> {
         let mut cands = [0u8; 64];
         let mut n = 0;
         let cols = &self.subs[sc].collectors;
-        for (i, c) in cols.iter().enumerate().take(64) {
+        for i in 0..cols.len().min(64) {
+            let c = &cols[i];
             if !c.busy {
                 continue;
             }
@@ -1521,10 +1621,14 @@ impl<D: RegisterFileDesign> Sm<D> {
         ci: usize,
         now: u64,
     ) -> Result<bool, TimingError> {
-        let Some(info) = self.subs[sc].collectors[ci].info else {
+        let Some(sid) = self.subs[sc].collectors[ci].sid else {
             return Ok(false);
         };
-        let (pool, timing) = class_timing(sh.cfg, info.class);
+        let (class, func, pc) = {
+            let i = sh.info(sid);
+            (i.class, i.func, i.pc)
+        };
+        let (pool, timing) = class_timing(sh.cfg, class);
         // unit availability
         let unit = match pool {
             Some(p) => {
@@ -1536,7 +1640,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             }
             None => None,
         };
-        let ldst = if info.class == UnitClass::Mem {
+        let ldst = if class == UnitClass::Mem {
             match (0..self.ldst_free.len()).find(|&k| self.ldst_free[k] <= now) {
                 Some(k) => Some(k),
                 None => return Ok(false),
@@ -1565,7 +1669,7 @@ impl<D: RegisterFileDesign> Sm<D> {
         let (step, uncollected) = {
             let c = &self.subs[sc].collectors[ci];
             let mut ad = Collected {
-                ops: &c.ops,
+                ops: &c.ops[..c.nops],
                 design: &self.design,
                 warp: ws,
                 preds: &mut self.preds[pbase..pbase + 32],
@@ -1583,11 +1687,11 @@ impl<D: RegisterFileDesign> Sm<D> {
         self.act.uncollected_reads += uncollected;
         self.act.warp_instructions += 1;
         self.act.thread_instructions += u64::from(step.active_mask.count_ones());
-        self.by_class[info.class as usize] += 1;
-        self.act.collector_reads += self.subs[sc].collectors[ci].ops.len() as u64;
+        self.by_class[class as usize] += 1;
+        self.act.collector_reads += self.subs[sc].collectors[ci].nops as u64;
         // pir releases
-        if let Some(Some(t)) = sh.tables.get(info.func as usize) {
-            if let Some(list) = t.pir.get(info.pc as usize) {
+        if let Some(Some(t)) = sh.tables.get(func as usize) {
+            if let Some(list) = t.pir.get(pc as usize) {
                 let mut ctx = RfCtx {
                     now,
                     sm: self.id,
@@ -1601,7 +1705,7 @@ impl<D: RegisterFileDesign> Sm<D> {
         }
         // timing
         let mut from_load = false;
-        let ready = match info.class {
+        let ready = match class {
             UnitClass::Mem => {
                 let lk = ldst.unwrap_or(0);
                 let acc = &self.mem_buf;
@@ -1615,7 +1719,7 @@ impl<D: RegisterFileDesign> Sm<D> {
                             act: &mut self.rf_act,
                         };
                         self.design
-                            .global_access(&mut ctx, ws, acc, info.dsts.as_slice())
+                            .global_access(&mut ctx, ws, acc, sh.info(sid).dsts.as_slice())
                     } else {
                         MemRoute::Hierarchy
                     };
@@ -1651,8 +1755,8 @@ impl<D: RegisterFileDesign> Sm<D> {
         {
             let c = &mut self.subs[sc].collectors[ci];
             c.busy = false;
-            c.info = None;
-            c.ops.clear();
+            c.sid = None;
+            c.nops = 0;
             self.subs[sc].busy_collectors -= 1;
             self.subs[sc].free_mask |= 1 << ci;
             let mut ctx = RfCtx {
@@ -1664,21 +1768,21 @@ impl<D: RegisterFileDesign> Sm<D> {
         }
         // warp state
         self.subs[sc].dirty = true;
-        let next = model.next_instr(key);
+        let next = model.next_instr(key).map(|i| sh.intern(&i));
         let mut barrier_arrived = false;
         if let Some(w) = self.warps[usize::from(slot)].as_mut() {
             w.in_collector = false;
             w.inflight += 1;
             w.next = next;
-            w.next_mask = next.map_or([0; 4], |i| sh.static_of(&i).mask);
-            w.next_preds = next.map_or(0, |i| i.src_preds | i.dst_preds);
+            w.next_mask = next.map_or([0; 4], |i| sh.st(i).mask);
+            w.next_preds = next.map_or(0, |i| sh.info(i).src_preds | sh.info(i).dst_preds);
             w.has_next = next.is_some();
-            if info.class == UnitClass::Mem && from_load {
-                for &r in info.dsts.as_slice() {
-                    mask_set(&mut w.pending_mem, r);
+            if class == UnitClass::Mem && from_load {
+                for (p, m) in w.pending_mem.iter_mut().zip(&sh.st(sid).dst_mask) {
+                    *p |= m;
                 }
             }
-            if info.class == UnitClass::Branch {
+            if class == UnitClass::Branch {
                 w.no_issue_until = now + u64::from(timing.latency);
             }
             if step.exited || next.is_none() {
@@ -1701,7 +1805,7 @@ impl<D: RegisterFileDesign> Sm<D> {
         }
         self.wb[idx] = Some(WbEntry {
             slot,
-            info,
+            sid,
             collector: ci as u16,
             from_load,
             writes,
@@ -1709,13 +1813,13 @@ impl<D: RegisterFileDesign> Sm<D> {
             route: None,
             complete_at: ready,
         });
-        self.events.push(Reverse((ready, idx as u64, idx)));
+        self.events.push(ready, idx);
         self.apply_pbr(sh, model, slot, now);
         Ok(true)
     }
 
     /// Recomputes the [`Gate`] of warp slot `slot` from the warp.
-    #[inline]
+    #[inline(always)]
     fn refresh_gate(&mut self, slot: usize) {
         let g = match self.warps[slot].as_ref() {
             Some(w) => Gate {
@@ -1725,6 +1829,22 @@ impl<D: RegisterFileDesign> Sm<D> {
             None => Gate::EMPTY,
         };
         self.gates[slot] = g;
+        if slot < 64 {
+            // a slot always belongs to sub-core `slot % sub_cores` (see `Sm::new`)
+            let bit = 1u64 << slot;
+            let nsub = self.subs.len();
+            let s = &mut self.subs[slot % nsub];
+            if g.verdict.is_none() {
+                s.ready |= bit;
+            } else {
+                s.ready &= !bit;
+            }
+            if g.no_issue_until > 0 {
+                s.waiting |= bit;
+            } else {
+                s.waiting &= !bit;
+            }
+        }
     }
 
     /// Why warp `slot` cannot issue now (None = it can).
@@ -1756,11 +1876,7 @@ impl<D: RegisterFileDesign> Sm<D> {
         let policy = sh.cfg.sm.scheduler.policy;
         if policy == SchedulerPolicy::Gto {
             let sub = &self.subs[sc];
-            let same_priority = sub
-                .by_age
-                .windows(2)
-                .all(|p| self.priority(p[0]) == self.priority(p[1]));
-            if same_priority {
+            if self.same_priority(sc) {
                 // the greedy warp, then the others oldest first: what `sort_gto` gives
                 // when all design priorities are equal, without sorting or copying
                 let last = sub.last_issued;
@@ -1840,6 +1956,124 @@ impl<D: RegisterFileDesign> Sm<D> {
         None
     }
 
+    /// Whether the design gives every resident warp of sub-core `sc` the same priority.
+    fn same_priority(&self, sc: usize) -> bool {
+        self.subs[sc]
+            .by_age
+            .windows(2)
+            .all(|p| self.priority(p[0]) == self.priority(p[1]))
+    }
+
+    /// The GTO scheduler when every design priority is equal and warp slots fit a `u64`
+    /// mask: the decision [`Sm::issue`]'s scan of the order (greedy warp, then the others
+    /// oldest first) makes, found from the sub-core's `ready`/`waiting` masks. The warps
+    /// the scan issues are the first `issue_width` free ones in that order: the greedy warp
+    /// if free, then the free ones by age. With none issued, the stall reason is the first
+    /// warp's in the order, or a full collector if a free warp found none. `wake_at` is the
+    /// earliest end of any redirect wait (the scan takes it over the warps before the first
+    /// free one: a wake-up at an earlier time re-evaluates to the same decision).
+    fn issue_gto(&mut self, sh: &mut Shared, sc: usize, now: u64) -> Result<bool, TimingError> {
+        let mut cand = self.subs[sc].ready;
+        let mut wake = u64::MAX;
+        let mut wt = self.subs[sc].waiting;
+        while wt != 0 {
+            let s = wt.trailing_zeros() as usize;
+            wt &= wt - 1;
+            let until = self.gates[s].no_issue_until;
+            if until > now {
+                cand &= !(1u64 << s);
+                wake = wake.min(until);
+            } else {
+                self.subs[sc].waiting &= !(1u64 << s);
+            }
+        }
+        self.subs[sc].wake_at = wake;
+        let greedy = self.subs[sc].last_issued;
+        let width = sh.cfg.sm.scheduler.issue_width;
+        let mut issued = 0;
+        let mut reason: Option<StallKind> = None;
+        while issued < width && cand != 0 {
+            let slot = match greedy {
+                Some(g) if g < 64 && cand >> g & 1 != 0 => g,
+                _ => {
+                    // the oldest free warp
+                    let mut m = cand;
+                    let mut best = m.trailing_zeros() as u16;
+                    m &= m - 1;
+                    while m != 0 {
+                        let s = m.trailing_zeros() as u16;
+                        m &= m - 1;
+                        if self.ages[usize::from(s)] < self.ages[usize::from(best)] {
+                            best = s;
+                        }
+                    }
+                    best
+                }
+            };
+            cand &= !(1u64 << slot);
+            if self.subs[sc].free_mask == 0 {
+                reason = Some(StallKind::CollectorFull);
+                break;
+            }
+            match self.choose(sc, slot, now) {
+                Some(ci) => {
+                    self.issue_to(sh, sc, ci, slot, now)?;
+                    issued += 1;
+                }
+                None => {
+                    self.subs[sc].dirty = true;
+                    reason = Some(StallKind::CollectorFull);
+                }
+            }
+        }
+        if issued == 0 && reason.is_none() {
+            let first = greedy.or_else(|| self.subs[sc].by_age.first().copied());
+            reason = first.and_then(|s| self.blocked(s, now));
+        }
+        Ok(self.end_issue(sc, issued, reason))
+    }
+
+    /// The design's collector choice for warp `slot` among the free collectors of `sc`, or
+    /// None if it chose to wait (or named a collector that is not free).
+    fn choose(&mut self, sc: usize, slot: u16, now: u64) -> Option<usize> {
+        let ws = WarpSlot {
+            slot,
+            sub_core: sc as u8,
+        };
+        let mut ctx = RfCtx {
+            now,
+            sm: self.id,
+            act: &mut self.rf_act,
+        };
+        match self
+            .design
+            .choose_collector(&mut ctx, ws, self.subs[sc].free_mask)
+        {
+            CollectorChoice::Use(c)
+                if usize::from(c) < self.subs[sc].collectors.len()
+                    && self.subs[sc].free_mask >> c & 1 != 0 =>
+            {
+                Some(usize::from(c))
+            }
+            _ => None,
+        }
+    }
+
+    /// Records the outcome of a scheduler evaluation; returns whether a warp issued.
+    fn end_issue(&mut self, sc: usize, issued: u32, reason: Option<StallKind>) -> bool {
+        let kind = if issued > 0 {
+            StallKind::Issued
+        } else {
+            reason.unwrap_or(StallKind::Idle)
+        };
+        self.subs[sc].last_stall = kind;
+        if issued > 0 {
+            self.subs[sc].dirty = true;
+        }
+        Self::count_stall(&mut self.act.stalls, kind, 1);
+        issued > 0
+    }
+
     /// The design's scheduling priority of a resident warp.
     fn priority(&self, s: u16) -> u8 {
         // `get`, not indexing: with a design whose priority is a constant the whole
@@ -1887,6 +2121,12 @@ impl<D: RegisterFileDesign> Sm<D> {
         }
         self.subs[sc].dirty = false;
         self.subs[sc].wake_at = u64::MAX;
+        if self.warps.len() <= 64
+            && sh.cfg.sm.scheduler.policy == SchedulerPolicy::Gto
+            && self.same_priority(sc)
+        {
+            return self.issue_gto(sh, sc, now);
+        }
         let gto = self.build_order(sh, sc, now);
         let order = match gto {
             Some(_) => Vec::new(),
@@ -1926,32 +2166,11 @@ impl<D: RegisterFileDesign> Sm<D> {
                 reason = Some(StallKind::CollectorFull);
                 break;
             }
-            let ws = WarpSlot {
-                slot,
-                sub_core: sc as u8,
-            };
-            let choice = {
-                let mut ctx = RfCtx {
-                    now,
-                    sm: self.id,
-                    act: &mut self.rf_act,
-                };
-                self.design
-                    .choose_collector(&mut ctx, ws, self.subs[sc].free_mask)
-            };
-            let ci = match choice {
-                CollectorChoice::Use(c)
-                    if usize::from(c) < self.subs[sc].collectors.len()
-                        && self.subs[sc].free_mask >> c & 1 != 0 =>
-                {
-                    usize::from(c)
-                }
-                _ => {
-                    // the design's policy may change its mind next cycle
-                    self.subs[sc].dirty = true;
-                    reason = Some(StallKind::CollectorFull);
-                    continue;
-                }
+            let Some(ci) = self.choose(sc, slot, now) else {
+                // the design's policy may change its mind next cycle
+                self.subs[sc].dirty = true;
+                reason = Some(StallKind::CollectorFull);
+                continue;
             };
             self.issue_to(sh, sc, ci, slot, now)?;
             issued += 1;
@@ -1959,17 +2178,7 @@ impl<D: RegisterFileDesign> Sm<D> {
         if gto.is_none() {
             self.subs[sc].order = order;
         }
-        let kind = if issued > 0 {
-            StallKind::Issued
-        } else {
-            reason.unwrap_or(StallKind::Idle)
-        };
-        self.subs[sc].last_stall = kind;
-        if issued > 0 {
-            self.subs[sc].dirty = true;
-        }
-        Self::count_stall(&mut self.act.stalls, kind, 1);
-        Ok(issued > 0)
+        Ok(self.end_issue(sc, issued, reason))
     }
 
     fn count_stall(s: &mut StallBreakdown, k: StallKind, n: u64) {
@@ -1995,19 +2204,19 @@ impl<D: RegisterFileDesign> Sm<D> {
         let Some(w) = self.warps[usize::from(slot)].as_mut() else {
             return Ok(());
         };
-        let Some(info) = w.next else {
+        let Some(sid) = w.next else {
             return Ok(());
         };
-        for &r in info.dsts.as_slice().iter().chain(info.srcs.as_slice()) {
-            if r >= 256 {
-                return Err(TimingError::RegisterRange {
-                    pc: info.pc,
-                    reg: r,
-                });
-            }
+        let st = sh.st(sid);
+        let info = &st.key;
+        if let Some(r) = st.bad_reg {
+            return Err(TimingError::RegisterRange {
+                pc: info.pc,
+                reg: r,
+            });
         }
-        for &r in info.dsts.as_slice() {
-            mask_set(&mut w.pending, r);
+        for k in 0..4 {
+            w.pending[k] |= st.dst_mask[k];
         }
         w.pending_pred |= info.dst_preds;
         w.in_collector = true;
@@ -2016,7 +2225,6 @@ impl<D: RegisterFileDesign> Sm<D> {
         self.subs[sc].free_mask &= !(1u64 << ci);
         self.collector_seq += 1;
         self.act.collector_allocations += 1;
-        let st = sh.static_of(&info);
         let ws = WarpSlot {
             slot,
             sub_core: sc as u8,
@@ -2033,8 +2241,8 @@ impl<D: RegisterFileDesign> Sm<D> {
         c.busy = true;
         *busy_collectors += 1;
         c.slot = slot;
-        c.info = Some(info);
-        c.ops.clear();
+        c.sid = Some(sid);
+        c.nops = 0;
         c.pending = 0;
         c.ready_at = now + 1;
         c.seq = self.collector_seq;
@@ -2056,14 +2264,16 @@ impl<D: RegisterFileDesign> Sm<D> {
                 act: &mut self.rf_act,
             };
             let route = self.design.route_read(&mut ctx, &op);
-            let mut slot_v = OpSlot {
-                reg: r,
-                granted: false,
-                ready_at: u64::MAX,
-                last_use,
-                reuse,
-                values: [0; 32],
-            };
+            if c.ops.len() <= k {
+                c.ops.push(OpSlot::EMPTY);
+            }
+            let slot_v = &mut c.ops[k];
+            slot_v.reg = r;
+            slot_v.granted = false;
+            slot_v.ready_at = u64::MAX;
+            slot_v.last_use = last_use;
+            slot_v.reuse = reuse;
+            c.nops = k + 1;
             match route {
                 Route::Bank(b) => {
                     let b = usize::from(b).min(nb - 1);
@@ -2088,7 +2298,6 @@ impl<D: RegisterFileDesign> Sm<D> {
                     self.act.collector_writes += 1;
                 }
             }
-            c.ops.push(slot_v);
         }
         Ok(())
     }
@@ -2101,8 +2310,8 @@ impl<D: RegisterFileDesign> Sm<D> {
                 t = Some(t.map_or(x, |y: u64| y.min(x)));
             }
         };
-        if let Some(Reverse((x, _, _))) = self.events.peek() {
-            upd(*x);
+        if let Some(x) = self.events.next_time() {
+            upd(x);
         }
         for s in &self.subs {
             for c in &s.collectors {
