@@ -15,14 +15,19 @@
 //! * A read reads the row of every slice; a write writes only the slices whose lanes are in
 //!   the write mask (each 128-bit row of seed 002 has its own word line per cluster).
 //! * Every access takes one bank port cycle; no extra delay.
+//!
+//! Host storage (no effect on results): a warp register's row of every slice is kept side by
+//! side as one 64-byte-aligned 128-byte `Row`, indexed like the [`RegTracker`]; each warp
+//! slot keeps its first row index and row count, so an access is a shift, a mask and an add
+//! (issue 5: the per-access path is a large share of the simulator's run time).
 
 pub mod hardware;
 
 use regwatt_sim::timing::activity::RegTracker;
 use regwatt_sim::timing::config::BankMapping;
 use regwatt_sim::timing::rf::{
-    prefetch_slice, Delay, OperandRef, ReadOutcome, RegId, RegisterFileDesign, ReleaseCause, RfCtx,
-    RfError, RfLayout, RfStats, Route, WarpSlot, WriteOutcome, WriteRef,
+    prefetch_element, Delay, OperandRef, ReadOutcome, RegId, RegisterFileDesign, ReleaseCause,
+    RfCtx, RfError, RfLayout, RfStats, Route, WarpSlot, WriteOutcome, WriteRef,
 };
 use serde::Serialize;
 
@@ -53,10 +58,31 @@ impl RfStats for BaselineStats {
     }
 }
 
+/// One warp register as the host stores it: the 32 lanes of one row of every slice of a
+/// logical bank, side by side (slice `s` holds lanes `s·L .. (s+1)·L`). 64-byte aligned, so a
+/// warp register spans exactly two host cache lines.
 #[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
+struct Row([u32; 32]);
+
+const ZERO_ROW: Row = Row([0; 32]);
+
+/// A warp slot's allocation: the same rows `base .. base + rows` in every bank of its
+/// sub-core (`rows == 0`: no warp; a reserving warp always needs at least one row).
+#[derive(Clone, Copy, Debug, Default)]
 struct WarpAlloc {
     base: usize,
     rows: usize,
+}
+
+/// What an access needs of a [`WarpAlloc`], 8 bytes per slot: `t0 = sc·banks·rows + base`
+/// (row index of register 0's bank-0 row, sub-core `sc` of the allocation) and the rows
+/// reserved per bank (0: no warp). Indices fit: rows are < 2^27 (`registers / 32` of a
+/// `u32` register count).
+#[derive(Clone, Copy, Debug, Default)]
+struct WarpAccess {
+    t0: u32,
+    rows: u32,
 }
 
 /// The baseline register file of one SM.
@@ -66,21 +92,35 @@ pub struct BaselineRf {
     banks: usize,
     slices: usize,
     lanes_per_slice: usize,
+    /// Lanes held by the slices (`slices × lanes_per_slice` low bits; all 32 when `slices`
+    /// divides 32, which the configuration check enforces).
+    stored_lanes: u32,
     rows: usize,
     ports: u8,
     alloc_unit: u32,
-    mapping: BankMapping,
-    /// `log2(banks)` when `banks` is a power of two (bank and row by mask and shift instead
-    /// of a division on every access).
-    bank_shift: Option<u32>,
+    /// What the bank mapping adds to the register number is `slot & slot_mask`: the slot
+    /// for `warp_interleaved` (all ones), 0 for `register_modulo`.
+    slot_mask: usize,
+    /// `banks` is a power of two: bank and row by mask and shift instead of a division.
+    banks_pow2: bool,
+    /// `banks - 1` and `log2(banks)` (used when `banks_pow2`).
+    bank_mask: usize,
+    bank_shift: u32,
     /// Row occupancy per sub-core (a warp takes the same rows in each bank).
     used: Vec<Vec<bool>>,
-    /// Values, index `((((sc·banks + bank)·slices + slice)·rows + row)·lanes_per_slice + lane`:
-    /// the physical banks one after another, each a `rows × lanes_per_slice` array.
-    cells: Vec<u32>,
-    warps: Vec<Option<WarpAlloc>>,
+    /// Values: warp register `t = (sc·banks + bank)·rows + row` (also its [`RegTracker`]
+    /// index, so sub-arrays of `rows_per_subarray` rows stay within one bank).
+    cells: Vec<Row>,
+    /// Per warp slot: its allocation, and the access path's copy of it.
+    warps: Vec<WarpAlloc>,
+    access: Vec<WarpAccess>,
     tracker: RegTracker,
+    /// Event counts as kept during the run: `slice_reads` stays 0 and `slice_writes` counts
+    /// only partial writes' slices; `stats()` completes both (`reads × slices`, and
+    /// `slices` per full write).
     stats: BaselineStats,
+    /// Writes with lanes missing from the mask (their slices are in `stats.slice_writes`).
+    partial_writes: u64,
 }
 
 impl BaselineRf {
@@ -91,22 +131,36 @@ impl BaselineRf {
         let banks = s.register_file.banks_per_sub_core.max(1) as usize;
         let slices = cfg.rf.slices_per_bank.clamp(1, 32) as usize;
         let lanes_per_slice = 32 / slices;
+        let stored = slices * lanes_per_slice;
         let rows = (s.limits.registers / 32) as usize / sub_cores / banks;
+        let max_warps = s.limits.max_warps as usize;
         BaselineRf {
             sub_cores,
             banks,
             slices,
             lanes_per_slice,
+            stored_lanes: if stored >= 32 {
+                u32::MAX
+            } else {
+                (1u32 << stored) - 1
+            },
             rows,
             ports: s.register_file.ports_per_bank.clamp(1, 255) as u8,
             alloc_unit: s.limits.register_alloc_unit.max(1),
-            mapping: s.register_file.bank_mapping,
-            bank_shift: banks.is_power_of_two().then(|| banks.trailing_zeros()),
+            slot_mask: match s.register_file.bank_mapping {
+                BankMapping::WarpInterleaved => usize::MAX,
+                BankMapping::RegisterModulo => 0,
+            },
+            banks_pow2: banks.is_power_of_two(),
+            bank_mask: banks - 1,
+            bank_shift: banks.trailing_zeros(),
             used: vec![vec![false; rows]; sub_cores],
-            cells: vec![0; sub_cores * banks * rows * 32],
-            warps: vec![None; s.limits.max_warps as usize],
+            cells: vec![ZERO_ROW; sub_cores * banks * rows],
+            warps: vec![WarpAlloc::default(); max_warps],
+            access: vec![WarpAccess::default(); max_warps],
             tracker: RegTracker::new(sub_cores * banks * rows, s.register_file.rows_per_subarray),
             stats: BaselineStats::default(),
+            partial_writes: 0,
         }
     }
 
@@ -120,68 +174,82 @@ impl BaselineRf {
         (self.reserved_registers(regs_per_thread) as usize).div_ceil(self.banks)
     }
 
+    /// (logical bank, row offset within the warp's allocation) of register `reg` of warp slot
+    /// `slot`: `((reg + slot) mod banks, reg / banks)` (`reg mod banks` with
+    /// `register_modulo`).
+    #[inline(always)]
+    fn bank_row(&self, slot: u16, reg: RegId) -> (usize, usize) {
+        let r = usize::from(reg);
+        let x = r + (usize::from(slot) & self.slot_mask);
+        if self.banks_pow2 {
+            (x & self.bank_mask, r >> self.bank_shift)
+        } else {
+            (x % self.banks, r / self.banks)
+        }
+    }
+
     /// Logical bank of register `reg` of warp slot `slot`.
     #[inline]
     pub fn bank_of(&self, slot: u16, reg: RegId) -> usize {
-        let x = match self.mapping {
-            BankMapping::WarpInterleaved => usize::from(reg) + usize::from(slot),
-            BankMapping::RegisterModulo => usize::from(reg),
-        };
-        match self.bank_shift {
-            Some(_) => x & (self.banks - 1),
-            None => x % self.banks,
-        }
+        self.bank_row(slot, reg).0
     }
 
-    /// Row offset of register `reg` within its warp's allocation (`reg / banks`).
-    #[inline]
-    fn row_of(&self, reg: RegId) -> usize {
-        match self.bank_shift {
-            Some(k) => usize::from(reg) >> k,
-            None => usize::from(reg) / self.banks,
-        }
-    }
-
-    /// (sub-core, logical bank, row, tracker index) of a register, if the warp owns it.
-    #[inline]
-    fn locate(&self, warp: WarpSlot, reg: RegId) -> Option<(usize, usize, usize, usize)> {
-        let a = (*self.warps.get(usize::from(warp.slot))?)?;
-        let sc = usize::from(warp.sub_core);
-        if sc >= self.sub_cores {
+    /// Row index `t = (sc·banks + bank)·rows + base + row offset = t0 + bank·rows + row
+    /// offset` (into `cells` and the tracker) of a register, if the warp owns it. The slot
+    /// names the warp: `sc` is the sub-core the warp was allocated in (the core always passes
+    /// that one, `slot mod sub_cores`).
+    #[inline(always)]
+    fn locate(&self, warp: WarpSlot, reg: RegId) -> Option<usize> {
+        let w = self.access.get(usize::from(warp.slot))?;
+        let (bank, off) = self.bank_row(warp.slot, reg);
+        if off >= w.rows as usize {
             return None;
         }
-        let bank = self.bank_of(warp.slot, reg);
-        let row = a.base + self.row_of(reg);
-        if row >= a.base + a.rows {
-            return None;
-        }
-        Some((sc, bank, row, (sc * self.banks + bank) * self.rows + row))
+        let t = w.t0 as usize + bank * self.rows + off;
+        // always true for an owned register; tested once here, so that indexing `cells`
+        // with `t` afterwards needs no further test
+        (t < self.cells.len()).then_some(t)
     }
 
-    /// Start of the cells of `slice` of (sub-core, bank) at `row`.
-    #[inline]
-    fn cell(&self, sc: usize, bank: usize, slice: usize, row: usize) -> usize {
-        ((((sc * self.banks + bank) * self.slices + slice) * self.rows) + row)
-            * self.lanes_per_slice
+    /// [`Self::locate`] without the ownership test, for prefetch hints: the row the
+    /// register would occupy (any row, or past the end, when the warp does not own it).
+    #[inline(always)]
+    fn locate_hint(&self, warp: WarpSlot, reg: RegId) -> Option<usize> {
+        let w = self.access.get(usize::from(warp.slot))?;
+        let (bank, off) = self.bank_row(warp.slot, reg);
+        Some(w.t0 as usize + bank * self.rows + off)
     }
 
-    #[inline]
-    fn gather(&self, sc: usize, bank: usize, row: usize) -> [u32; 32] {
-        let mut out = [0u32; 32];
-        if self.slices == 1 {
-            // one physical bank holds the whole warp register: a fixed-size copy
-            let c = self.cell(sc, bank, 0, row);
-            if let Some(v) = self.cells.get(c..c + 32) {
-                out.copy_from_slice(v);
-            }
-            return out;
-        }
+    /// All 32 lanes of row `t` (lanes no slice holds read 0).
+    #[inline(always)]
+    fn gather(&self, t: usize) -> [u32; 32] {
+        self.cells.get(t).unwrap_or(&ZERO_ROW).0
+    }
+
+    /// Physical bank rows a write with lane mask `m` touches: the slices with a lane in `m`.
+    fn slices_written(&self, m: u32) -> u64 {
         let l = self.lanes_per_slice;
-        for s in 0..self.slices {
-            let c = self.cell(sc, bank, s, row);
-            out[s * l..(s + 1) * l].copy_from_slice(&self.cells[c..c + l]);
+        let slice_mask = if l >= 32 { u32::MAX } else { (1u32 << l) - 1 };
+        (0..self.slices)
+            .filter(|s| (m >> (s * l)) & slice_mask != 0)
+            .count() as u64
+    }
+
+    /// A write of the lanes in `m` (held lanes only, not all 32) into row `t`: only the slices
+    /// with a written lane are written (kept out of line: divergent writes are rare).
+    #[cold]
+    #[inline(never)]
+    fn write_lanes(&mut self, t: usize, values: &[u32; 32], m: u32) -> WriteOutcome {
+        self.partial_writes += 1;
+        self.stats.slice_writes += self.slices_written(m);
+        if let Some(row) = self.cells.get_mut(t) {
+            for (i, (d, v)) in row.0.iter_mut().zip(values).enumerate() {
+                if m >> i & 1 != 0 {
+                    *d = *v;
+                }
+            }
         }
-        out
+        WriteOutcome::DONE
     }
 
     fn first_fit(used: &[bool], n: usize) -> Option<usize> {
@@ -241,87 +309,91 @@ impl RegisterFileDesign for BaselineRf {
             regs: regs_per_thread,
         };
         let sc = usize::from(warp.sub_core);
-        if sc >= self.sub_cores || usize::from(warp.slot) >= self.warps.len() {
+        let slot = usize::from(warp.slot);
+        if sc >= self.sub_cores || slot >= self.warps.len() {
             return Err(full);
         }
         let base = Self::first_fit(&self.used[sc], n).ok_or(full)?;
         self.used[sc][base..base + n]
             .iter_mut()
             .for_each(|x| *x = true);
-        self.warps[usize::from(warp.slot)] = Some(WarpAlloc { base, rows: n });
+        self.warps[slot] = WarpAlloc { base, rows: n };
+        self.access[slot] = WarpAccess {
+            t0: (sc * self.banks * self.rows + base) as u32,
+            rows: n as u32,
+        };
         for b in 0..self.banks {
-            for row in base..base + n {
-                self.tracker
-                    .allocate((sc * self.banks + b) * self.rows + row, ctx.now);
-                for s in 0..self.slices {
-                    let c = self.cell(sc, b, s, row);
-                    self.cells[c..c + self.lanes_per_slice].fill(0);
-                }
+            let first = (sc * self.banks + b) * self.rows + base;
+            for t in first..first + n {
+                self.tracker.allocate(t, ctx.now);
             }
+            self.cells[first..first + n].fill(ZERO_ROW);
         }
         Ok(())
     }
 
     fn free_warp(&mut self, ctx: &mut RfCtx, warp: WarpSlot) {
-        let Some(Some(a)) = self.warps.get(usize::from(warp.slot)).copied() else {
+        let slot = usize::from(warp.slot);
+        let Some(a) = self.warps.get(slot).copied() else {
             return;
         };
         let sc = usize::from(warp.sub_core);
-        if sc >= self.sub_cores {
+        if a.rows == 0 || sc >= self.sub_cores {
             return;
         }
         for b in 0..self.banks {
-            for row in a.base..a.base + a.rows {
-                self.tracker
-                    .free((sc * self.banks + b) * self.rows + row, ctx.now, ctx.act);
+            let first = (sc * self.banks + b) * self.rows + a.base;
+            for t in first..first + a.rows {
+                self.tracker.free(t, ctx.now, ctx.act);
             }
         }
         self.used[sc][a.base..a.base + a.rows]
             .iter_mut()
             .for_each(|x| *x = false);
-        self.warps[usize::from(warp.slot)] = None;
+        self.warps[slot] = WarpAlloc::default();
+        self.access[slot] = WarpAccess::default();
     }
 
+    #[inline]
     fn route_read(&mut self, _ctx: &mut RfCtx, op: &OperandRef) -> Route {
         Route::Bank(self.bank_of(op.warp.slot, op.reg) as u16)
     }
 
+    #[inline]
     fn read(&mut self, ctx: &mut RfCtx, op: &OperandRef) -> ReadOutcome {
-        let values = match self.locate(op.warp, op.reg) {
-            Some((sc, bank, row, t)) => {
+        // pick the source row first and copy once, straight into the result
+        let row = match self.locate(op.warp, op.reg) {
+            Some(t) => {
                 self.tracker.read(t, ctx.now, ctx.act);
+                // `slice_reads = reads × slices`, filled in by `stats()`
                 self.stats.reads += 1;
-                self.stats.slice_reads += self.slices as u64;
-                self.gather(sc, bank, row)
+                self.cells.get(t).unwrap_or(&ZERO_ROW)
             }
             None => {
                 self.stats.unallocated_accesses += 1;
-                [0; 32]
+                &ZERO_ROW
             }
         };
         ReadOutcome {
-            values,
+            values: row.0,
             delay: Delay::None,
         }
     }
 
+    #[inline]
     fn prefetch(&self, warp: WarpSlot, reg: RegId) {
-        if let Some((sc, bank, row, t)) = self.locate(warp, reg) {
+        if let Some(t) = self.locate_hint(warp, reg) {
             self.tracker.prefetch(t);
-            for s in 0..self.slices {
-                prefetch_slice(
-                    &self.cells,
-                    self.cell(sc, bank, s, row),
-                    self.lanes_per_slice,
-                );
-            }
+            prefetch_element(&self.cells, t);
         }
     }
 
+    #[inline]
     fn route_write(&mut self, _ctx: &mut RfCtx, w: &WriteRef) -> Route {
         Route::Bank(self.bank_of(w.warp.slot, w.reg) as u16)
     }
 
+    #[inline]
     fn write(
         &mut self,
         ctx: &mut RfCtx,
@@ -329,54 +401,33 @@ impl RegisterFileDesign for BaselineRf {
         values: &[u32; 32],
         mask: u32,
     ) -> WriteOutcome {
-        let Some((sc, bank, row, t)) = self.locate(w.warp, w.reg) else {
+        let Some(t) = self.locate(w.warp, w.reg) else {
             self.stats.unallocated_accesses += 1;
             return WriteOutcome::DONE;
         };
         self.tracker.write(t, ctx.now, ctx.act);
         self.stats.writes += 1;
-        if self.slices == 1 && mask == u32::MAX {
-            // the common full-warp write to one physical bank: a fixed-size copy
-            self.stats.slice_writes += 1;
-            let c = self.cell(sc, bank, 0, row);
-            if let Some(d) = self.cells.get_mut(c..c + 32) {
-                d.copy_from_slice(values);
-            }
-            return WriteOutcome::DONE;
+        let m = mask & self.stored_lanes;
+        if m != u32::MAX {
+            return self.write_lanes(t, values, m);
         }
-        let l = self.lanes_per_slice;
-        let slice_mask = if l >= 32 { u32::MAX } else { (1u32 << l) - 1 };
-        for s in 0..self.slices {
-            let m = (mask >> (s * l)) & slice_mask;
-            if m == 0 {
-                continue;
-            }
-            self.stats.slice_writes += 1;
-            let c = self.cell(sc, bank, s, row);
-            let src = &values[s * l..(s + 1) * l];
-            let dst = &mut self.cells[c..c + l];
-            if m == slice_mask {
-                dst.copy_from_slice(src);
-            } else {
-                for (i, (d, v)) in dst.iter_mut().zip(src).enumerate() {
-                    if m >> i & 1 != 0 {
-                        *d = *v;
-                    }
-                }
-            }
+        // the common full-warp write: every slice (counted by `stats()`), one fixed-size copy
+        if let Some(row) = self.cells.get_mut(t) {
+            row.0 = *values;
         }
         WriteOutcome::DONE
     }
 
+    #[inline]
     fn release(&mut self, ctx: &mut RfCtx, warp: WarpSlot, reg: RegId, _cause: ReleaseCause) {
-        if let Some((_, _, _, t)) = self.locate(warp, reg) {
+        if let Some(t) = self.locate(warp, reg) {
             self.tracker.dead(t, ctx.now, ctx.act);
         }
     }
 
     fn peek(&self, warp: WarpSlot, reg: RegId) -> [u32; 32] {
         self.locate(warp, reg)
-            .map(|(sc, bank, row, _)| self.gather(sc, bank, row))
+            .map(|t| self.gather(t))
             .unwrap_or([0; 32])
     }
 
@@ -385,7 +436,13 @@ impl RegisterFileDesign for BaselineRf {
     }
 
     fn stats(&self) -> BaselineStats {
-        self.stats
+        let slices = self.slices as u64;
+        BaselineStats {
+            slice_reads: self.stats.reads * slices,
+            slice_writes: (self.stats.writes - self.partial_writes) * slices
+                + self.stats.slice_writes,
+            ..self.stats
+        }
     }
 }
 
@@ -428,7 +485,7 @@ mod tests {
         let v: [u32; 32] = std::array::from_fn(|i| 100 + i as u32);
         // lanes 4..8 (slice 1) and lane 31 (slice 7)
         rf.write(&mut ctx, &wr(w, 7), &v, 0x8000_00f0);
-        assert_eq!(rf.stats.slice_writes, 2);
+        assert_eq!(rf.stats().slice_writes, 2);
         let got = rf.peek(w, 7);
         assert_eq!(got[4..8], [104, 105, 106, 107]);
         assert_eq!(got[31], 131);
@@ -437,7 +494,7 @@ mod tests {
         rf.write(&mut ctx, &wr(w, 8), &v, u32::MAX);
         assert_eq!(rf.peek(w, 8), v);
         assert_eq!(rf.peek(w, 7)[5], 105, "neighbour register untouched");
-        assert_eq!(rf.stats.slice_writes, 10);
+        assert_eq!(rf.stats().slice_writes, 10);
     }
 
     #[test]
@@ -482,8 +539,144 @@ mod tests {
             last_use: false,
         };
         assert_eq!(rf.read(&mut ctx, &op).values, [0; 32]);
-        assert_eq!(rf.stats.unallocated_accesses, 1);
+        assert_eq!(rf.stats().unallocated_accesses, 1);
         rf.free_warp(&mut ctx, w(0));
         assert_eq!(rf.peek(w(0), 3), [0; 32]);
+    }
+
+    /// The row index as the design defined it before the issue 5 fast path: bank
+    /// `(reg + slot) mod banks` (`reg mod banks` for `register_modulo`), row
+    /// `base + reg / banks`, index `(sc·banks + bank)·rows + row`.
+    fn reference_index(
+        rf: &BaselineRf,
+        mapping: BankMapping,
+        w: WarpSlot,
+        base: usize,
+        regs: usize,
+        reg: RegId,
+    ) -> Option<usize> {
+        let r = usize::from(reg);
+        let x = match mapping {
+            BankMapping::WarpInterleaved => r + usize::from(w.slot),
+            BankMapping::RegisterModulo => r,
+        };
+        let (bank, off) = (x % rf.banks, r / rf.banks);
+        (off < regs.div_ceil(rf.banks))
+            .then_some((usize::from(w.sub_core) * rf.banks + bank) * rf.rows + base + off)
+    }
+
+    #[test]
+    fn issue5_locate_fast_path_matches_general_mapping() {
+        for (gpu, banks, mapping) in [
+            (GpuPreset::Rtx2060, None, BankMapping::WarpInterleaved),
+            (GpuPreset::Gtx480, None, BankMapping::WarpInterleaved),
+            (GpuPreset::Rtx2060, Some(3), BankMapping::WarpInterleaved),
+            (GpuPreset::Gtx480, Some(4), BankMapping::RegisterModulo),
+            (GpuPreset::Rtx2060, Some(5), BankMapping::RegisterModulo),
+        ] {
+            let mut cfg = preset(gpu).expect("preset");
+            if let Some(b) = banks {
+                cfg.gpu.sm.register_file.banks_per_sub_core = b;
+            }
+            cfg.gpu.sm.register_file.bank_mapping = mapping;
+            let mut rf = BaselineRf::new(&cfg);
+            let mut act = RfActivity::default();
+            let mut ctx = RfCtx {
+                now: 0,
+                sm: 0,
+                act: &mut act,
+            };
+            let subs = rf.sub_cores as u16;
+            let ws: Vec<WarpSlot> = (0..6u16)
+                .map(|s| WarpSlot {
+                    slot: s,
+                    sub_core: (s % subs) as u8,
+                })
+                .collect();
+            for (i, &w) in ws.iter().enumerate() {
+                rf.allocate_warp(&mut ctx, w, 20 + 7 * i as u32)
+                    .expect("fits");
+            }
+            for &w in &ws {
+                let a = rf.warps[usize::from(w.slot)];
+                let regs = rf.reserved_registers(20 + 7 * u32::from(w.slot)) as usize;
+                for reg in 0..300u16 {
+                    let want = reference_index(&rf, mapping, w, a.base, regs, reg);
+                    assert_eq!(rf.locate(w, reg), want, "{gpu:?} {banks:?} {w:?} R{reg}");
+                    if let Some(t) = want {
+                        assert_eq!(rf.locate_hint(w, reg), Some(t));
+                        assert_eq!(rf.bank_of(w.slot, reg), (t / rf.rows) % rf.banks);
+                    }
+                }
+            }
+            // a free slot owns nothing
+            rf.free_warp(&mut ctx, ws[2]);
+            assert_eq!(rf.locate(ws[2], 0), None);
+        }
+    }
+
+    #[test]
+    fn issue5_rows_are_cache_line_aligned() {
+        assert_eq!(std::mem::size_of::<Row>(), 128);
+        assert_eq!(std::mem::align_of::<Row>(), 64);
+        let rf = BaselineRf::new(&preset(GpuPreset::Rtx2060).expect("preset"));
+        assert_eq!(rf.cells.as_ptr() as usize % 64, 0);
+    }
+
+    #[test]
+    fn issue5_derived_slice_counts_equal_per_access_counts() {
+        // gtx480: 8 slices of 4 lanes
+        let cfg = preset(GpuPreset::Gtx480).expect("preset");
+        let mut rf = BaselineRf::new(&cfg);
+        let mut act = RfActivity::default();
+        let mut ctx = RfCtx {
+            now: 0,
+            sm: 0,
+            act: &mut act,
+        };
+        let w = WarpSlot {
+            slot: 1,
+            sub_core: 0,
+        };
+        rf.allocate_warp(&mut ctx, w, 16).expect("fits");
+        let v = [7u32; 32];
+        let mut slice_writes = 0;
+        for (k, mask) in [u32::MAX, 0x0000_000f, 0x0001_0010, 0, u32::MAX, 0xffff_fffe]
+            .into_iter()
+            .enumerate()
+        {
+            ctx.now = k as u64;
+            rf.write(&mut ctx, &wr(w, k as u16), &v, mask);
+            slice_writes += (0..8).filter(|s| (mask >> (4 * s)) & 0xf != 0).count() as u64;
+        }
+        let op = |reg| OperandRef {
+            warp: w,
+            reg,
+            collector: 0,
+            func: 0,
+            pc: 0,
+            reuse: None,
+            last_use: false,
+        };
+        for reg in [0, 1, 5, 5] {
+            rf.read(&mut ctx, &op(reg));
+        }
+        let st = rf.stats();
+        assert_eq!(st.writes, 6);
+        assert_eq!(st.slice_writes, slice_writes);
+        // full, lanes 0-3, lanes 4 and 16, none, full, all but lane 0 (every slice)
+        assert_eq!(slice_writes, 27);
+        assert_eq!(st.reads, 4);
+        assert_eq!(st.slice_reads, 32);
+        // partial writes keep the other lanes
+        assert_eq!(rf.peek(w, 5)[0], 0);
+        assert_eq!(rf.peek(w, 5)[1], 7);
+        assert_eq!(rf.peek(w, 2)[4], 7);
+        assert_eq!(rf.peek(w, 2)[5], 0);
+        // stats merge over SMs as before
+        let mut sum = BaselineStats::default();
+        sum.merge(&st);
+        sum.merge(&st);
+        assert_eq!(sum.slice_writes, 2 * slice_writes);
     }
 }

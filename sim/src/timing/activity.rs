@@ -21,13 +21,33 @@ impl Log2Histogram {
     /// Records one value.
     #[inline]
     pub fn add(&mut self, v: u64) {
-        let k = (64 - v.leading_zeros()) as usize;
+        let k = log2_bucket(v);
         if self.buckets.len() <= k {
-            self.buckets.resize(k + 1, 0);
+            self.grow(k);
         }
         self.buckets[k] += 1;
         self.count += 1;
         self.sum = self.sum.saturating_add(v);
+    }
+
+    /// Counts `n` values of bucket `k` (the buckets and count of `n` calls of [`Self::add`]
+    /// with values of that bucket; the caller adds their sum).
+    fn add_bucket(&mut self, k: usize, n: u64) {
+        if n == 0 {
+            return;
+        }
+        if self.buckets.len() <= k {
+            self.grow(k);
+        }
+        self.buckets[k] += n;
+        self.count += n;
+    }
+
+    /// Makes bucket `k` exist (kept out of line: the buckets only grow a few times a run).
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, k: usize) {
+        self.buckets.resize(k + 1, 0);
     }
 
     /// Adds another histogram into this one.
@@ -41,6 +61,12 @@ impl Log2Histogram {
         self.count += o.count;
         self.sum = self.sum.saturating_add(o.sum);
     }
+}
+
+/// Bucket of `v` in a [`Log2Histogram`]: its bit length, `0..=64`.
+#[inline(always)]
+fn log2_bucket(v: u64) -> usize {
+    (64 - v.leading_zeros()) as usize
 }
 
 fn add_vec(a: &mut Vec<u64>, b: &[u64]) {
@@ -194,12 +220,23 @@ impl RfActivity {
 /// Occupancy and access-interval bookkeeping for a design's physical registers, charged
 /// lazily (timestamps), so skipped idle cycles cost nothing. Physical register `i` belongs to
 /// sub-array `i / rows_per_subarray` (the design numbers registers so that this holds).
+///
+/// Occupancy and live cycles reach the [`RfActivity`] record when a register is freed or
+/// released; access intervals are counted in the tracker (a fixed array of the
+/// [`Log2Histogram`] buckets, so a read or write touches no heap data but the register's
+/// timestamps) and added to [`RfActivity::access_intervals`] by [`Self::finish`] (or
+/// [`Self::flush_intervals`]), with the same buckets, count and sum as adding each interval.
 #[derive(Clone, Debug)]
 pub struct RegTracker {
     rows_per_subarray: u32,
     /// Per-access timestamps (touched by every read and write), kept apart from the
     /// allocation times so that the access path touches 16 bytes per register.
     regs: Vec<RegTimes>,
+    /// Access intervals not yet added to `RfActivity::access_intervals`: count per number
+    /// of leading zero bits of the interval (`0..=64`; [`Log2Histogram`] bucket `64 - lz`),
+    /// and their sum (128 bits: no saturation test per access; saturated at the flush).
+    intervals_by_lz: [u64; 65],
+    interval_sum: u128,
     /// Allocation timestamps (touched at allocation and free only).
     alloc: Vec<AllocTimes>,
     sub_alloc_count: Vec<u32>,
@@ -208,8 +245,10 @@ pub struct RegTracker {
     sub_alloc_cycles: Vec<u64>,
 }
 
-/// Access timestamps of one physical register.
+/// Access timestamps of one physical register (16-byte aligned: never split across two
+/// host cache lines, so one prefetch covers it).
 #[derive(Clone, Copy, Debug)]
+#[repr(align(16))]
 struct RegTimes {
     live_since: u64,
     last_access: u64,
@@ -245,6 +284,8 @@ impl RegTracker {
                 };
                 regs
             ],
+            intervals_by_lz: [0; 65],
+            interval_sum: 0,
             sub_alloc_count: vec![0; subs],
             sub_active_since: vec![NONE; subs],
             sub_active: vec![0; subs],
@@ -295,34 +336,58 @@ impl RegTracker {
         }
     }
 
-    /// A value is written into `i` (starts a live range if none is open).
+    /// A value is written into `i` (starts a live range if none is open). The access
+    /// interval is added to `act` at [`Self::finish`] (the argument stays for designs that
+    /// call through a generic `act`).
     #[inline]
-    pub fn write(&mut self, i: usize, now: u64, act: &mut RfActivity) {
+    pub fn write(&mut self, i: usize, now: u64, _act: &mut RfActivity) {
         if let Some(r) = self.regs.get_mut(i) {
-            if r.last_access != NONE {
-                act.access_intervals.add(now.saturating_sub(r.last_access));
-            }
-            r.last_access = now;
+            let last = std::mem::replace(&mut r.last_access, now);
             if r.live_since == NONE {
                 r.live_since = now;
+            }
+            if last != NONE {
+                self.note_interval(now.saturating_sub(last));
             }
         }
     }
 
-    /// Prefetch hint for register `i`'s timestamps (see [`super::rf::prefetch_slice`]).
-    #[inline]
-    pub fn prefetch(&self, i: usize) {
-        super::rf::prefetch_slice(&self.regs, i, 1);
+    /// Counts one access interval (see [`Self::flush_intervals`]).
+    #[inline(always)]
+    fn note_interval(&mut self, d: u64) {
+        // `leading_zeros` is at most 64: no bounds check
+        self.intervals_by_lz[d.leading_zeros() as usize] += 1;
+        self.interval_sum += u128::from(d);
     }
 
-    /// `i` is read.
+    /// Adds the access intervals counted since the last flush to `act.access_intervals`
+    /// (called by [`Self::finish`]; call it earlier to read the intervals mid-run). The
+    /// result equals adding each interval with [`Log2Histogram::add`] when it happened.
+    pub fn flush_intervals(&mut self, act: &mut RfActivity) {
+        let h = &mut act.access_intervals;
+        // bucket k = 64 - lz, in increasing order (the buckets grow as `add` grows them)
+        for (k, n) in self.intervals_by_lz.iter_mut().rev().enumerate() {
+            h.add_bucket(k, std::mem::take(n));
+        }
+        // a sum of non-negative values saturates the same way all at once or one by one
+        let sum = u64::try_from(std::mem::take(&mut self.interval_sum)).unwrap_or(u64::MAX);
+        h.sum = h.sum.saturating_add(sum);
+    }
+
+    /// Prefetch hint for register `i`'s timestamps (see [`super::rf::prefetch_element`]).
     #[inline]
-    pub fn read(&mut self, i: usize, now: u64, act: &mut RfActivity) {
+    pub fn prefetch(&self, i: usize) {
+        super::rf::prefetch_element(&self.regs, i);
+    }
+
+    /// `i` is read (the interval since the last access reaches `act` at [`Self::finish`]).
+    #[inline]
+    pub fn read(&mut self, i: usize, now: u64, _act: &mut RfActivity) {
         if let Some(r) = self.regs.get_mut(i) {
-            if r.last_access != NONE {
-                act.access_intervals.add(now.saturating_sub(r.last_access));
+            let last = std::mem::replace(&mut r.last_access, now);
+            if last != NONE {
+                self.note_interval(now.saturating_sub(last));
             }
-            r.last_access = now;
         }
     }
 
@@ -341,6 +406,7 @@ impl RegTracker {
         for i in 0..self.regs.len() {
             self.free(i, now, act);
         }
+        self.flush_intervals(act);
         add_vec(&mut act.subarray_allocated_cycles, &self.sub_alloc_cycles);
         add_vec(&mut act.subarray_active_cycles, &self.sub_active);
         for r in &self.alloc {
@@ -487,5 +553,72 @@ mod tests {
         assert_eq!(a.access_intervals.count, 2); // 3 and 4 cycles
         assert_eq!(a.access_intervals.sum, 7);
         assert_eq!(a.physical_registers, 4);
+    }
+
+    #[test]
+    fn issue5_deferred_intervals_equal_direct_histogram() {
+        // a deterministic access pattern with intervals from 0 up to 2^40 cycles, over
+        // several registers, frees and re-allocations
+        let mut t = RegTracker::new(8, 4);
+        let mut a = RfActivity::default();
+        let mut direct = Log2Histogram::default();
+        let mut last = [None::<u64>; 8];
+        for i in 0..8 {
+            t.allocate(i, 0);
+        }
+        let mut now = 0u64;
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for step in 0..5000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            now += match x % 7 {
+                0 => 0,
+                1 => 1,
+                2 => x % 5,
+                3 => 1 << (x % 41),
+                _ => x % 300,
+            };
+            let i = (x >> 8) as usize % 8;
+            let kind = (x >> 16) % 10;
+            match kind {
+                0 => {
+                    t.free(i, now, &mut a);
+                    last[i] = None;
+                    t.allocate(i, now);
+                }
+                1..=4 => t.write(i, now, &mut a),
+                _ => t.read(i, now, &mut a),
+            }
+            if kind != 0 {
+                if let Some(l) = last[i] {
+                    direct.add(now - l);
+                }
+                last[i] = Some(now);
+            }
+            if step == 2500 {
+                // a mid-run flush adds to what is there
+                t.flush_intervals(&mut a);
+            }
+        }
+        t.finish(now, &mut a);
+        assert_eq!(a.access_intervals, direct);
+        assert!(
+            direct.buckets.len() > 30,
+            "the pattern reaches long intervals"
+        );
+        // nothing is counted twice
+        t.finish(now, &mut a);
+        assert_eq!(a.access_intervals, direct);
+    }
+
+    #[test]
+    fn issue5_no_intervals_leave_the_histogram_empty() {
+        let mut t = RegTracker::new(2, 1);
+        let mut a = RfActivity::default();
+        t.allocate(0, 0);
+        t.write(0, 3, &mut a);
+        t.finish(9, &mut a);
+        assert_eq!(a.access_intervals, Log2Histogram::default());
     }
 }

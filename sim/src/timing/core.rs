@@ -163,7 +163,9 @@ impl OpSlot {
     };
 }
 
+/// A collector unit; 64-byte aligned: the dispatch check reads one cache line per collector.
 #[derive(Clone, Debug)]
+#[repr(align(64))]
 struct Collector {
     busy: bool,
     slot: u16,
@@ -1256,7 +1258,19 @@ impl<D: RegisterFileDesign> Sm<D> {
         while i < self.subs[sc].wb_q.len() {
             let idx = self.subs[sc].wb_q[i];
             let mut finished = false;
-            if let Some(e) = self.wb[idx].as_mut() {
+            // split borrows: the entry, the sub-core and the design side by side
+            let Sm {
+                subs,
+                wb,
+                design,
+                act,
+                rf_act,
+                mem_act,
+                id,
+                ..
+            } = &mut *self;
+            let sub = &mut subs[sc];
+            if let Some(e) = wb[idx].as_mut() {
                 let ws = WarpSlot {
                     slot: e.slot,
                     sub_core: sc as u8,
@@ -1285,39 +1299,38 @@ impl<D: RegisterFileDesign> Sm<D> {
                     };
                     let mut ctx = RfCtx {
                         now,
-                        sm: self.id,
-                        act: &mut self.rf_act,
+                        sm: *id,
+                        act: rf_act,
                     };
                     let route = match e.route {
                         Some(r) => r,
                         None => {
-                            let r = self.design.route_write(&mut ctx, &wr);
+                            let r = design.route_write(&mut ctx, &wr);
                             e.route = Some(r);
                             r
                         }
                     };
                     if let Route::Bank(b) = route {
                         let b = usize::from(b).min(nbanks - 1);
-                        if self.subs[sc].bank_ports_used[b] >= ports {
-                            self.act.write_port_stalls += 1;
+                        if sub.bank_ports_used[b] >= ports {
+                            act.write_port_stalls += 1;
                             break;
                         }
-                        self.subs[sc].bank_ports_used[b] += 1;
-                        self.subs[sc].ports_touched = true;
-                        self.act.bank_writes[sc * nbanks + b] += 1;
+                        sub.bank_ports_used[b] += 1;
+                        sub.ports_touched = true;
+                        act.bank_writes[sc * nbanks + b] += 1;
                     }
-                    let out = self.design.write(&mut ctx, &wr, &e.writes[e.done].1, mask);
+                    let out = design.write(&mut ctx, &wr, &e.writes[e.done].1, mask);
                     let extra = match out.delay {
                         Delay::None => 0,
                         Delay::Cycles(c) => u64::from(c),
                         Delay::Memory { fetch, extra } => {
-                            mem.fetch(now, self.id, &fetch, &mut self.mem_act)
-                                .saturating_sub(now)
+                            mem.fetch(now, *id, &fetch, mem_act).saturating_sub(now)
                                 + u64::from(extra)
                         }
                     };
                     if let Some(sp) = out.spill {
-                        mem.fetch(now, self.id, &sp, &mut self.mem_act);
+                        mem.fetch(now, *id, &sp, mem_act);
                     }
                     e.complete_at = e.complete_at.max(now + extra);
                     e.done += 1;
@@ -1580,11 +1593,14 @@ impl<D: RegisterFileDesign> Sm<D> {
         let mut cands = [0u8; 64];
         let mut n = 0;
         let cols = &self.subs[sc].collectors;
-        for i in 0..cols.len().min(64) {
+        let mut busy = !self.subs[sc].free_mask;
+        if cols.len() < 64 {
+            busy &= (1u64 << cols.len()) - 1;
+        }
+        while busy != 0 {
+            let i = busy.trailing_zeros() as usize;
+            busy &= busy - 1;
             let c = &cols[i];
-            if !c.busy {
-                continue;
-            }
             if c.pending == 0 && c.ready_at <= now {
                 // insertion by `seq` (unique): the order `sort_unstable_by_key(seq)` gives
                 let mut j = n;
@@ -1621,7 +1637,31 @@ impl<D: RegisterFileDesign> Sm<D> {
         ci: usize,
         now: u64,
     ) -> Result<bool, TimingError> {
-        let Some(sid) = self.subs[sc].collectors[ci].sid else {
+        // split borrows: the sub-core and collector stay in registers across the steps
+        let Sm {
+            subs,
+            warps,
+            design,
+            act,
+            rf_act,
+            mem_act,
+            ldst_free,
+            wb,
+            wb_free,
+            writes_pool,
+            preds,
+            mem_buf,
+            by_class,
+            events,
+            id,
+            ..
+        } = self;
+        let id = *id;
+        let sub = &mut subs[sc];
+        let Some(c) = sub.collectors.get_mut(ci) else {
+            return Ok(false);
+        };
+        let Some(sid) = c.sid else {
             return Ok(false);
         };
         let (class, func, pc) = {
@@ -1631,25 +1671,22 @@ impl<D: RegisterFileDesign> Sm<D> {
         let (pool, timing) = class_timing(sh.cfg, class);
         // unit availability
         let unit = match pool {
-            Some(p) => {
-                let u = &self.subs[sc].units[p];
-                match (0..u.len()).find(|&k| u[k] <= now) {
-                    Some(k) => Some((p, k)),
-                    None => return Ok(false),
-                }
-            }
+            Some(p) => match sub.units[p].iter().position(|&f| f <= now) {
+                Some(k) => Some((p, k)),
+                None => return Ok(false),
+            },
             None => None,
         };
         let ldst = if class == UnitClass::Mem {
-            match (0..self.ldst_free.len()).find(|&k| self.ldst_free[k] <= now) {
+            match ldst_free.iter().position(|&f| f <= now) {
                 Some(k) => Some(k),
                 None => return Ok(false),
             }
         } else {
             None
         };
-        let slot = self.subs[sc].collectors[ci].slot;
-        let Some(w) = self.warps[usize::from(slot)].as_ref() else {
+        let slot = c.slot;
+        let Some(w) = warps[usize::from(slot)].as_ref() else {
             return Ok(false);
         };
         let key = w.key;
@@ -1659,24 +1696,24 @@ impl<D: RegisterFileDesign> Sm<D> {
             sub_core: sc as u8,
         };
         // functional execution with the collected operands
-        let idx = self.wb_free.pop().unwrap_or_else(|| {
-            self.wb.push(None);
-            self.wb.len() - 1
+        let idx = wb_free.pop().unwrap_or_else(|| {
+            wb.push(None);
+            wb.len() - 1
         });
-        let mut writes = self.writes_pool.pop().unwrap_or_default();
+        let mut writes = writes_pool.pop().unwrap_or_default();
         writes.clear();
         let pbase = usize::from(slot) * 32;
+        let nops = c.nops;
         let (step, uncollected) = {
-            let c = &self.subs[sc].collectors[ci];
             let mut ad = Collected {
-                ops: &c.ops[..c.nops],
-                design: &self.design,
+                ops: &c.ops[..nops],
+                design,
                 warp: ws,
-                preds: &mut self.preds[pbase..pbase + 32],
+                preds: &mut preds[pbase..pbase + 32],
                 writes: &mut writes,
                 uncollected: 0,
             };
-            let r = model.step(key, &mut ad, &mut self.mem_buf);
+            let r = model.step(key, &mut ad, mem_buf);
             let u = ad.uncollected;
             (r, u)
         };
@@ -1684,22 +1721,22 @@ impl<D: RegisterFileDesign> Sm<D> {
             Ok(s) => s,
             Err(source) => return Err(TimingError::Model { warp: key, source }),
         };
-        self.act.uncollected_reads += uncollected;
-        self.act.warp_instructions += 1;
-        self.act.thread_instructions += u64::from(step.active_mask.count_ones());
-        self.by_class[class as usize] += 1;
-        self.act.collector_reads += self.subs[sc].collectors[ci].nops as u64;
+        act.uncollected_reads += uncollected;
+        act.warp_instructions += 1;
+        act.thread_instructions += u64::from(step.active_mask.count_ones());
+        by_class[class as usize] += 1;
+        act.collector_reads += nops as u64;
         // pir releases
         if let Some(Some(t)) = sh.tables.get(func as usize) {
             if let Some(list) = t.pir.get(pc as usize) {
                 let mut ctx = RfCtx {
                     now,
-                    sm: self.id,
-                    act: &mut self.rf_act,
+                    sm: id,
+                    act: rf_act,
                 };
                 for &r in list {
-                    self.design.release(&mut ctx, ws, r, ReleaseCause::Pir);
-                    self.act.releases_pir += 1;
+                    design.release(&mut ctx, ws, r, ReleaseCause::Pir);
+                    act.releases_pir += 1;
                 }
             }
         }
@@ -1708,25 +1745,24 @@ impl<D: RegisterFileDesign> Sm<D> {
         let ready = match class {
             UnitClass::Mem => {
                 let lk = ldst.unwrap_or(0);
-                let acc = &self.mem_buf;
+                let acc = &*mem_buf;
                 if step.mem {
-                    from_load = acc.kind != MemOpKind::Store
-                        && matches!(acc.space, MemSpaceKind::Global | MemSpaceKind::Local);
-                    let route = if matches!(acc.space, MemSpaceKind::Global | MemSpaceKind::Local) {
+                    let global = matches!(acc.space, MemSpaceKind::Global | MemSpaceKind::Local);
+                    from_load = acc.kind != MemOpKind::Store && global;
+                    let route = if global {
                         let mut ctx = RfCtx {
                             now,
-                            sm: self.id,
-                            act: &mut self.rf_act,
+                            sm: id,
+                            act: rf_act,
                         };
-                        self.design
-                            .global_access(&mut ctx, ws, acc, sh.info(sid).dsts.as_slice())
+                        design.global_access(&mut ctx, ws, acc, sh.info(sid).dsts.as_slice())
                     } else {
                         MemRoute::Hierarchy
                     };
                     match route {
                         MemRoute::Served { latency } => {
-                            self.mem_act.rf_design_served += 1;
-                            self.ldst_free[lk] = now + 1;
+                            mem_act.rf_design_served += 1;
+                            ldst_free[lk] = now + 1;
                             now + u64::from(latency.max(1))
                         }
                         MemRoute::Hierarchy | MemRoute::SkipL1 { .. } => {
@@ -1734,43 +1770,42 @@ impl<D: RegisterFileDesign> Sm<D> {
                                 MemRoute::SkipL1 { extra } => (true, u64::from(extra)),
                                 _ => (false, 0),
                             };
-                            let t = mem.access(now + extra, self.id, acc, skip, &mut self.mem_act);
-                            self.ldst_free[lk] = now + u64::from(t.ldst_cycles.max(1));
+                            let t = mem.access(now + extra, id, acc, skip, mem_act);
+                            ldst_free[lk] = now + u64::from(t.ldst_cycles.max(1));
                             t.ready_at.max(now + 1)
                         }
                     }
                 } else {
-                    self.ldst_free[lk] = now + 1;
+                    ldst_free[lk] = now + 1;
                     now + 1
                 }
             }
             _ => {
                 if let Some((p, k)) = unit {
-                    self.subs[sc].units[p][k] = now + u64::from(timing.initiation.max(1));
+                    sub.units[p][k] = now + u64::from(timing.initiation.max(1));
                 }
                 now + u64::from(timing.latency.max(1))
             }
         };
         // free the collector
+        c.busy = false;
+        c.sid = None;
+        c.nops = 0;
+        sub.busy_collectors -= 1;
+        sub.free_mask |= 1 << ci;
+        sub.dirty = true;
         {
-            let c = &mut self.subs[sc].collectors[ci];
-            c.busy = false;
-            c.sid = None;
-            c.nops = 0;
-            self.subs[sc].busy_collectors -= 1;
-            self.subs[sc].free_mask |= 1 << ci;
             let mut ctx = RfCtx {
                 now,
-                sm: self.id,
-                act: &mut self.rf_act,
+                sm: id,
+                act: rf_act,
             };
-            self.design.collector_released(&mut ctx, ws, ci as u16);
+            design.collector_released(&mut ctx, ws, ci as u16);
         }
         // warp state
-        self.subs[sc].dirty = true;
         let next = model.next_instr(key).map(|i| sh.intern(&i));
         let mut barrier_arrived = false;
-        if let Some(w) = self.warps[usize::from(slot)].as_mut() {
+        if let Some(w) = warps[usize::from(slot)].as_mut() {
             w.in_collector = false;
             w.inflight += 1;
             w.next = next;
@@ -1793,17 +1828,10 @@ impl<D: RegisterFileDesign> Sm<D> {
                 barrier_arrived = true;
             }
         }
-        self.refresh_gate(usize::from(slot));
-        if barrier_arrived {
-            if let Some(c) = self.ctas[cta].as_mut() {
-                c.at_barrier += 1;
-            }
-            self.check_barrier(cta);
-        }
         for &(r, _, _) in writes.iter() {
-            self.design.prefetch(ws, r);
+            design.prefetch(ws, r);
         }
-        self.wb[idx] = Some(WbEntry {
+        wb[idx] = Some(WbEntry {
             slot,
             sid,
             collector: ci as u16,
@@ -1813,7 +1841,14 @@ impl<D: RegisterFileDesign> Sm<D> {
             route: None,
             complete_at: ready,
         });
-        self.events.push(ready, idx);
+        events.push(ready, idx);
+        self.refresh_gate(usize::from(slot));
+        if barrier_arrived {
+            if let Some(c) = self.ctas[cta].as_mut() {
+                c.at_barrier += 1;
+            }
+            self.check_barrier(cta);
+        }
         self.apply_pbr(sh, model, slot, now);
         Ok(true)
     }

@@ -304,35 +304,92 @@ pub trait RegisterFileDesign {
 }
 
 /// Asks the host CPU to start loading the cache lines of `v[i..i + n]` (clamped to `v`):
-/// a performance hint with no effect on any value. x86-64 only (`prefetcht0`); elsewhere
-/// nothing.
+/// a performance hint with no effect on any value. One prefetch per 64-byte line the range
+/// touches. x86-64 only (`prefetcht0`); elsewhere nothing.
 #[inline]
 pub fn prefetch_slice<T>(v: &[T], i: usize, n: usize) {
+    let end = i.saturating_add(n).min(v.len());
+    let Some(s) = v.get(i..end) else {
+        return;
+    };
+    let bytes = std::mem::size_of_val(s);
+    if bytes == 0 {
+        return;
+    }
+    let p = s.as_ptr().cast::<u8>();
+    // the first line starts up to 63 bytes before `p`; lines up to the one holding the
+    // last byte
+    let head = p as usize & 63;
+    let span = head + bytes;
+    let mut off = 0;
+    while off < span {
+        prefetch_line(p.wrapping_sub(head).wrapping_add(off));
+        off += 64;
+    }
+}
+
+/// Asks the host CPU to start loading the cache lines of `v[i]`: [`prefetch_slice`] for one
+/// element, with the line count fixed at compile time and no bounds check (a prefetch never
+/// faults, so an index past the end only wastes the hint). A type aligned to 64 bytes takes
+/// `ceil(size / 64)` prefetches; a type no larger than its alignment (a power of two) lies
+/// on one line and takes one; any other one per 64 bytes plus one for its last byte.
+#[inline(always)]
+pub fn prefetch_element<T>(v: &[T], i: usize) {
+    let p = v.as_ptr().wrapping_add(i).cast::<u8>();
+    let size = std::mem::size_of::<T>();
+    let align = std::mem::align_of::<T>();
+    let mut off = 0;
+    while off < size {
+        prefetch_line(p.wrapping_add(off));
+        off += 64;
+    }
+    // a type aligned to less than a line (so to a divisor of 64) but larger than its
+    // alignment may straddle a line boundary
+    if align < 64 && size > align {
+        prefetch_line(p.wrapping_add(size - 1));
+    }
+}
+
+/// `prefetcht0` of the line holding `p` (x86-64; elsewhere nothing).
+#[inline(always)]
+fn prefetch_line(p: *const u8) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let end = i.saturating_add(n).min(v.len());
-        let Some(s) = v.get(i..end) else {
-            return;
-        };
-        let bytes = std::mem::size_of_val(s);
-        let p = s.as_ptr().cast::<i8>();
-        let mut off = 0;
-        while off < bytes {
-            // SAFETY: `prefetcht0` is a hint that never faults and reads nothing into the
-            // program; the address is inside the live slice `s`, and SSE (which provides
-            // the instruction) is part of the x86-64 baseline.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(off)) };
-            off += 64;
-        }
-        if bytes > 0 {
-            // the last line when `s` does not start on a line boundary
-            // SAFETY: as above.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(bytes - 1)) };
-        }
+        // SAFETY: `prefetcht0` is a hint that never faults and reads nothing into the
+        // program (any address is allowed, callers pass addresses on lines of live data);
+        // SSE, which provides the instruction, is part of the x86-64 baseline.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>()) };
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let _ = (v, i, n);
+        let _ = p;
+    }
+}
+
+#[cfg(test)]
+mod prefetch_tests {
+    use super::*;
+
+    #[test]
+    fn issue5_prefetch_helpers_accept_any_range() {
+        // hints only: out-of-range, empty and unaligned ranges must neither panic nor fault
+        let v: Vec<u32> = (0..100).collect();
+        prefetch_slice(&v, 0, 100);
+        prefetch_slice(&v, 3, 40);
+        prefetch_slice(&v, 99, 10);
+        prefetch_slice(&v, 100, 1);
+        prefetch_slice(&v, usize::MAX, usize::MAX);
+        prefetch_slice::<u32>(&[], 0, 1);
+        prefetch_element(&v, 99);
+        prefetch_element(&v, 100);
+        #[repr(align(64))]
+        struct Wide([u8; 128]);
+        let w = vec![Wide([1; 128]), Wide([2; 128])];
+        prefetch_element(&w, 1);
+        prefetch_element(&w, 2);
+        prefetch_element::<()>(&[(), ()], 1);
+        assert_eq!(v[99], 99);
+        assert_eq!(w[1].0[127], 2);
     }
 }
