@@ -395,6 +395,26 @@ impl<'a> CtaExec<'a> {
         }
     }
 
+    /// [`Self::fetch32`] into `out` (issue 5: the register file's array lands in the caller's
+    /// buffer instead of being moved through a `Result`). The same register reads.
+    #[inline(always)]
+    fn fetch32_into<R: RegisterAccess>(
+        &self,
+        regs: &mut R,
+        w: usize,
+        o: &XOp,
+        out: &mut [u32; 32],
+    ) -> Result<(), String> {
+        match o {
+            XOp::Gpr { reg, slots } if *slots < 2 => {
+                *out = regs.read(self.warp_base + w as u32, ArchReg::R(*reg));
+            }
+            XOp::Imm(v) => *out = [*v as u32; 32],
+            _ => *out = self.fetch(regs, w, o)?.map(|x| x as u32),
+        }
+        Ok(())
+    }
+
     /// Writes lanes `m` of the 64-bit values given as halves `lo`, `hi` to destination `o`: the
     /// same register writes, in the same order, as [`Self::store`] of the assembled values.
     #[inline(always)]
@@ -672,6 +692,31 @@ impl<'a> CtaExec<'a> {
         global: &mut GlobalMemory,
         slot: &mut Option<StepInfo>,
     ) -> Result<(), ExecError> {
+        self.step_impl::<R, true>(w, regs, global, slot)
+    }
+
+    /// [`CtaExec::step_into`] for a caller that takes each instruction's register lists from
+    /// [`ExecInstr::src_regs`]/[`ExecInstr::dst_regs`] itself (the timing model): the
+    /// [`StepInfo::src_regs`]/[`StepInfo::dst_regs`] of `slot` are left as they were, which
+    /// saves copying ~130 bytes per step (issue 5). Everything else is as `step_into`.
+    pub fn step_timed<R: RegisterAccess>(
+        &mut self,
+        w: usize,
+        regs: &mut R,
+        global: &mut GlobalMemory,
+        slot: &mut Option<StepInfo>,
+    ) -> Result<(), ExecError> {
+        self.step_impl::<R, false>(w, regs, global, slot)
+    }
+
+    /// The step of [`CtaExec::step_into`] (`REGS`: fill the register lists of the record).
+    fn step_impl<R: RegisterAccess, const REGS: bool>(
+        &mut self,
+        w: usize,
+        regs: &mut R,
+        global: &mut GlobalMemory,
+        slot: &mut Option<StepInfo>,
+    ) -> Result<(), ExecError> {
         let kernel = self.kernel;
         let Some(ws) = self.warps.get(w) else {
             return Err(ExecError::Setup(format!("no warp {w} in this CTA")));
@@ -721,8 +766,10 @@ impl<'a> CtaExec<'a> {
         info.class = ins.class;
         info.active_mask = active;
         info.exec_mask = exec;
-        info.src_regs = ins.src_regs;
-        info.dst_regs = ins.dst_regs;
+        if REGS {
+            info.src_regs = ins.src_regs;
+            info.dst_regs = ins.dst_regs;
+        }
         info.mem = None;
         info.diverged = false;
         info.reconverged = false;
@@ -811,7 +858,9 @@ impl<'a> CtaExec<'a> {
                 // step writes `d`.
                 Mode::BarRed => {
                     if let Some(res) = self.warps[w].red_result.take() {
-                        info.src_regs = RegList::default();
+                        if REGS {
+                            info.src_regs = RegList::default();
+                        }
                         let d = ins.dst.first().ok_or_else(|| {
                             self.unsupported(ins, "bar.red without a destination".into())
                         })?;
@@ -823,7 +872,9 @@ impl<'a> CtaExec<'a> {
                         self.store(regs, w, d, &[v; 32], exec)
                             .map_err(|m| lane_err(self, m))?;
                     } else if exec != 0 {
-                        info.dst_regs = RegList::default();
+                        if REGS {
+                            info.dst_regs = RegList::default();
+                        }
                         let c = ins.src.last().ok_or_else(|| {
                             self.unsupported(ins, "bar.red without a predicate".into())
                         })?;
@@ -1047,26 +1098,41 @@ impl<'a> CtaExec<'a> {
                 self.store_pair(regs, w, d, &lo, &hi, exec)
             }
             // 64-bit add/sub on 32-bit halves with carry/borrow: (a + b) mod 2^64
+            // (the halves are joined per lane, which compiles to 64-bit vector adds; the result
+            // overwrites the first operand's buffers)
             FastOp::AddI64 | FastOp::SubI64 => {
                 let (a, b) = self.two_srcs(ins)?;
-                let (al, ah) = self.fetch_pair(regs, w, a)?;
-                let (bl, bh) = self.fetch_pair(regs, w, b)?;
-                let (mut lo, mut hi) = ([0u32; 32], [0u32; 32]);
-                if ins.fast == FastOp::AddI64 {
-                    for l in 0..32 {
-                        let s = al[l].wrapping_add(bl[l]);
-                        lo[l] = s;
-                        hi[l] = ah[l].wrapping_add(bh[l]).wrapping_add(u32::from(s < al[l]));
-                    }
-                } else {
-                    for l in 0..32 {
-                        lo[l] = al[l].wrapping_sub(bl[l]);
-                        hi[l] = ah[l]
-                            .wrapping_sub(bh[l])
-                            .wrapping_sub(u32::from(al[l] < bl[l]));
-                    }
+                // register pairs and immediates (nearly every operand) are read straight into
+                // the locals, without zeroing them first; the order of reads is kept
+                let wid = self.warp_base + w as u32;
+                let (mut al, mut ah) = match a {
+                    XOp::Gpr { reg, slots: 2.. } => (
+                        regs.read(wid, ArchReg::R(*reg)),
+                        regs.read(wid, ArchReg::R(reg + 1)),
+                    ),
+                    _ => self.fetch_pair(regs, w, a)?,
+                };
+                let (bl, bh) = match b {
+                    XOp::Gpr { reg, slots: 2.. } => (
+                        regs.read(wid, ArchReg::R(*reg)),
+                        regs.read(wid, ArchReg::R(reg + 1)),
+                    ),
+                    XOp::Imm(v) => ([*v as u32; 32], [(*v >> 32) as u32; 32]),
+                    _ => self.fetch_pair(regs, w, b)?,
+                };
+                let sub = ins.fast == FastOp::SubI64;
+                for l in 0..32 {
+                    let x = u64::from(al[l]) | u64::from(ah[l]) << 32;
+                    let y = u64::from(bl[l]) | u64::from(bh[l]) << 32;
+                    let s = if sub {
+                        x.wrapping_sub(y)
+                    } else {
+                        x.wrapping_add(y)
+                    };
+                    al[l] = s as u32;
+                    ah[l] = (s >> 32) as u32;
                 }
-                self.store_pair(regs, w, d, &lo, &hi, exec)
+                self.store_pair(regs, w, d, &al, &ah, exec)
             }
             FastOp::ShlB64 => self.bin64(regs, w, ins, exec, |x, y| {
                 x.checked_shl(y as u32).unwrap_or(0)
@@ -1098,7 +1164,7 @@ impl<'a> CtaExec<'a> {
         };
         let mut v = [[0u32; 32]; N];
         for (k, o) in srcs.iter().enumerate() {
-            v[k] = self.fetch32(regs, w, o)?;
+            self.fetch32_into(regs, w, o, &mut v[k])?;
         }
         let mut out = [0u32; 32];
         for (l, o) in out.iter_mut().enumerate() {
@@ -1784,8 +1850,10 @@ fn split(v: &[u64; 32]) -> ([u32; 32], [u32; 32]) {
 
 /// [`gather`] of 4-byte elements into 32-bit lanes. Every lane is read (inactive lanes
 /// speculatively: the read has no side effect) and inactive lanes are zeroed afterwards, which
-/// keeps the loop free of per-lane activity tests.
-#[inline(always)]
+/// keeps the loop free of per-lane activity tests. Not inlined: inlined into the element loop
+/// of `exec_ld_st`, the compiler hoisted the 32 lane tests of the zeroing loop out of it and
+/// paid for them (spilled to the stack) on every load (issue 5).
+#[inline(never)]
 fn gather32(
     bytes: &[u8],
     base: u64,
@@ -1797,6 +1865,9 @@ fn gather32(
     let Some(last) = bytes.len().checked_sub(4) else {
         return exec;
     };
+    if exec == u32::MAX && warp_words(bytes, base, addrs, koff, out) {
+        return 0;
+    }
     let mut miss = 0u32;
     for l in 0..32 {
         let a = addrs[l].wrapping_add(koff);
@@ -1820,4 +1891,57 @@ fn gather32(
         }
     }
     miss & exec
+}
+
+/// Lane offsets `4 l` of a contiguous 16-lane segment.
+const SEG_STEP: [u64; 16] = [0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60];
+
+/// The access patterns of a whole warp that cover most 32-bit loads of real kernels
+/// (issue 5), served without a per-lane bounds check: in each half-warp (16 lanes, the
+/// segment of 16-wide thread blocks), every lane reading the same word (a broadcast) or lane
+/// `l` reading the word at `4 l` past the segment's first lane (a coalesced access). Each word
+/// must be aligned and lie wholly inside `bytes` (the memory starting at address `base`),
+/// exactly the condition under which [`gather32`] serves a lane, so the values written to
+/// `out` are the ones its lane loop would read. Returns `false` (`out` possibly partly
+/// written, to be overwritten by the lane loop) for any other pattern.
+#[inline(always)]
+fn warp_words(bytes: &[u8], base: u64, addrs: &[u64; 32], koff: u64, out: &mut [u32; 32]) -> bool {
+    for (seg, o) in addrs
+        .as_chunks::<16>()
+        .0
+        .iter()
+        .zip(out.as_chunks_mut::<16>().0)
+    {
+        let a0 = seg[0];
+        let first = a0.wrapping_add(koff);
+        if !first.is_multiple_of(4) {
+            return false;
+        }
+        // the memory from the segment's first word on (`None` below `base` or past the end)
+        let Some(from) = bytes.get(first.wrapping_sub(base) as usize..) else {
+            return false;
+        };
+        // OR of the differences from each pattern (branch-free, so the loop vectorises)
+        let (mut same, mut seq) = (0u64, 0u64);
+        for (&a, &d) in seg.iter().zip(SEG_STEP.iter()) {
+            same |= a ^ a0;
+            seq |= a ^ a0.wrapping_add(d);
+        }
+        if same == 0 {
+            let Some(word) = from.first_chunk::<4>() else {
+                return false;
+            };
+            *o = [u32::from_le_bytes(*word); 16];
+        } else if seq == 0 {
+            let Some(words) = from.first_chunk::<64>() else {
+                return false;
+            };
+            for (x, c) in o.iter_mut().zip(words.as_chunks::<4>().0) {
+                *x = u32::from_le_bytes(*c);
+            }
+        } else {
+            return false;
+        }
+    }
+    true
 }

@@ -466,3 +466,37 @@ ld.global.u32 %r2, [%rd7];\nEND:";
         .unwrap_or_default();
     assert!(msg.contains("tid (8, 0, 0)"), "{msg}");
 }
+
+/// Issue 5: whole-warp loads served by the half-warp patterns (a broadcast per half, a
+/// coalesced run per half at an offset, a coalesced warp) give the per-lane values, on two
+/// full warps.
+#[test]
+fn issue5_warp_pattern_loads_match_lane_semantics() {
+    let body = "shr.u32 %r3, %r1, 4;\nmul.wide.u32 %rd7, %r3, 4;\nadd.s64 %rd8, %rd6, %rd7;\n\
+ld.global.u32 %r4, [%rd8];\nand.b32 %r5, %r1, 15;\nmul.wide.u32 %rd9, %r5, 4;\n\
+add.s64 %rd10, %rd6, %rd9;\nld.global.u32 %r6, [%rd10+4];\nadd.s64 %rd11, %rd6, %rd3;\n\
+ld.global.u32 %r7, [%rd11];\nshl.b32 %r6, %r6, 8;\nshl.b32 %r7, %r7, 16;\n\
+add.s32 %r2, %r4, %r6;\nadd.s32 %r2, %r2, %r7;";
+    let aux: Vec<u32> = (0..64).map(|i| i * 3 + 1).collect();
+    let o = match run_full(&kernel(body), 64, aux.clone()) {
+        Ok((o, _)) => o,
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!(o.len(), 64);
+    for (t, v) in o.iter().enumerate() {
+        let e = aux[t / 16] + (aux[t % 16 + 1] << 8) + (aux[t] << 16);
+        assert_eq!(*v, e, "thread {t}");
+    }
+}
+
+/// Issue 5: a coalesced whole-warp load running past the end of its allocation is not served
+/// by the pattern path; the checked path reports the first lane outside it.
+#[test]
+fn issue5_coalesced_load_past_allocation_names_the_lane() {
+    let body = "add.s64 %rd7, %rd6, %rd3;\nld.global.u32 %r2, [%rd7];";
+    let msg = run_full(&kernel(body), 32, vec![7; 8])
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(msg.contains("tid (8, 0, 0)"), "{msg}");
+}

@@ -64,6 +64,8 @@ pub struct ExecModel<'a> {
     func_index: u32,
     analyses: Vec<Option<Analysis>>,
     infos: Vec<Result<InstrInfo, String>>,
+    /// Some entry of `infos` is an error (checked before stepping such an instruction).
+    info_errors: bool,
     ctas: Vec<Option<CtaExec<'a>>>,
     grid: GridShape,
     /// Reused [`StepInfo`](crate::exec::StepInfo) buffer of [`CtaExec::step_into`].
@@ -128,12 +130,13 @@ impl<'a> ExecModel<'a> {
         let a = analyze(func);
         let mut analyses = vec![None; functions.max(func_index as usize + 1)];
         analyses[func_index as usize] = Some(a);
-        let infos = kernel
+        let infos: Vec<_> = kernel
             .instrs
             .iter()
             .enumerate()
             .map(|(pc, i)| info_of(func_index, pc as u32, i))
             .collect();
+        let info_errors = infos.iter().any(Result::is_err);
         let grid = GridShape {
             ctas,
             threads_per_cta: threads,
@@ -154,6 +157,7 @@ impl<'a> ExecModel<'a> {
             func_index,
             analyses,
             infos,
+            info_errors,
             ctas: (0..ctas).map(|_| None).collect(),
             grid,
             step_buf: None,
@@ -259,23 +263,18 @@ impl FunctionalWarpModel for ExecModel<'_> {
         mem: &mut WarpMemAccess,
     ) -> Result<StepInfo, ModelError> {
         let (c, w) = self.split(warp);
-        let pc = self
-            .ctas
-            .get(c)
-            .and_then(|x| x.as_ref())
-            .and_then(|x| x.warp(w))
-            .and_then(|ws| ws.stack.last())
-            .map(|t| t.pc);
-        if let Some(Some(Err(e))) = pc.map(|pc| self.infos.get(pc as usize)) {
-            return Err(ModelError(e.clone()));
+        let Some(cta) = self.ctas.get_mut(c).and_then(|x| x.as_mut()) else {
+            return Err(ModelError(format!("warp {warp}: CTA not started")));
+        };
+        // only a kernel with an unrepresentable instruction pays for the look-up (issue 5)
+        if self.info_errors {
+            let pc = cta.warp(w).and_then(|ws| ws.stack.last()).map(|t| t.pc);
+            if let Some(Some(Err(e))) = pc.map(|pc| self.infos.get(pc as usize)) {
+                return Err(ModelError(e.clone()));
+            }
         }
-        let cta = self
-            .ctas
-            .get_mut(c)
-            .and_then(|x| x.as_mut())
-            .ok_or_else(|| ModelError(format!("warp {warp}: CTA not started")))?;
         let mut r = Regs { inner: regs };
-        if let Err(e) = cta.step_into(w, &mut r, self.global, &mut self.step_buf) {
+        if let Err(e) = cta.step_timed(w, &mut r, self.global, &mut self.step_buf) {
             return Err(ModelError(e.to_string()));
         }
         let Some(s) = self.step_buf.as_ref() else {
