@@ -1406,13 +1406,23 @@ impl<D: RegisterFileDesign> Sm<D> {
     }
 
     /// Frees a warp (and its CTA) once it has exited and drained.
+    #[inline]
     fn maybe_retire<F: FunctionalWarpModel>(&mut self, model: &mut F, slot: u16, now: u64) {
+        if self.warps[usize::from(slot)]
+            .as_ref()
+            .is_some_and(|w| w.exited && w.inflight == 0 && !w.in_collector)
+        {
+            self.retire(model, slot, now);
+        }
+    }
+
+    /// [`Sm::maybe_retire`]'s work, once per warp: out of line, off the per-instruction path.
+    #[cold]
+    #[inline(never)]
+    fn retire<F: FunctionalWarpModel>(&mut self, model: &mut F, slot: u16, now: u64) {
         let Some(w) = self.warps[usize::from(slot)].as_ref() else {
             return;
         };
-        if !w.exited || w.inflight > 0 || w.in_collector {
-            return;
-        }
         let ws = WarpSlot {
             slot,
             sub_core: w.sub_core,
@@ -1453,6 +1463,8 @@ impl<D: RegisterFileDesign> Sm<D> {
     }
 
     /// Releases a CTA barrier once every live warp arrived.
+    #[cold]
+    #[inline(never)]
     fn check_barrier(&mut self, cslot: usize) {
         let Some(c) = self.ctas[cslot].as_mut() else {
             return;
@@ -1907,6 +1919,7 @@ impl<D: RegisterFileDesign> Sm<D> {
     /// priority is equal, returns `Some(p)` instead: the order is then `by_age` with the
     /// greedy warp (at position `p`, if `p` is `Some`) moved to the front, read in place by
     /// [`Sm::issue`] ([`gto_at`]).
+    #[inline(never)]
     fn build_order(&mut self, sh: &Shared, sc: usize, now: u64) -> Option<Option<usize>> {
         let policy = sh.cfg.sm.scheduler.policy;
         if policy == SchedulerPolicy::Gto {
@@ -2162,6 +2175,14 @@ impl<D: RegisterFileDesign> Sm<D> {
         {
             return self.issue_gto(sh, sc, now);
         }
+        self.issue_scan(sh, sc, now)
+    }
+
+    /// The scheduler's general path: builds the policy's order ([`Sm::build_order`]) and
+    /// issues the first free warps in it (LRR, two-level, GTO with design priorities or more
+    /// than 64 warp slots).
+    #[inline(never)]
+    fn issue_scan(&mut self, sh: &mut Shared, sc: usize, now: u64) -> Result<bool, TimingError> {
         let gto = self.build_order(sh, sc, now);
         let order = match gto {
             Some(_) => Vec::new(),
