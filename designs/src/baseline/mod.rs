@@ -452,6 +452,11 @@ mod tests {
     use crate::config::{preset, GpuPreset};
     use regwatt_sim::timing::activity::RfActivity;
 
+    /// A context at cycle 0 of SM 0 recording into `act`.
+    fn ctx0(act: &mut RfActivity) -> RfCtx<'_> {
+        RfCtx { now: 0, sm: 0, act }
+    }
+
     fn wr(warp: WarpSlot, reg: RegId) -> WriteRef {
         WriteRef {
             warp,
@@ -472,11 +477,7 @@ mod tests {
         assert_eq!(rf.lanes_per_slice, 4);
         assert_eq!(rf.rows, 256);
         let mut act = RfActivity::default();
-        let mut ctx = RfCtx {
-            now: 0,
-            sm: 0,
-            act: &mut act,
-        };
+        let mut ctx = ctx0(&mut act);
         let w = WarpSlot {
             slot: 5,
             sub_core: 0,
@@ -502,11 +503,7 @@ mod tests {
         let cfg = preset(GpuPreset::Rtx2060).expect("preset");
         let mut rf = BaselineRf::new(&cfg);
         let mut act = RfActivity::default();
-        let mut ctx = RfCtx {
-            now: 0,
-            sm: 0,
-            act: &mut act,
-        };
+        let mut ctx = ctx0(&mut act);
         let w = |s: u16| WarpSlot {
             slot: s,
             sub_core: (s % 4) as u8,
@@ -581,11 +578,7 @@ mod tests {
             cfg.gpu.sm.register_file.bank_mapping = mapping;
             let mut rf = BaselineRf::new(&cfg);
             let mut act = RfActivity::default();
-            let mut ctx = RfCtx {
-                now: 0,
-                sm: 0,
-                act: &mut act,
-            };
+            let mut ctx = ctx0(&mut act);
             let subs = rf.sub_cores as u16;
             let ws: Vec<WarpSlot> = (0..6u16)
                 .map(|s| WarpSlot {
@@ -629,11 +622,7 @@ mod tests {
         let cfg = preset(GpuPreset::Gtx480).expect("preset");
         let mut rf = BaselineRf::new(&cfg);
         let mut act = RfActivity::default();
-        let mut ctx = RfCtx {
-            now: 0,
-            sm: 0,
-            act: &mut act,
-        };
+        let mut ctx = ctx0(&mut act);
         let w = WarpSlot {
             slot: 1,
             sub_core: 0,

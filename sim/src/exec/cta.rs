@@ -346,13 +346,9 @@ impl<'a> CtaExec<'a> {
         w: usize,
         o: &XOp,
     ) -> Result<[u32; 32], String> {
-        match o {
-            XOp::Gpr { reg, slots } if *slots < 2 => {
-                Ok(regs.read(self.warp_base + w as u32, ArchReg::R(*reg)))
-            }
-            XOp::Imm(v) => Ok([*v as u32; 32]),
-            _ => Ok(self.fetch(regs, w, o)?.map(|x| x as u32)),
-        }
+        let mut out = [0; 32];
+        self.fetch32_into(regs, w, o, &mut out)?;
+        Ok(out)
     }
 
     /// Writes lanes `m` of the 32-bit values `vals`, zero-extended, to destination `o`: the
@@ -396,7 +392,7 @@ impl<'a> CtaExec<'a> {
     }
 
     /// [`Self::fetch32`] into `out` (issue 5: the register file's array lands in the caller's
-    /// buffer instead of being moved through a `Result`). The same register reads.
+    /// buffer instead of being moved through a `Result`).
     #[inline(always)]
     fn fetch32_into<R: RegisterAccess>(
         &self,

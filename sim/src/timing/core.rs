@@ -326,13 +326,12 @@ fn gto_at(by_age: &[u16], p: Option<usize>, k: usize) -> u16 {
     }
 }
 
-fn reg_mask(i: &Option<InstrInfo>) -> RegMask {
+/// Scoreboard mask of the registers `regs` below 256.
+fn reg_mask<'a>(regs: impl IntoIterator<Item = &'a u16>) -> RegMask {
     let mut m = [0u64; 4];
-    if let Some(i) = i {
-        for &r in i.srcs.as_slice().iter().chain(i.dsts.as_slice()) {
-            if r < 256 {
-                mask_set(&mut m, r);
-            }
+    for &r in regs {
+        if r < 256 {
+            mask_set(&mut m, r);
         }
     }
     m
@@ -404,8 +403,6 @@ struct Sm<D: RegisterFileDesign> {
     warps: Vec<Option<Warp>>,
     /// [`Gate`] per warp slot, refreshed by [`Sm::refresh_gate`] wherever an input changes.
     gates: Vec<Gate>,
-    /// Age of the warp in each slot (the GTO tie-break), dense for the scheduler.
-    ages: Vec<u64>,
     preds: Vec<u32>,
     subs: Vec<SubCore>,
     ctas: Vec<Option<CtaState>>,
@@ -562,16 +559,8 @@ impl StaticInstr {
         let pir = t.and_then(|t| t.pir.get(key.pc as usize));
         let mut st = StaticInstr {
             key,
-            mask: reg_mask(&Some(key)),
-            dst_mask: {
-                let mut m = [0u64; 4];
-                for &r in key.dsts.as_slice() {
-                    if r < 256 {
-                        mask_set(&mut m, r);
-                    }
-                }
-                m
-            },
+            mask: reg_mask(key.srcs.as_slice().iter().chain(key.dsts.as_slice())),
+            dst_mask: reg_mask(key.dsts.as_slice()),
             bad_reg: key
                 .dsts
                 .as_slice()
@@ -914,7 +903,6 @@ impl<D: RegisterFileDesign> Sm<D> {
             design,
             warps: vec![None; s.limits.max_warps as usize],
             gates: vec![Gate::EMPTY; s.limits.max_warps as usize],
-            ages: vec![0; s.limits.max_warps as usize],
             preds: vec![0; s.limits.max_warps as usize * 32],
             subs,
             ctas: vec![None; s.limits.max_ctas as usize],
@@ -1015,7 +1003,6 @@ impl<D: RegisterFileDesign> Sm<D> {
             self.preds[base..base + 32].fill(0);
             self.subs[usize::from(w.sub_core)].dirty = true;
             self.subs[usize::from(w.sub_core)].by_age.push(w.slot);
-            self.ages[usize::from(w.slot)] = sh.warp_age;
             self.warps[usize::from(w.slot)] = Some(Warp {
                 key,
                 cta: cslot,
@@ -2051,7 +2038,7 @@ impl<D: RegisterFileDesign> Sm<D> {
                     while m != 0 {
                         let s = m.trailing_zeros() as u16;
                         m &= m - 1;
-                        if self.ages[usize::from(s)] < self.ages[usize::from(best)] {
+                        if self.age(s) < self.age(best) {
                             best = s;
                         }
                     }
@@ -2079,6 +2066,13 @@ impl<D: RegisterFileDesign> Sm<D> {
             reason = first.and_then(|s| self.blocked(s, now));
         }
         Ok(self.end_issue(sc, issued, reason))
+    }
+
+    /// Age of the warp in `slot` (the GTO tie-break).
+    fn age(&self, slot: u16) -> u64 {
+        self.warps[usize::from(slot)]
+            .as_ref()
+            .map_or(u64::MAX, |w| w.age)
     }
 
     /// The design's collector choice for warp `slot` among the free collectors of `sc`, or
@@ -2146,7 +2140,7 @@ impl<D: RegisterFileDesign> Sm<D> {
         keys.clear();
         for &s in order.iter() {
             let w = self.warps[usize::from(s)].as_ref();
-            let age = w.map_or(u64::MAX, |w| w.age);
+            let age = self.age(s);
             let pri = w.map_or(0, |w| {
                 self.design.warp_priority(WarpSlot {
                     slot: s,
