@@ -626,6 +626,30 @@ impl Shared<'_> {
         sid
     }
 
+    /// The interned index of warp `key`'s next instruction (`None` once it has exited). The
+    /// model's full facts are fetched only for a (function, pc) not met before (and, in debug
+    /// builds, checked against the interned ones every time).
+    #[inline]
+    fn next_sid<F: FunctionalWarpModel>(&mut self, model: &F, key: WarpKey) -> Option<u32> {
+        let (f, pc) = model.next_pc(key)?;
+        let known = self
+            .sid_of
+            .get(f as usize)
+            .and_then(|fs| fs.get(pc as usize))
+            .copied()
+            .unwrap_or(0);
+        if known != 0 && !cfg!(debug_assertions) {
+            return Some(known - 1);
+        }
+        let info = model.next_instr(key)?;
+        debug_assert_eq!(
+            (info.func, info.pc),
+            (f, pc),
+            "next_pc disagrees with next_instr"
+        );
+        Some(self.intern(&info))
+    }
+
     /// The static instruction `sid` ([`Shared::intern`]).
     #[inline]
     fn st(&self, sid: u32) -> &StaticInstr {
@@ -997,7 +1021,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             self.design
                 .allocate_warp(&mut ctx, *w, sh.regs_per_thread)?;
             let key = cta * wpc + i as u32;
-            let next = model.next_instr(key).map(|i| sh.intern(&i));
+            let next = sh.next_sid(model, key);
             sh.warp_age += 1;
             let base = usize::from(w.slot) * 32;
             self.preds[base..base + 32].fill(0);
@@ -1802,7 +1826,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             design.collector_released(&mut ctx, ws, ci as u16);
         }
         // warp state
-        let next = model.next_instr(key).map(|i| sh.intern(&i));
+        let next = sh.next_sid(model, key);
         let mut barrier_arrived = false;
         if let Some(w) = warps[usize::from(slot)].as_mut() {
             w.in_collector = false;

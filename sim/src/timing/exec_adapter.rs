@@ -256,6 +256,13 @@ impl FunctionalWarpModel for ExecModel<'_> {
         Some(i)
     }
 
+    fn next_pc(&self, warp: WarpKey) -> Option<(u32, u32)> {
+        let (c, w) = self.split(warp);
+        let top = self.ctas.get(c)?.as_ref()?.warp(w)?.stack.last()?;
+        let i = self.infos.get(top.pc as usize)?.as_ref().ok()?;
+        Some((i.func, i.pc))
+    }
+
     fn step(
         &mut self,
         warp: WarpKey,

@@ -198,6 +198,12 @@ pub trait FunctionalWarpModel {
     /// (`func`, `pc`) every field but `active_mask` must be the same on every call: the core
     /// derives per-instruction tables from the first instance (debug builds check this).
     fn next_instr(&self, warp: WarpKey) -> Option<InstrInfo>;
+    /// The (`func`, `pc`) of [`Self::next_instr`]'s instruction, `None` exactly when it is
+    /// `None`: the core asks for the full facts only the first time it meets a (function, pc).
+    /// Default: from `next_instr`; a model can answer without assembling the facts.
+    fn next_pc(&self, warp: WarpKey) -> Option<(u32, u32)> {
+        self.next_instr(warp).map(|i| (i.func, i.pc))
+    }
     /// Executes that instruction. All register values go through `regs`; a memory access
     /// is written into `mem` (and `StepInfo::mem` set).
     fn step(
