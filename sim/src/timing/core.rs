@@ -33,7 +33,7 @@
 //! the loop jumps to the next cycle at which something is scheduled to happen.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 
 use super::activity::{Activity, CoreActivity, MemActivity, RfActivity, StallBreakdown};
 use super::config::{ConfigError, GpuConfig, OpTiming, SchedulerPolicy};
@@ -210,10 +210,11 @@ struct SubCore {
     queued_reads: u32,
     /// Collectors with `busy` set.
     busy_collectors: u32,
+    /// Busy collectors with every operand granted (`pending == 0`): dispatch candidates
+    /// once `ready_at` is reached. With none, the dispatch stage only counts operand waits.
+    granted_collectors: u32,
     /// Something that can change an issue decision happened since the last evaluation.
     dirty: bool,
-    /// Some entry of `bank_ports_used` may be non-zero (cleared lazily at the next cycle).
-    ports_touched: bool,
     last_stall: StallKind,
     /// Bit `s` set: warp slot `s` (< 64) is resident here and its [`Gate`] verdict is free
     /// to issue (the redirect wait aside). Kept by [`Sm::refresh_gate`]; read by the GTO
@@ -226,7 +227,10 @@ struct SubCore {
     last_issued: Option<u16>,
     collectors: Vec<Collector>,
     bank_q: Vec<VecDeque<(u16, u8)>>,
-    /// Port uses per bank in this cycle (banks ≤ 64, checked in [`Sm::new`]).
+    /// The cycle `bank_ports_used` counts; a stage that finds an older one clears the
+    /// counts first (no per-cycle reset of sub-cores whose banks are idle).
+    ports_cycle: u64,
+    /// Port uses per bank in cycle `ports_cycle` (banks ≤ 64, checked in [`Sm::new`]).
     bank_ports_used: [u8; 64],
     /// Resident warps of the sub-core, oldest first (ages only grow, so a launch appends).
     by_age: Vec<u16>,
@@ -349,22 +353,26 @@ struct CtaState {
 }
 
 /// Timed events of an SM: (cycle, result-buffer index) pairs, taken earliest cycle first and,
-/// within a cycle, lowest index first. One `u128` key per event (cycle in the high half) keeps
-/// the heap's elements small and its comparisons single.
+/// within a cycle, lowest index first. One `u128` key per event (cycle in the high half),
+/// kept sorted in descending order: the earliest is the last element, so taking it is a
+/// `pop` without the sift-down of a binary heap (whose data-dependent branches mispredict),
+/// and an insertion is a binary search plus a short move (an SM holds a few dozen events).
 #[derive(Clone, Debug, Default)]
-struct Events(BinaryHeap<Reverse<u128>>);
+struct Events(Vec<u128>);
 
 impl Events {
     fn push(&mut self, t: u64, idx: usize) {
-        self.0.push(Reverse(u128::from(t) << 64 | idx as u128));
+        let key = u128::from(t) << 64 | idx as u128;
+        let at = self.0.partition_point(|&k| k > key);
+        self.0.insert(at, key);
     }
     /// Cycle of the earliest event.
     fn next_time(&self) -> Option<u64> {
-        self.0.peek().map(|k| (k.0 >> 64) as u64)
+        self.0.last().map(|k| (k >> 64) as u64)
     }
     /// Removes the earliest event; its index (0 if there is none).
     fn pop(&mut self) -> usize {
-        self.0.pop().map_or(0, |k| k.0 as u64 as usize)
+        self.0.pop().map_or(0, |k| k as u64 as usize)
     }
     fn is_empty(&self) -> bool {
         self.0.is_empty()
@@ -897,8 +905,8 @@ impl<D: RegisterFileDesign> Sm<D> {
                     (1u64 << ncol) - 1
                 },
                 bank_q: vec![VecDeque::with_capacity(ncol * 16); banks],
+                ports_cycle: 0,
                 bank_ports_used: [0; 64],
-                ports_touched: false,
                 units: [
                     vec![0; u.sp.per_sub_core as usize],
                     vec![0; u.int.per_sub_core as usize],
@@ -909,6 +917,7 @@ impl<D: RegisterFileDesign> Sm<D> {
                 wb_q: VecDeque::new(),
                 queued_reads: 0,
                 busy_collectors: 0,
+                granted_collectors: 0,
                 last_issued: None,
                 active_set: Vec::new(),
                 last_stall: StallKind::Idle,
@@ -1156,17 +1165,17 @@ impl<D: RegisterFileDesign> Sm<D> {
         }
         for sc in 0..self.nsub() {
             // each stage is skipped when it has nothing to do (what it would do then: nothing)
-            if std::mem::take(&mut self.subs[sc].ports_touched) {
-                self.subs[sc].bank_ports_used = [0; 64];
-            }
             if !self.subs[sc].wb_q.is_empty() {
                 progress |= self.writeback(sh, model, mem, sc, now);
             }
             if self.subs[sc].queued_reads > 0 {
                 progress |= self.read_operands(sh, mem, sc, now);
             }
-            if self.subs[sc].busy_collectors > 0 {
+            if self.subs[sc].granted_collectors > 0 {
                 progress |= self.dispatch(sh, model, mem, sc, now)?;
+            } else {
+                // no candidate: every busy collector waits for operands (what `dispatch` counts)
+                self.act.operand_wait_cycles += u64::from(self.subs[sc].busy_collectors);
             }
             progress |= self.issue(sh, sc, now)?;
         }
@@ -1265,6 +1274,13 @@ impl<D: RegisterFileDesign> Sm<D> {
         let mut progress = false;
         let ports = self.ports;
         let nbanks = self.subs[sc].bank_q.len();
+        {
+            let sub = &mut self.subs[sc];
+            if sub.ports_cycle != now {
+                sub.ports_cycle = now;
+                sub.bank_ports_used = [0; 64];
+            }
+        }
         let mut i = 0;
         while i < self.subs[sc].wb_q.len() {
             let idx = self.subs[sc].wb_q[i];
@@ -1328,7 +1344,6 @@ impl<D: RegisterFileDesign> Sm<D> {
                             break;
                         }
                         sub.bank_ports_used[b] += 1;
-                        sub.ports_touched = true;
                         act.bank_writes[sc * nbanks + b] += 1;
                     }
                     let out = design.write(&mut ctx, &wr, &e.writes[e.done].1, mask);
@@ -1519,12 +1534,17 @@ impl<D: RegisterFileDesign> Sm<D> {
             bank_q,
             collectors,
             queued_reads,
+            granted_collectors,
             bank_ports_used,
-            ports_touched,
+            ports_cycle,
             ..
         } = &mut subs[sc];
         if *queued_reads == 0 {
             return false;
+        }
+        if *ports_cycle != now {
+            *ports_cycle = now;
+            *bank_ports_used = [0; 64];
         }
         let mut progress = false;
         let nb = bank_q.len();
@@ -1585,17 +1605,15 @@ impl<D: RegisterFileDesign> Sm<D> {
                 o.granted = true;
                 o.ready_at = now + 1 + extra;
                 c.pending -= 1;
+                *granted_collectors += u32::from(c.pending == 0);
                 c.ready_at = c.ready_at.max(o.ready_at);
                 bank_ports_used[b] += 1;
-                *ports_touched = true;
                 act.bank_reads[sc * nb + b] += 1;
                 act.crossbar_transfers += 1;
                 act.collector_writes += 1;
                 progress = true;
             }
-            if !q.is_empty() {
-                act.bank_conflict_cycles += 1;
-            }
+            act.bank_conflict_cycles += u64::from(!q.is_empty());
         }
         progress
     }
@@ -1620,22 +1638,29 @@ impl<D: RegisterFileDesign> Sm<D> {
         if cols.len() < 64 {
             busy &= (1u64 << cols.len()) - 1;
         }
+        let mut waiting = 0u64;
         while busy != 0 {
             let i = busy.trailing_zeros() as usize;
             busy &= busy - 1;
             let c = &cols[i];
-            if c.pending == 0 && c.ready_at <= now {
-                // insertion by `seq` (unique): the order `sort_unstable_by_key(seq)` gives
-                let mut j = n;
-                while j > 0 && cols[usize::from(cands[j - 1])].seq > c.seq {
-                    cands[j] = cands[j - 1];
-                    j -= 1;
-                }
-                cands[j] = i as u8;
-                n += 1;
-            } else {
-                self.act.operand_wait_cycles += 1;
+            // written always, kept if a candidate (no data-dependent branch)
+            let cand = (c.pending == 0) & (c.ready_at <= now);
+            cands[n] = i as u8;
+            n += usize::from(cand);
+            waiting += u64::from(!cand);
+        }
+        self.act.operand_wait_cycles += waiting;
+        // oldest allocation first: insertion by `seq` (unique), the order
+        // `sort_unstable_by_key(seq)` gives
+        for k in 1..n {
+            let x = cands[k];
+            let key = cols[usize::from(x)].seq;
+            let mut j = k;
+            while j > 0 && cols[usize::from(cands[j - 1])].seq > key {
+                cands[j] = cands[j - 1];
+                j -= 1;
             }
+            cands[j] = x;
         }
         for &ci in &cands[..n] {
             if dispatched >= limit {
@@ -1815,6 +1840,7 @@ impl<D: RegisterFileDesign> Sm<D> {
         c.sid = None;
         c.nops = 0;
         sub.busy_collectors -= 1;
+        sub.granted_collectors -= 1;
         sub.free_mask |= 1 << ci;
         sub.dirty = true;
         {
@@ -1835,24 +1861,22 @@ impl<D: RegisterFileDesign> Sm<D> {
             w.next_mask = next.map_or([0; 4], |i| sh.st(i).mask);
             w.next_preds = next.map_or(0, |i| sh.info(i).src_preds | sh.info(i).dst_preds);
             w.has_next = next.is_some();
-            if class == UnitClass::Mem && from_load {
-                for (p, m) in w.pending_mem.iter_mut().zip(&sh.st(sid).dst_mask) {
-                    *p |= m;
-                }
+            // (`from_load` implies a memory instruction; all-ones or zero, no branch)
+            let load = 0u64.wrapping_sub(u64::from(from_load));
+            for (p, m) in w.pending_mem.iter_mut().zip(&sh.st(sid).dst_mask) {
+                *p |= m & load;
             }
             if class == UnitClass::Branch {
                 w.no_issue_until = now + u64::from(timing.latency);
             }
-            if step.exited || next.is_none() {
-                w.exited = true;
-            }
+            w.exited |= step.exited | next.is_none();
             if step.barrier && !w.exited {
                 w.at_barrier = true;
                 barrier_arrived = true;
             }
         }
-        for &(r, _, _) in writes.iter() {
-            design.prefetch(ws, r);
+        for w in writes.iter() {
+            design.prefetch(ws, w.0);
         }
         wb[idx] = Some(WbEntry {
             slot,
@@ -1892,16 +1916,11 @@ impl<D: RegisterFileDesign> Sm<D> {
             let bit = 1u64 << slot;
             let nsub = self.subs.len();
             let s = &mut self.subs[slot % nsub];
-            if g.verdict.is_none() {
-                s.ready |= bit;
-            } else {
-                s.ready &= !bit;
-            }
-            if g.no_issue_until > 0 {
-                s.waiting |= bit;
-            } else {
-                s.waiting &= !bit;
-            }
+            // set or clear without a data-dependent branch
+            let free = 0u64.wrapping_sub(u64::from(g.verdict.is_none()));
+            let wait = 0u64.wrapping_sub(u64::from(g.no_issue_until > 0));
+            s.ready = (s.ready & !bit) | (bit & free);
+            s.waiting = (s.waiting & !bit) | (bit & wait);
         }
     }
 
@@ -2309,6 +2328,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             bank_q,
             queued_reads,
             busy_collectors,
+            granted_collectors,
             ..
         } = &mut self.subs[sc];
         let c = &mut collectors[ci];
@@ -2373,6 +2393,9 @@ impl<D: RegisterFileDesign> Sm<D> {
                 }
             }
         }
+        if c.pending == 0 {
+            *granted_collectors += 1;
+        }
         Ok(())
     }
 
@@ -2421,5 +2444,46 @@ impl<D: RegisterFileDesign> Sm<D> {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Events;
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+
+    /// The sorted event list gives the order of a min-heap of (cycle, index) keys: earliest
+    /// cycle first, lowest index first within a cycle, whatever the insertion order.
+    #[test]
+    fn issue5_events_pop_in_heap_order() {
+        let mut ev = Events::default();
+        let mut heap = BinaryHeap::new();
+        let mut popped = (Vec::new(), Vec::new());
+        // a deterministic scramble of cycles (with repeats) and indices, pushes and pops mixed
+        let mut x: u64 = 12345;
+        for step in 0..2000u64 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let t = (x >> 33) % 50 + step / 10;
+            let idx = ((x >> 20) % 64) as usize;
+            ev.push(t, idx);
+            heap.push(Reverse((t, idx)));
+            if x.is_multiple_of(3) {
+                assert_eq!(ev.next_time(), heap.peek().map(|r| r.0 .0));
+                popped.0.push(ev.pop());
+                popped.1.push(heap.pop().map_or(0, |r| r.0 .1));
+            }
+        }
+        while !ev.is_empty() {
+            assert_eq!(ev.next_time(), heap.peek().map(|r| r.0 .0));
+            popped.0.push(ev.pop());
+            popped.1.push(heap.pop().map_or(0, |r| r.0 .1));
+        }
+        assert!(heap.is_empty());
+        assert_eq!(popped.0, popped.1);
+        assert_eq!(ev.next_time(), None);
+        assert_eq!(ev.pop(), 0);
     }
 }
