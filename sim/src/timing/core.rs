@@ -379,8 +379,11 @@ impl Events {
     }
 }
 
-#[derive(Clone, Debug)]
+/// A result buffer: one in-flight instruction from dispatch to completion. Slots are reused
+/// in place (`live` marks the used ones), and each keeps its write buffer's allocation.
+#[derive(Clone, Debug, Default)]
 struct WbEntry {
+    live: bool,
     slot: u16,
     /// The instruction ([`Shared::intern`] index).
     sid: u32,
@@ -419,10 +422,8 @@ struct Sm<D: RegisterFileDesign> {
     used_regs: u32,
     used_shared: u32,
     ldst_free: Vec<u64>,
-    wb: Vec<Option<WbEntry>>,
+    wb: Vec<WbEntry>,
     wb_free: Vec<usize>,
-    /// Emptied write buffers of completed instructions, reused (no allocation per instruction).
-    writes_pool: Vec<Vec<(u16, [u32; 32], u32)>>,
     /// The memory access of the instruction being dispatched, written by the functional
     /// model in place.
     mem_buf: WarpMemAccess,
@@ -948,7 +949,6 @@ impl<D: RegisterFileDesign> Sm<D> {
             events: Events::default(),
             wb: Vec::new(),
             wb_free: Vec::new(),
-            writes_pool: Vec::new(),
             mem_buf: WarpMemAccess::default(),
             act: CoreActivity {
                 bank_reads: vec![0; nb],
@@ -1151,7 +1151,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             }
             let idx = self.events.pop();
             progress = true;
-            let Some(e) = self.wb[idx].as_ref() else {
+            let Some(e) = self.wb.get(idx).filter(|e| e.live) else {
                 continue;
             };
             if e.done >= e.writes.len() && e.complete_at <= now {
@@ -1297,7 +1297,7 @@ impl<D: RegisterFileDesign> Sm<D> {
                 ..
             } = &mut *self;
             let sub = &mut subs[sc];
-            if let Some(e) = wb[idx].as_mut() {
+            if let Some(e) = wb.get_mut(idx).filter(|e| e.live) {
                 let ws = WarpSlot {
                     slot: e.slot,
                     sub_core: sc as u8,
@@ -1367,7 +1367,11 @@ impl<D: RegisterFileDesign> Sm<D> {
             }
             if finished {
                 self.subs[sc].wb_q.remove(i);
-                let at = self.wb[idx].as_ref().map_or(now, |e| e.complete_at);
+                let at = self
+                    .wb
+                    .get(idx)
+                    .filter(|e| e.live)
+                    .map_or(now, |e| e.complete_at);
                 if at > now {
                     self.events.push(at, idx);
                 } else {
@@ -1390,14 +1394,13 @@ impl<D: RegisterFileDesign> Sm<D> {
         now: u64,
     ) {
         // copy out what is needed instead of moving the whole entry out of its slot
-        let Some(e) = self.wb[idx].as_mut() else {
+        let Some(e) = self.wb.get_mut(idx).filter(|e| e.live) else {
             return;
         };
         let (eslot, sid) = (e.slot, e.sid);
         let st = sh.st(sid);
         let info = &st.key;
-        self.writes_pool.push(std::mem::take(&mut e.writes));
-        self.wb[idx] = None;
+        e.live = false;
         self.wb_free.push(idx);
         let slot = usize::from(eslot);
         let Some(w) = self.warps[slot].as_mut() else {
@@ -1696,7 +1699,6 @@ impl<D: RegisterFileDesign> Sm<D> {
             ldst_free,
             wb,
             wb_free,
-            writes_pool,
             preds,
             mem_buf,
             by_class,
@@ -1745,10 +1747,10 @@ impl<D: RegisterFileDesign> Sm<D> {
         };
         // functional execution with the collected operands
         let idx = wb_free.pop().unwrap_or_else(|| {
-            wb.push(None);
+            wb.push(WbEntry::default());
             wb.len() - 1
         });
-        let mut writes = writes_pool.pop().unwrap_or_default();
+        let writes = &mut wb[idx].writes;
         writes.clear();
         let pbase = usize::from(slot) * 32;
         let nops = c.nops;
@@ -1758,7 +1760,7 @@ impl<D: RegisterFileDesign> Sm<D> {
                 design,
                 warp: ws,
                 preds: &mut preds[pbase..pbase + 32],
-                writes: &mut writes,
+                writes,
                 uncollected: 0,
             };
             let r = model.step(key, &mut ad, mem_buf);
@@ -1875,19 +1877,18 @@ impl<D: RegisterFileDesign> Sm<D> {
                 barrier_arrived = true;
             }
         }
-        for w in writes.iter() {
+        let e = &mut wb[idx];
+        for w in e.writes.iter() {
             design.prefetch(ws, w.0);
         }
-        wb[idx] = Some(WbEntry {
-            slot,
-            sid,
-            collector: ci as u16,
-            from_load,
-            writes,
-            done: 0,
-            route: None,
-            complete_at: ready,
-        });
+        e.live = true;
+        e.slot = slot;
+        e.sid = sid;
+        e.collector = ci as u16;
+        e.from_load = from_load;
+        e.done = 0;
+        e.route = None;
+        e.complete_at = ready;
         events.push(ready, idx);
         self.refresh_gate(usize::from(slot));
         if barrier_arrived {
