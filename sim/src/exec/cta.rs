@@ -146,6 +146,93 @@ pub struct StepInfo {
     pub warp_done: bool,
 }
 
+/// The memory side of a [`TimedStep`]: [`MemAccess`] without the addresses, which
+/// [`CtaExec::step_timed`] writes into the caller's buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemMeta {
+    pub kind: MemKind,
+    /// State space as written (`Generic`: classify each address with [`mem::classify_generic`]).
+    pub space: crate::ir::Space,
+    /// Bytes per lane (element size × vector width).
+    pub size: u32,
+    /// Lanes that accessed memory.
+    pub mask: u32,
+}
+
+/// What [`CtaExec::step_timed`] reports: the part of [`StepInfo`] the timing model uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimedStep {
+    /// Lanes active on the SIMT stack when it issued.
+    pub active_mask: u32,
+    /// Memory access of a ld/st/atom/red (lane addresses in the caller's buffer).
+    pub mem: Option<MemMeta>,
+    pub barrier: BarrierEvent,
+    /// The warp has finished (every lane exited).
+    pub warp_done: bool,
+}
+
+/// Outcome of one step apart from its register and memory effects (the fields of
+/// [`StepInfo`] that depend on execution).
+#[derive(Clone, Copy, Debug, Default)]
+struct Outcome {
+    active: u32,
+    exec: u32,
+    mem: Option<MemMeta>,
+    diverged: bool,
+    reconverged: bool,
+    barrier: BarrierEvent,
+    exited_lanes: u32,
+    warp_done: bool,
+    /// The step read no register (second issue of `bar.red`).
+    no_src: bool,
+    /// The step wrote no register (first issue of `bar.red`).
+    no_dst: bool,
+}
+
+/// Where a step puts the lane addresses of a memory instruction.
+trait AddrBuf {
+    fn buf(&mut self) -> &mut [u64; 32];
+}
+
+impl AddrBuf for [u64; 32] {
+    #[inline(always)]
+    fn buf(&mut self) -> &mut [u64; 32] {
+        self
+    }
+}
+
+/// The [`StepInfo::mem`] record, created (zeroed) when a memory instruction needs it.
+impl AddrBuf for Option<MemAccess> {
+    #[inline]
+    fn buf(&mut self) -> &mut [u64; 32] {
+        &mut self
+            .get_or_insert(MemAccess {
+                kind: MemKind::Load,
+                space: crate::ir::Space::Generic,
+                size: 0,
+                addrs: [0; 32],
+                mask: 0,
+            })
+            .addrs
+    }
+}
+
+/// Lane buffers reused by every step (issue 5): the whole-warp kernels read their operands
+/// into these instead of into freshly zeroed arrays. Every use writes a buffer completely
+/// before reading it, so no value passes from one step to the next. A caller that steps in a
+/// loop ([`CtaExec::step_timed`]) keeps one.
+#[derive(Clone, Debug)]
+pub struct Scratch {
+    v: [[u32; 32]; 5],
+}
+
+impl Scratch {
+    /// Fresh (zeroed) buffers.
+    pub fn new() -> Box<Scratch> {
+        Box::new(Scratch { v: [[0; 32]; 5] })
+    }
+}
+
 /// One CTA of a launch in execution.
 pub struct CtaExec<'a> {
     kernel: &'a Kernel,
@@ -162,6 +249,9 @@ pub struct CtaExec<'a> {
     gridid: u64,
     /// Reduction of the `bar.red` currently collecting arrivals.
     red_acc: BarRedAcc,
+    /// Operand buffers of the whole-warp kernels for [`CtaExec::step_into`] (taken for a step,
+    /// then put back).
+    scratch: Option<Box<Scratch>>,
 }
 
 impl<'a> CtaExec<'a> {
@@ -209,6 +299,7 @@ impl<'a> CtaExec<'a> {
             local,
             gridid,
             red_acc: BarRedAcc::default(),
+            scratch: Some(Scratch::new()),
         }
     }
 
@@ -260,6 +351,21 @@ impl<'a> CtaExec<'a> {
             pc,
             thread: self.thread(w, lane),
             message,
+        }
+    }
+
+    /// The error of a failed lane operation of warp `w` (message `msg`; an `unsupported:`
+    /// prefix makes it [`ExecError::Unsupported`]), reported for the first lane of `exec`.
+    #[cold]
+    fn lane_err(&self, w: usize, pc: u32, ins: &ExecInstr, exec: u32, msg: String) -> ExecError {
+        let lane = if exec == 0 { 0 } else { exec.trailing_zeros() };
+        if msg.starts_with("unsupported:") {
+            self.unsupported(
+                ins,
+                msg.trim_start_matches("unsupported:").trim().to_string(),
+            )
+        } else {
+            self.rt_err(w, lane, pc, ins, msg)
         }
     }
 
@@ -324,7 +430,8 @@ impl<'a> CtaExec<'a> {
     ) -> Result<[u64; 32], String> {
         match o {
             XOp::Gpr { .. } => {
-                let (lo, hi) = self.fetch_pair(regs, w, o)?;
+                let (mut lo, mut hi) = ([0u32; 32], [0u32; 32]);
+                self.fetch_pair_into(regs, w, o, &mut lo, &mut hi)?;
                 Ok(widen(&lo, &hi))
             }
             XOp::Imm(v) => Ok([*v; 32]),
@@ -334,21 +441,6 @@ impl<'a> CtaExec<'a> {
                 Ok(out)
             }
         }
-    }
-
-    /// The low 32 bits of every lane of source operand `o`, for 32-bit operations (issue 5:
-    /// no widening to `u64` and back). Reads exactly the registers [`Self::fetch`] reads
-    /// (register-file designs count reads), so a 64-bit pair still reads both halves.
-    #[inline(always)]
-    fn fetch32<R: RegisterAccess>(
-        &self,
-        regs: &mut R,
-        w: usize,
-        o: &XOp,
-    ) -> Result<[u32; 32], String> {
-        let mut out = [0; 32];
-        self.fetch32_into(regs, w, o, &mut out)?;
-        Ok(out)
     }
 
     /// Writes lanes `m` of the 32-bit values `vals`, zero-extended, to destination `o`: the
@@ -365,34 +457,41 @@ impl<'a> CtaExec<'a> {
         self.store_pair(regs, w, o, vals, &[0; 32], m)
     }
 
-    /// Every lane of source operand `o` as 32-bit halves `(low, high)`, for 64-bit operations
-    /// done on halves (issue 5: no assembling and splitting of 64-bit lanes). The same register
-    /// reads as [`Self::fetch`].
+    /// Every lane of source operand `o` as 32-bit halves into `lo` and `hi`, for 64-bit
+    /// operations done on halves (issue 5: no assembling and splitting of 64-bit lanes). The
+    /// same register reads as [`Self::fetch`]; a single register leaves `hi` zero.
     #[inline(always)]
-    fn fetch_pair<R: RegisterAccess>(
+    fn fetch_pair_into<R: RegisterAccess>(
         &self,
         regs: &mut R,
         w: usize,
         o: &XOp,
-    ) -> Result<([u32; 32], [u32; 32]), String> {
+        lo: &mut [u32; 32],
+        hi: &mut [u32; 32],
+    ) -> Result<(), String> {
         let wid = self.warp_base + w as u32;
         match o {
             XOp::Gpr { reg, slots } => {
-                let lo = regs.read(wid, ArchReg::R(*reg));
-                let hi = if *slots >= 2 {
-                    regs.read(wid, ArchReg::R(reg + 1))
+                regs.read_into(wid, ArchReg::R(*reg), lo);
+                if *slots >= 2 {
+                    regs.read_into(wid, ArchReg::R(reg + 1), hi);
                 } else {
-                    [0; 32]
-                };
-                Ok((lo, hi))
+                    *hi = [0; 32];
+                }
             }
-            XOp::Imm(v) => Ok(([*v as u32; 32], [(*v >> 32) as u32; 32])),
-            _ => Ok(split(&self.fetch(regs, w, o)?)),
+            XOp::Imm(v) => {
+                *lo = [*v as u32; 32];
+                *hi = [(*v >> 32) as u32; 32];
+            }
+            _ => (*lo, *hi) = split(&self.fetch(regs, w, o)?),
         }
+        Ok(())
     }
 
-    /// [`Self::fetch32`] into `out` (issue 5: the register file's array lands in the caller's
-    /// buffer instead of being moved through a `Result`).
+    /// The low 32 bits of every lane of source operand `o` into `out`, for 32-bit operations
+    /// (issue 5: no widening to `u64` and back; the register file's array lands in the
+    /// caller's buffer). Reads exactly the registers [`Self::fetch`] reads (register-file
+    /// designs count reads), so a 64-bit pair still reads both halves.
     #[inline(always)]
     fn fetch32_into<R: RegisterAccess>(
         &self,
@@ -403,7 +502,7 @@ impl<'a> CtaExec<'a> {
     ) -> Result<(), String> {
         match o {
             XOp::Gpr { reg, slots } if *slots < 2 => {
-                *out = regs.read(self.warp_base + w as u32, ArchReg::R(*reg));
+                regs.read_into(self.warp_base + w as u32, ArchReg::R(*reg), out);
             }
             XOp::Imm(v) => *out = [*v as u32; 32],
             _ => *out = self.fetch(regs, w, o)?.map(|x| x as u32),
@@ -448,9 +547,11 @@ impl<'a> CtaExec<'a> {
         let wid = self.warp_base + w as u32;
         match o {
             XOp::Gpr { reg, slots } => {
-                let lo = regs.read(wid, ArchReg::R(*reg));
+                let mut lo = [0u32; 32];
+                regs.read_into(wid, ArchReg::R(*reg), &mut lo);
                 if *slots >= 2 {
-                    let hi = regs.read(wid, ArchReg::R(reg + 1));
+                    let mut hi = [0u32; 32];
+                    regs.read_into(wid, ArchReg::R(reg + 1), &mut hi);
                     for l in 0..32 {
                         out[l] = u64::from(lo[l]) | u64::from(hi[l]) << 32;
                     }
@@ -602,14 +703,18 @@ impl<'a> CtaExec<'a> {
         }
     }
 
-    /// Lane addresses of address operand `o`, into `out`.
+    /// Lane addresses of address operand `o`, into `out`; for a register base, also the
+    /// half-warp patterns of the addresses ([`half_pats`], issue 5), else `[Other; 2]`.
+    /// `lo` and `hi` are work buffers (the base register's halves).
     fn addresses_into<R: RegisterAccess>(
         &self,
         regs: &mut R,
         w: usize,
         o: &XOp,
         out: &mut [u64; 32],
-    ) -> Result<(), String> {
+        lo: &mut [u32; 32],
+        hi: &mut [u32; 32],
+    ) -> Result<[HalfPat; 2], String> {
         match o {
             XOp::Addr {
                 base: XBase::Gpr { reg, slots },
@@ -618,22 +723,23 @@ impl<'a> CtaExec<'a> {
                 // the reads of `fetch_into` on the base register(s), then one pass
                 let wid = self.warp_base + w as u32;
                 let off = *offset as u64;
-                let lo = regs.read(wid, ArchReg::R(*reg));
+                regs.read_into(wid, ArchReg::R(*reg), lo);
                 if *slots >= 2 {
-                    let hi = regs.read(wid, ArchReg::R(reg + 1));
+                    regs.read_into(wid, ArchReg::R(reg + 1), hi);
                     for l in 0..32 {
                         out[l] = (u64::from(lo[l]) | u64::from(hi[l]) << 32).wrapping_add(off);
                     }
+                    Ok(half_pats(lo, Some(hi)))
                 } else {
                     for l in 0..32 {
                         out[l] = u64::from(lo[l]).wrapping_add(off);
                     }
+                    Ok(half_pats(lo, None))
                 }
-                Ok(())
             }
             o => {
                 *out = self.addresses(regs, w, o)?;
-                Ok(())
+                Ok([HalfPat::Other; 2])
             }
         }
     }
@@ -688,36 +794,109 @@ impl<'a> CtaExec<'a> {
         global: &mut GlobalMemory,
         slot: &mut Option<StepInfo>,
     ) -> Result<(), ExecError> {
-        self.step_impl::<R, true>(w, regs, global, slot)
+        let kernel = self.kernel;
+        let info = slot.get_or_insert_with(|| StepInfo {
+            pc: 0,
+            line: 0,
+            op: Opcode::Exit,
+            class: OpClass::Control,
+            active_mask: 0,
+            exec_mask: 0,
+            src_regs: RegList::default(),
+            dst_regs: RegList::default(),
+            mem: None,
+            diverged: false,
+            reconverged: false,
+            barrier: BarrierEvent::None,
+            exited_lanes: 0,
+            warp_done: false,
+        });
+        info.mem = None;
+        let mut o = Outcome::default();
+        let mut sc = self.scratch.take().unwrap_or_else(Scratch::new);
+        let r = self.step_impl(w, regs, global, &mut info.mem, &mut sc, &mut o);
+        self.scratch = Some(sc);
+        let pc = r?;
+        let Some(ins) = kernel.instrs.get(pc as usize) else {
+            return Err(ExecError::Setup(format!("pc {pc} out of range")));
+        };
+        info.pc = pc;
+        info.line = ins.line;
+        info.op = ins.op;
+        info.class = ins.class;
+        info.active_mask = o.active;
+        info.exec_mask = o.exec;
+        info.src_regs = if o.no_src {
+            RegList::default()
+        } else {
+            ins.src_regs
+        };
+        info.dst_regs = if o.no_dst {
+            RegList::default()
+        } else {
+            ins.dst_regs
+        };
+        match (o.mem, info.mem.as_mut()) {
+            (Some(m), Some(a)) => {
+                a.kind = m.kind;
+                a.space = m.space;
+                a.size = m.size;
+                a.mask = m.mask;
+            }
+            _ => info.mem = None,
+        }
+        info.diverged = o.diverged;
+        info.reconverged = o.reconverged;
+        info.barrier = o.barrier;
+        info.exited_lanes = o.exited_lanes;
+        info.warp_done = o.warp_done;
+        Ok(())
     }
 
-    /// [`CtaExec::step_into`] for a caller that takes each instruction's register lists from
-    /// [`ExecInstr::src_regs`]/[`ExecInstr::dst_regs`] itself (the timing model): the
-    /// [`StepInfo::src_regs`]/[`StepInfo::dst_regs`] of `slot` are left as they were, which
-    /// saves copying ~130 bytes per step (issue 5). Everything else is as `step_into`.
+    /// [`CtaExec::step`] for the timing model: returns only what the timing model uses
+    /// ([`TimedStep`]; it takes the register lists from [`ExecInstr::src_regs`]/
+    /// [`ExecInstr::dst_regs`] itself) and writes the lane addresses of a memory instruction
+    /// straight into `addrs` (issue 5: no ~0.4 KB record, no zeroing and copying of an
+    /// address array per step). `addrs` is left untouched by other instructions. `scratch`
+    /// holds work buffers only (any [`Scratch`] will do).
+    #[inline]
     pub fn step_timed<R: RegisterAccess>(
         &mut self,
         w: usize,
         regs: &mut R,
         global: &mut GlobalMemory,
-        slot: &mut Option<StepInfo>,
-    ) -> Result<(), ExecError> {
-        self.step_impl::<R, false>(w, regs, global, slot)
+        addrs: &mut [u64; 32],
+        scratch: &mut Scratch,
+    ) -> Result<TimedStep, ExecError> {
+        let mut o = Outcome::default();
+        self.step_impl(w, regs, global, addrs, scratch, &mut o)?;
+        Ok(TimedStep {
+            active_mask: o.active,
+            mem: o.mem,
+            barrier: o.barrier,
+            warp_done: o.warp_done,
+        })
     }
 
-    /// The step of [`CtaExec::step_into`] (`REGS`: fill the register lists of the record).
-    fn step_impl<R: RegisterAccess, const REGS: bool>(
+    /// The step of [`CtaExec::step_into`] and [`CtaExec::step_timed`]: executes the next
+    /// instruction of warp `w`, recording its outcome in `out` and the lane addresses of a
+    /// memory instruction in `abuf`. Returns the instruction's PC.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn step_impl<R: RegisterAccess, B: AddrBuf>(
         &mut self,
         w: usize,
         regs: &mut R,
         global: &mut GlobalMemory,
-        slot: &mut Option<StepInfo>,
-    ) -> Result<(), ExecError> {
+        abuf: &mut B,
+        sc: &mut Scratch,
+        out: &mut Outcome,
+    ) -> Result<u32, ExecError> {
         let kernel = self.kernel;
-        let Some(ws) = self.warps.get(w) else {
+        let Some(ws) = self.warps.get_mut(w) else {
             return Err(ExecError::Setup(format!("no warp {w} in this CTA")));
         };
-        let Some(top) = ws.stack.last().copied() else {
+        let Some(&top) = ws.stack.last() else {
             return Err(ExecError::Setup(format!("warp {w} has exited")));
         };
         if ws.at_barrier {
@@ -731,6 +910,13 @@ impl<'a> CtaExec<'a> {
             )));
         };
         let active = top.mask;
+        ws.instructions += 1;
+        // a full warp needs no population count (no `popcnt` in the baseline x86-64 target)
+        ws.thread_instructions += if active == u32::MAX {
+            32
+        } else {
+            u64::from(active.count_ones())
+        };
         let wid = self.warp_base + w as u32;
         let exec = match ins.guard {
             Some((p, neg)) => {
@@ -739,56 +925,19 @@ impl<'a> CtaExec<'a> {
             }
             None => active,
         };
-        // every field is set below; reusing the caller's record avoids moving ~0.4 KB per step
-        let info = slot.get_or_insert_with(|| StepInfo {
-            pc,
-            line: ins.line,
-            op: ins.op,
-            class: ins.class,
-            active_mask: active,
-            exec_mask: exec,
-            src_regs: ins.src_regs,
-            dst_regs: ins.dst_regs,
-            mem: None,
-            diverged: false,
-            reconverged: false,
-            barrier: BarrierEvent::None,
-            exited_lanes: 0,
-            warp_done: false,
-        });
-        info.pc = pc;
-        info.line = ins.line;
-        info.op = ins.op;
-        info.class = ins.class;
-        info.active_mask = active;
-        info.exec_mask = exec;
-        if REGS {
-            info.src_regs = ins.src_regs;
-            info.dst_regs = ins.dst_regs;
-        }
-        info.mem = None;
-        info.diverged = false;
-        info.reconverged = false;
-        info.barrier = BarrierEvent::None;
-        info.exited_lanes = 0;
-        info.warp_done = false;
-        {
-            let ws = &mut self.warps[w];
-            ws.instructions += 1;
-            ws.thread_instructions += u64::from(active.count_ones());
+        out.active = active;
+        out.exec = exec;
+        // the whole-warp kernels first (issue 5): no opcode dispatch for the commonest
+        // instructions (`fast` is only set on plain ALU instructions of the right arity)
+        if ins.fast != FastOp::None {
+            if exec != 0 {
+                self.exec_fast(w, regs, ins, exec, sc)
+                    .map_err(|m| self.lane_err(w, pc, ins, exec, m))?;
+            }
+            self.advance(w, pc + 1, out);
+            return Ok(pc);
         }
         let mut next_pc = pc + 1;
-        let lane_err = |s: &Self, msg: String| {
-            let lane = if exec == 0 { 0 } else { exec.trailing_zeros() };
-            if msg.starts_with("unsupported:") {
-                s.unsupported(
-                    ins,
-                    msg.trim_start_matches("unsupported:").trim().to_string(),
-                )
-            } else {
-                s.rt_err(w, lane, pc, ins, msg)
-            }
-        };
         match ins.op {
             // §9.7.11.1 bra
             Opcode::Bra => {
@@ -799,7 +948,7 @@ impl<'a> CtaExec<'a> {
                     next_pc = ins.target;
                 } else if taken != 0 {
                     // divergence: the top entry waits at the reconvergence point
-                    info.diverged = true;
+                    out.diverged = true;
                     let rpc = ins.reconv;
                     let t = ws.stack.len() - 1;
                     ws.stack[t].pc = rpc;
@@ -813,14 +962,14 @@ impl<'a> CtaExec<'a> {
                         rpc,
                         mask: taken,
                     });
-                    self.normalize(w, info);
-                    return Ok(());
+                    self.normalize(w, out);
+                    return Ok(pc);
                 }
             }
             // §9.7.11.3 ret / §9.7.11.4 exit (kernels only: ret of the entry ends the thread)
             Opcode::Ret | Opcode::Exit => {
                 if exec != 0 {
-                    info.exited_lanes = exec;
+                    out.exited_lanes = exec;
                     let ws = &mut self.warps[w];
                     for e in ws.stack.iter_mut() {
                         e.mask &= !exec;
@@ -829,22 +978,22 @@ impl<'a> CtaExec<'a> {
             }
             Opcode::Trap | Opcode::Brkpt => {
                 if exec != 0 {
-                    return Err(lane_err(self, format!("{:?} executed", ins.op)));
+                    return Err(self.lane_err(w, pc, ins, exec, format!("{:?} executed", ins.op)));
                 }
             }
             // §9.7.12.1 bar.sync / barrier.sync (all warps of the CTA); bar.arrive does not wait
             Opcode::Bar => match ins.mode {
                 Mode::BarSync | Mode::None if exec != 0 => {
                     self.warps[w].at_barrier = true;
-                    info.barrier = BarrierEvent::Arrived;
+                    out.barrier = BarrierEvent::Arrived;
                     if let Some(e) = self.warps[w].stack.last_mut() {
                         e.pc = next_pc;
                     }
                     if self.try_release() {
-                        info.barrier = BarrierEvent::Released;
+                        out.barrier = BarrierEvent::Released;
                     }
-                    self.normalize(w, info);
-                    return Ok(());
+                    self.normalize(w, out);
+                    return Ok(pc);
                 }
                 Mode::BarArrive | Mode::BarSync | Mode::None => {}
                 // §9.7.12.1 barrier.red.{popc.u32,and.pred,or.pred} d, a{, b}, {!}c: the
@@ -854,9 +1003,7 @@ impl<'a> CtaExec<'a> {
                 // step writes `d`.
                 Mode::BarRed => {
                     if let Some(res) = self.warps[w].red_result.take() {
-                        if REGS {
-                            info.src_regs = RegList::default();
-                        }
+                        out.no_src = true;
                         let d = ins.dst.first().ok_or_else(|| {
                             self.unsupported(ins, "bar.red without a destination".into())
                         })?;
@@ -866,17 +1013,15 @@ impl<'a> CtaExec<'a> {
                             _ => u64::from(res.any),
                         };
                         self.store(regs, w, d, &[v; 32], exec)
-                            .map_err(|m| lane_err(self, m))?;
+                            .map_err(|m| self.lane_err(w, pc, ins, exec, m))?;
                     } else if exec != 0 {
-                        if REGS {
-                            info.dst_regs = RegList::default();
-                        }
+                        out.no_dst = true;
                         let c = ins.src.last().ok_or_else(|| {
                             self.unsupported(ins, "bar.red without a predicate".into())
                         })?;
                         let mut vals = [0u64; 32];
                         self.fetch_into(regs, w, c, &mut vals)
-                            .map_err(|m| lane_err(self, m))?;
+                            .map_err(|m| self.lane_err(w, pc, ins, exec, m))?;
                         let bits = (0..32).fold(0u32, |b, l| b | (((vals[l] & 1) as u32) << l));
                         let t = bits & exec;
                         self.red_acc.count += t.count_ones();
@@ -885,13 +1030,13 @@ impl<'a> CtaExec<'a> {
                         let ws = &mut self.warps[w];
                         ws.red_waiting = true;
                         ws.at_barrier = true;
-                        info.barrier = BarrierEvent::Arrived;
+                        out.barrier = BarrierEvent::Arrived;
                         // the pc stays here: the warp issues the instruction again for the result
                         if self.try_release() {
-                            info.barrier = BarrierEvent::Released;
+                            out.barrier = BarrierEvent::Released;
                         }
-                        self.normalize(w, info);
-                        return Ok(());
+                        self.normalize(w, out);
+                        return Ok(pc);
                     }
                 }
                 _ => return Err(self.unsupported(ins, format!("bar mode {:?}", ins.mode))),
@@ -904,50 +1049,57 @@ impl<'a> CtaExec<'a> {
             | Opcode::Nanosleep
             | Opcode::Pmevent => {}
             Opcode::Ld | Opcode::Ldu | Opcode::St => {
-                let acc = info.mem.insert(MemAccess {
-                    kind: MemKind::Load,
-                    space: ins.space,
-                    size: 0,
-                    addrs: [0; 32],
-                    mask: exec,
+                out.mem = Some(if ins.ld32 {
+                    self.exec_ld32(w, regs, global, ins, pc, exec, abuf.buf(), sc)?
+                } else {
+                    self.exec_ld_st(w, regs, global, ins, pc, exec, abuf.buf())?
                 });
-                self.exec_ld_st(w, regs, global, ins, pc, exec, acc)?;
             }
             Opcode::Atom | Opcode::Red => {
-                info.mem = Some(self.exec_atom(w, regs, global, ins, pc, exec)?);
+                out.mem = Some(self.exec_atom(w, regs, global, ins, pc, exec, abuf.buf())?);
             }
             Opcode::Shfl | Opcode::Vote | Opcode::Activemask | Opcode::Match | Opcode::Redux => {
                 self.exec_warp_op(w, regs, ins, exec)
-                    .map_err(|m| lane_err(self, m))?;
+                    .map_err(|m| self.lane_err(w, pc, ins, exec, m))?;
             }
             Opcode::Setp | Opcode::Set => {
-                self.exec_setp(w, regs, ins, exec)
-                    .map_err(|m| lane_err(self, m))?;
+                self.exec_setp(w, regs, ins, exec, sc)
+                    .map_err(|m| self.lane_err(w, pc, ins, exec, m))?;
             }
             Opcode::Mov
                 if matches!(ins.dst.first(), Some(XOp::Vec(_)))
                     || matches!(ins.src.first(), Some(XOp::Vec(_))) =>
             {
                 self.exec_mov_vec(w, regs, ins, exec)
-                    .map_err(|m| lane_err(self, m))?;
+                    .map_err(|m| self.lane_err(w, pc, ins, exec, m))?;
             }
             Opcode::Call => return Err(self.unsupported(ins, "call".into())),
             _ => {
                 if exec != 0 {
                     self.exec_alu(w, regs, ins, exec)
-                        .map_err(|m| lane_err(self, m))?;
+                        .map_err(|m| self.lane_err(w, pc, ins, exec, m))?;
                 }
             }
         }
+        self.advance(w, next_pc, out);
+        Ok(pc)
+    }
+
+    /// Moves the top SIMT entry of warp `w` to `next_pc`, then pops what finished
+    /// ([`Self::normalize`], only called when the top entry reconverged or emptied).
+    #[inline(always)]
+    fn advance(&mut self, w: usize, next_pc: u32, out: &mut Outcome) {
         if let Some(e) = self.warps[w].stack.last_mut() {
             e.pc = next_pc;
+            if e.mask != 0 && e.pc != e.rpc {
+                return;
+            }
         }
-        self.normalize(w, info);
-        Ok(())
+        self.normalize(w, out);
     }
 
     /// Pops finished and reconverged entries; releases the barrier if this warp finished.
-    fn normalize(&mut self, w: usize, info: &mut StepInfo) {
+    fn normalize(&mut self, w: usize, info: &mut Outcome) {
         let ws = &mut self.warps[w];
         while let Some(e) = ws.stack.last() {
             if e.mask == 0 {
@@ -993,9 +1145,6 @@ impl<'a> CtaExec<'a> {
         ins: &ExecInstr,
         exec: u32,
     ) -> Result<(), String> {
-        if ins.fast != FastOp::None && ins.src.len() == ins.fast.arity() {
-            return self.exec_fast(w, regs, ins, exec);
-        }
         let n = ins.src.len().min(4);
         let mut src = [[0u64; 32]; 4];
         for (k, o) in ins.src.iter().enumerate().take(n) {
@@ -1032,6 +1181,7 @@ impl<'a> CtaExec<'a> {
         regs: &mut R,
         ins: &ExecInstr,
         exec: u32,
+        sc: &mut Scratch,
     ) -> Result<(), String> {
         let Some(d) = ins.dst.first() else {
             return Ok(());
@@ -1049,35 +1199,44 @@ impl<'a> CtaExec<'a> {
                 let a = ins.src.first().ok_or("missing operand")?;
                 if matches!(d, XOp::Gpr { slots, .. } if *slots < 2) {
                     // one destination register holds only the low 32 bits
-                    let v = self.fetch32(regs, w, a)?;
-                    self.store32(regs, w, d, &v, exec)
+                    let [v, ..] = &mut sc.v;
+                    self.fetch32_into(regs, w, a, v)?;
+                    self.store32(regs, w, d, v, exec)
                 } else {
                     let v = self.fetch(regs, w, a)?;
                     self.store(regs, w, d, &v, exec)
                 }
             }
-            FastOp::AddI32 => self.map32(regs, w, ins, exec, |[x, y]| x.wrapping_add(y)),
-            FastOp::SubI32 => self.map32(regs, w, ins, exec, |[x, y]| x.wrapping_sub(y)),
-            FastOp::MulLoI32 => self.map32(regs, w, ins, exec, |[x, y]| x.wrapping_mul(y)),
+            FastOp::AddI32 => self.map32(regs, w, ins, exec, sc, |[x, y]| x.wrapping_add(y)),
+            FastOp::SubI32 => self.map32(regs, w, ins, exec, sc, |[x, y]| x.wrapping_sub(y)),
+            FastOp::MulLoI32 => self.map32(regs, w, ins, exec, sc, |[x, y]| x.wrapping_mul(y)),
             // §9.7.8.6 shl: amounts ≥ the width give 0
-            FastOp::ShlB32 => {
-                self.map32(regs, w, ins, exec, |[x, y]| x.checked_shl(y).unwrap_or(0))
-            }
-            FastOp::AndB32 => self.map32(regs, w, ins, exec, |[x, y]| x & y),
-            FastOp::OrB32 => self.map32(regs, w, ins, exec, |[x, y]| x | y),
-            FastOp::AddRnF32 => self.map32(regs, w, ins, exec, |[x, y]| canon(f(x) + f(y))),
-            FastOp::MulRnF32 => self.map32(regs, w, ins, exec, |[x, y]| canon(f(x) * f(y))),
-            FastOp::MadLoI32 => self.map32(regs, w, ins, exec, |[x, y, z]| {
+            FastOp::ShlB32 => self.map32(regs, w, ins, exec, sc, |[x, y]| {
+                x.checked_shl(y).unwrap_or(0)
+            }),
+            FastOp::AndB32 => self.map32(regs, w, ins, exec, sc, |[x, y]| x & y),
+            FastOp::OrB32 => self.map32(regs, w, ins, exec, sc, |[x, y]| x | y),
+            FastOp::AddRnF32 => self.map32(regs, w, ins, exec, sc, |[x, y]| canon(f(x) + f(y))),
+            FastOp::MulRnF32 => self.map32(regs, w, ins, exec, sc, |[x, y]| canon(f(x) * f(y))),
+            FastOp::MadLoI32 => self.map32(regs, w, ins, exec, sc, |[x, y, z]| {
                 x.wrapping_mul(y).wrapping_add(z)
             }),
-            FastOp::FmaRnF32 => self.map32(regs, w, ins, exec, |[x, y, z]| {
-                canon(f(x).mul_add(f(y), f(z)))
-            }),
+            FastOp::FmaRnF32 => {
+                let Some([a, b, c]) = ins.src.first_chunk::<3>() else {
+                    return Err("missing operand".into());
+                };
+                let [x, y, z, out, _] = &mut sc.v;
+                self.fetch32_into(regs, w, a, x)?;
+                self.fetch32_into(regs, w, b, y)?;
+                self.fetch32_into(regs, w, c, z)?;
+                super::fp::fma_rn_f32x32(x, y, z, out);
+                self.store32(regs, w, d, out, exec)
+            }
             FastOp::MulWideS32 | FastOp::MulWideU32 => {
-                let (a, b) = self.two_srcs(ins)?;
-                let a = self.fetch32(regs, w, a)?;
-                let b = self.fetch32(regs, w, b)?;
-                let (mut lo, mut hi) = ([0u32; 32], [0u32; 32]);
+                let (sa, sb) = self.two_srcs(ins)?;
+                let [a, b, lo, hi, _] = &mut sc.v;
+                self.fetch32_into(regs, w, sa, a)?;
+                self.fetch32_into(regs, w, sb, b)?;
                 if ins.fast == FastOp::MulWideS32 {
                     for l in 0..32 {
                         let p = i64::from(a[l] as i32) * i64::from(b[l] as i32);
@@ -1091,44 +1250,33 @@ impl<'a> CtaExec<'a> {
                         hi[l] = (p >> 32) as u32;
                     }
                 }
-                self.store_pair(regs, w, d, &lo, &hi, exec)
+                self.store_pair(regs, w, d, lo, hi, exec)
             }
             // 64-bit add/sub on 32-bit halves with carry/borrow: (a + b) mod 2^64
             // (the halves are joined per lane, which compiles to 64-bit vector adds; the result
             // overwrites the first operand's buffers)
             FastOp::AddI64 | FastOp::SubI64 => {
                 let (a, b) = self.two_srcs(ins)?;
-                // register pairs and immediates (nearly every operand) are read straight into
-                // the locals, without zeroing them first; the order of reads is kept
-                let wid = self.warp_base + w as u32;
-                let (mut al, mut ah) = match a {
-                    XOp::Gpr { reg, slots: 2.. } => (
-                        regs.read(wid, ArchReg::R(*reg)),
-                        regs.read(wid, ArchReg::R(reg + 1)),
-                    ),
-                    _ => self.fetch_pair(regs, w, a)?,
-                };
-                let (bl, bh) = match b {
-                    XOp::Gpr { reg, slots: 2.. } => (
-                        regs.read(wid, ArchReg::R(*reg)),
-                        regs.read(wid, ArchReg::R(reg + 1)),
-                    ),
-                    XOp::Imm(v) => ([*v as u32; 32], [(*v >> 32) as u32; 32]),
-                    _ => self.fetch_pair(regs, w, b)?,
-                };
-                let sub = ins.fast == FastOp::SubI64;
-                for l in 0..32 {
-                    let x = u64::from(al[l]) | u64::from(ah[l]) << 32;
-                    let y = u64::from(bl[l]) | u64::from(bh[l]) << 32;
-                    let s = if sub {
-                        x.wrapping_sub(y)
-                    } else {
-                        x.wrapping_add(y)
-                    };
-                    al[l] = s as u32;
-                    ah[l] = (s >> 32) as u32;
+                // the halves are read into the scratch buffers (no zeroing), in operand order
+                let [al, ah, bl, bh, _] = &mut sc.v;
+                self.fetch_pair_into(regs, w, a, al, ah)?;
+                self.fetch_pair_into(regs, w, b, bl, bh)?;
+                // (a ± b) mod 2^64 on 32-bit halves: the low words' carry (borrow) moves into
+                // the high words; 32-bit lanes vectorise four to an SSE2 register
+                if ins.fast == FastOp::SubI64 {
+                    for l in 0..32 {
+                        let (lo, borrow) = al[l].overflowing_sub(bl[l]);
+                        al[l] = lo;
+                        ah[l] = ah[l].wrapping_sub(bh[l]).wrapping_sub(u32::from(borrow));
+                    }
+                } else {
+                    for l in 0..32 {
+                        let (lo, carry) = al[l].overflowing_add(bl[l]);
+                        al[l] = lo;
+                        ah[l] = ah[l].wrapping_add(bh[l]).wrapping_add(u32::from(carry));
+                    }
                 }
-                self.store_pair(regs, w, d, &al, &ah, exec)
+                self.store_pair(regs, w, d, al, ah, exec)
             }
             FastOp::ShlB64 => self.bin64(regs, w, ins, exec, |x, y| {
                 x.checked_shl(y as u32).unwrap_or(0)
@@ -1147,27 +1295,32 @@ impl<'a> CtaExec<'a> {
 
     /// `d = f([a, b, ..])` on the low 32 bits of every lane, over the first `N` sources.
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     fn map32<R: RegisterAccess, const N: usize>(
         &self,
         regs: &mut R,
         w: usize,
         ins: &ExecInstr,
         exec: u32,
+        sc: &mut Scratch,
         f: impl Fn([u32; N]) -> u32,
     ) -> Result<(), String> {
         let Some(srcs) = ins.src.as_slice().get(..N) else {
             return Err("missing operand".into());
         };
-        let mut v = [[0u32; 32]; N];
+        // sources in the first `N` scratch buffers, the result in the last
+        let [v @ .., out] = &mut sc.v;
+        let Some(v) = v.get_mut(..N) else {
+            return Err("too many operands".into());
+        };
         for (k, o) in srcs.iter().enumerate() {
             self.fetch32_into(regs, w, o, &mut v[k])?;
         }
-        let mut out = [0u32; 32];
         for (l, o) in out.iter_mut().enumerate() {
             *o = f(std::array::from_fn(|k| v[k][l]));
         }
         match ins.dst.first() {
-            Some(d) => self.store32(regs, w, d, &out, exec),
+            Some(d) => self.store32(regs, w, d, out, exec),
             None => Ok(()),
         }
     }
@@ -1202,8 +1355,9 @@ impl<'a> CtaExec<'a> {
         regs: &mut R,
         ins: &ExecInstr,
         exec: u32,
+        sc: &mut Scratch,
     ) -> Result<(), String> {
-        if self.setp_fast(w, regs, ins, exec)? {
+        if self.setp_fast(w, regs, ins, exec, sc)? {
             return Ok(());
         }
         let a = self.fetch(regs, w, ins.src.first().ok_or("missing operand")?)?;
@@ -1270,6 +1424,7 @@ impl<'a> CtaExec<'a> {
         regs: &mut R,
         ins: &ExecInstr,
         exec: u32,
+        sc: &mut Scratch,
     ) -> Result<bool, String> {
         let [sa, sb] = ins.src.as_slice() else {
             return Ok(false);
@@ -1298,13 +1453,17 @@ impl<'a> CtaExec<'a> {
         let unsigned_cmp = matches!(ins.cmp, Cmp::Lo | Cmp::Ls | Cmp::Hi | Cmp::Hs);
         let bits = match ins.ty {
             Ty::S32 | Ty::U32 | Ty::B32 if int_cmp => {
-                let a = self.fetch32(regs, w, sa)?;
-                let b = self.fetch32(regs, w, sb)?;
+                let [a, b, ..] = &mut sc.v;
+                self.fetch32_into(regs, w, sa, a)?;
+                self.fetch32_into(regs, w, sb, b)?;
                 if ins.ty == Ty::S32 && !unsigned_cmp {
-                    int_mask(&a.map(|x| x as i32), &b.map(|x| x as i32), ins.cmp)
-                } else {
-                    int_mask(&a, &b, ins.cmp)
+                    // flipping the sign bit maps the signed order onto the unsigned one
+                    for l in 0..32 {
+                        a[l] ^= 0x8000_0000;
+                        b[l] ^= 0x8000_0000;
+                    }
                 }
+                int_mask(a, b, ins.cmp)
             }
             Ty::S64 | Ty::U64 | Ty::B64 if int_cmp => {
                 let a = self.fetch(regs, w, sa)?;
@@ -1316,9 +1475,10 @@ impl<'a> CtaExec<'a> {
                 }
             }
             Ty::F32 if !ins.mods.has(Mods::FTZ) && ins.cmp != Cmp::None && !unsigned_cmp => {
-                let a = self.fetch32(regs, w, sa)?;
-                let b = self.fetch32(regs, w, sb)?;
-                f32_mask(&a.map(f32::from_bits), &b.map(f32::from_bits), ins.cmp)
+                let [a, b, ..] = &mut sc.v;
+                self.fetch32_into(regs, w, sa, a)?;
+                self.fetch32_into(regs, w, sb, b)?;
+                f32_mask(a, b, ins.cmp)
             }
             _ => return Ok(false),
         };
@@ -1375,8 +1535,8 @@ impl<'a> CtaExec<'a> {
         ins: &ExecInstr,
         pc: u32,
         exec: u32,
-        acc: &mut MemAccess,
-    ) -> Result<(), ExecError> {
+        abuf: &mut [u64; 32],
+    ) -> Result<MemMeta, ExecError> {
         let store = ins.op == Opcode::St;
         let (addr_op, val_op) = if store {
             (ins.src.first(), ins.src.get(1))
@@ -1386,9 +1546,10 @@ impl<'a> CtaExec<'a> {
         let (Some(addr_op), Some(val_op)) = (addr_op, val_op) else {
             return Err(self.unsupported(ins, "malformed ld/st operands".into()));
         };
-        self.addresses_into(regs, w, addr_op, &mut acc.addrs)
+        let pats = self
+            .addresses_into(regs, w, addr_op, abuf, &mut [0; 32], &mut [0; 32])
             .map_err(|m| self.rt_err(w, 0, pc, ins, m))?;
-        let addrs = &acc.addrs;
+        let addrs: &[u64; 32] = abuf;
         let esize = ins.ty.size() as usize;
         if !matches!(esize, 1 | 2 | 4 | 8) {
             return Err(self.unsupported(ins, format!("ld/st of {:?}", ins.ty)));
@@ -1398,10 +1559,14 @@ impl<'a> CtaExec<'a> {
             o => std::slice::from_ref(o),
         };
         let space = self.mem_space(ins.space);
-        acc.kind = if store { MemKind::Store } else { MemKind::Load };
-        acc.size = (esize * elems.len()) as u32;
+        let meta = MemMeta {
+            kind: if store { MemKind::Store } else { MemKind::Load },
+            space: ins.space,
+            size: (esize * elems.len()) as u32,
+            mask: exec,
+        };
         if exec == 0 {
-            return Ok(());
+            return Ok(meta);
         }
         let memerr = |s: &Self, l: u32, a: u64, e: MemError| ExecError::Memory {
             file: s.kernel.file.clone(),
@@ -1441,9 +1606,7 @@ impl<'a> CtaExec<'a> {
                 Some(mem::Space::Global) | None
                     if mem::classify_generic(first).0 == mem::Space::Global =>
                 {
-                    global
-                        .allocation_at(first)
-                        .and_then(|i| Some((i.base, global.bytes(i.base, i.size).ok()?)))
+                    global.region_at(first)
                 }
                 _ => None,
             };
@@ -1455,6 +1618,12 @@ impl<'a> CtaExec<'a> {
                     // (sign extension only changes the upper half, which is not stored)
                     let mut out = [0u32; 32];
                     let miss = match direct {
+                        Some((base, bytes))
+                            if exec == u32::MAX
+                                && warp_words(bytes, base, addrs, koff, pats, &mut out) =>
+                        {
+                            0
+                        }
                         Some((base, bytes)) => gather32(bytes, base, addrs, koff, exec, &mut out),
                         None => exec,
                     };
@@ -1493,7 +1662,84 @@ impl<'a> CtaExec<'a> {
                     .map_err(|m| self.rt_err(w, 0, pc, ins, m))?;
             }
         }
-        Ok(())
+        Ok(meta)
+    }
+
+    /// [`Self::exec_ld_st`] for the instructions of [`ExecInstr::ld32`] (issue 5): one 32-bit
+    /// element into one register from the global (or generic) space, without the general
+    /// operand decoding. The same register reads and write, addresses, values, errors and
+    /// [`MemMeta`] as `exec_ld_st` gives for that form (checked by
+    /// `issue5_ld32_matches_general_load`).
+    #[allow(clippy::too_many_arguments)]
+    fn exec_ld32<R: RegisterAccess>(
+        &mut self,
+        w: usize,
+        regs: &mut R,
+        global: &GlobalMemory,
+        ins: &ExecInstr,
+        pc: u32,
+        exec: u32,
+        abuf: &mut [u64; 32],
+        sc: &mut Scratch,
+    ) -> Result<MemMeta, ExecError> {
+        let (Some(addr_op), Some(dst)) = (ins.src.first(), ins.dst.first()) else {
+            return Err(self.unsupported(ins, "malformed ld/st operands".into()));
+        };
+        let [lo, hi, out, ..] = &mut sc.v;
+        let pats = self
+            .addresses_into(regs, w, addr_op, abuf, lo, hi)
+            .map_err(|m| self.rt_err(w, 0, pc, ins, m))?;
+        let meta = MemMeta {
+            kind: MemKind::Load,
+            space: ins.space,
+            size: 4,
+            mask: exec,
+        };
+        if exec == 0 {
+            return Ok(meta);
+        }
+        let addrs: &[u64; 32] = abuf;
+        let space = self.mem_space(ins.space);
+        let first = addrs[exec.trailing_zeros() as usize];
+        // the allocation the first active lane hits, read directly (as `exec_ld_st`)
+        let direct = match space {
+            Some(mem::Space::Global) | None
+                if mem::classify_generic(first).0 == mem::Space::Global =>
+            {
+                global.region_at(first)
+            }
+            _ => None,
+        };
+        let miss = match direct {
+            Some((base, bytes))
+                if exec == u32::MAX && warp_words(bytes, base, addrs, 0, pats, out) =>
+            {
+                0
+            }
+            Some((base, bytes)) => gather32(bytes, base, addrs, 0, exec, out),
+            None => {
+                // the checked path sets the lanes of `exec`; the others are 0
+                *out = [0; 32];
+                exec
+            }
+        };
+        if miss != 0 {
+            self.load_lanes(global, space, w, addrs, 0, 4, miss, |l, v| {
+                out[l] = v as u32
+            })
+            .map_err(|(l, a, e)| ExecError::Memory {
+                file: self.kernel.file.clone(),
+                line: ins.line,
+                kernel: self.kernel.name.clone(),
+                pc,
+                thread: self.thread(w, l),
+                addr: a,
+                source: e,
+            })?;
+        }
+        self.store32(regs, w, dst, out, exec)
+            .map_err(|m| self.rt_err(w, 0, pc, ins, m))?;
+        Ok(meta)
     }
 
     /// `atom` / `red` (§9.7.13.5, §9.7.13.6): lanes in ascending lane order.
@@ -1506,12 +1752,14 @@ impl<'a> CtaExec<'a> {
         ins: &ExecInstr,
         pc: u32,
         exec: u32,
-    ) -> Result<MemAccess, ExecError> {
+        abuf: &mut [u64; 32],
+    ) -> Result<MemMeta, ExecError> {
         let re = |s: &Self, m: String| s.rt_err(w, 0, pc, ins, m);
         let Some(addr_op) = ins.src.first() else {
             return Err(self.unsupported(ins, "atom without address".into()));
         };
-        let addrs = self.addresses(regs, w, addr_op).map_err(|m| re(self, m))?;
+        *abuf = self.addresses(regs, w, addr_op).map_err(|m| re(self, m))?;
+        let addrs: &[u64; 32] = abuf;
         let b = match ins.src.get(1) {
             Some(o) => self.fetch(regs, w, o).map_err(|m| re(self, m))?,
             None => [0; 32],
@@ -1560,11 +1808,10 @@ impl<'a> CtaExec<'a> {
                     .map_err(|m| re(self, m))?;
             }
         }
-        Ok(MemAccess {
+        Ok(MemMeta {
             kind: MemKind::Atomic,
             space: ins.space,
             size: size as u32,
-            addrs,
             mask: exec,
         })
     }
@@ -1752,7 +1999,9 @@ fn int_mask<T: Ord + Copy>(a: &[T; 32], b: &[T; 32], cmp: Cmp) -> u32 {
 /// if either is NaN), as [`alu::compare`] (PTX ISA §9.7.6.2, Table "Floating-point comparison
 /// operators"). Comparing in `f32` equals comparing the exactly widened `f64` values.
 #[inline(always)]
-fn f32_mask(a: &[f32; 32], b: &[f32; 32], cmp: Cmp) -> u32 {
+fn f32_mask(a: &[u32; 32], b: &[u32; 32], cmp: Cmp) -> u32 {
+    let (a, b) = (a.map(f32::from_bits), b.map(f32::from_bits));
+    let (a, b) = (&a, &b);
     let nan = |x: f32, y: f32| x.is_nan() || y.is_nan();
     match cmp {
         Cmp::Eq => lane_mask(a, b, |x, y| !nan(x, y) && x == y),
@@ -1772,12 +2021,25 @@ fn f32_mask(a: &[f32; 32], b: &[f32; 32], cmp: Cmp) -> u32 {
     }
 }
 
-/// Bit `l` set where `f(a[l], b[l])`.
+/// `1 << l` for every lane `l`.
+const LANE_BIT: [u32; 32] = {
+    let mut b = [0u32; 32];
+    let mut l = 0;
+    while l < 32 {
+        b[l] = 1 << l;
+        l += 1;
+    }
+    b
+};
+
+/// Bit `l` set where `f(a[l], b[l])`. Built as an OR of `LANE_BIT[l]` under an all-ones
+/// mask rather than with per-lane shifts (SSE2 has no per-lane variable shift, so this form
+/// vectorises, issue 5).
 #[inline(always)]
 fn lane_mask<T: Copy>(a: &[T; 32], b: &[T; 32], f: impl Fn(T, T) -> bool) -> u32 {
     let mut m = 0u32;
     for l in 0..32 {
-        m |= u32::from(f(a[l], b[l])) << l;
+        m |= LANE_BIT[l] & 0u32.wrapping_sub(u32::from(f(a[l], b[l])));
     }
     m
 }
@@ -1859,11 +2121,10 @@ fn gather32(
     out: &mut [u32; 32],
 ) -> u32 {
     let Some(last) = bytes.len().checked_sub(4) else {
+        // every lane of `exec` takes the checked path; the others are 0
+        *out = [0; 32];
         return exec;
     };
-    if exec == u32::MAX && warp_words(bytes, base, addrs, koff, out) {
-        return 0;
-    }
     let mut miss = 0u32;
     for l in 0..32 {
         let a = addrs[l].wrapping_add(koff);
@@ -1889,55 +2150,257 @@ fn gather32(
     miss & exec
 }
 
-/// Lane offsets `4 l` of a contiguous 16-lane segment.
-const SEG_STEP: [u64; 16] = [0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60];
+/// Address pattern of a half-warp (16 lanes, the segment of 16-wide thread blocks).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum HalfPat {
+    /// Not recognised (the lane loop of [`gather32`] serves the lanes).
+    Other,
+    /// Every lane has the same address (a broadcast).
+    Same,
+    /// Lane `l` has the segment's first address plus `4 l` (a coalesced run of words).
+    Seq,
+}
 
-/// The access patterns of a whole warp that cover most 32-bit loads of real kernels
-/// (issue 5), served without a per-lane bounds check: in each half-warp (16 lanes, the
-/// segment of 16-wide thread blocks), every lane reading the same word (a broadcast) or lane
-/// `l` reading the word at `4 l` past the segment's first lane (a coalesced access). Each word
-/// must be aligned and lie wholly inside `bytes` (the memory starting at address `base`),
-/// exactly the condition under which [`gather32`] serves a lane, so the values written to
-/// `out` are the ones its lane loop would read. Returns `false` (`out` possibly partly
-/// written, to be overwritten by the lane loop) for any other pattern.
+/// The patterns of the two half-warps of the addresses `base + off` with 64-bit lane bases
+/// `hi:lo` (`hi` `None`: 32-bit bases, zero-extended), found on the 32-bit halves (issue 5:
+/// four lanes to an SSE2 register, where the 64-bit comparisons did not vectorise). Adding
+/// the offset does not change the differences between lanes, so: all `hi` equal and all `lo`
+/// equal is a broadcast; all `hi` equal and `lo[l] = lo[0] + 4 l` without wrapping (first low
+/// word at most `2^32 − 61`) is a coalesced run. These are sufficient conditions; anything
+/// else is `Other`, which only means the lane loop reads the values.
 #[inline(always)]
-fn warp_words(bytes: &[u8], base: u64, addrs: &[u64; 32], koff: u64, out: &mut [u32; 32]) -> bool {
-    for (seg, o) in addrs
-        .as_chunks::<16>()
-        .0
-        .iter()
-        .zip(out.as_chunks_mut::<16>().0)
-    {
-        let a0 = seg[0];
-        let first = a0.wrapping_add(koff);
-        if !first.is_multiple_of(4) {
+fn half_pats(lo: &[u32; 32], hi: Option<&[u32; 32]>) -> [HalfPat; 2] {
+    [half_pat(lo, hi, 0), half_pat(lo, hi, 16)]
+}
+
+/// [`half_pats`] of the half-warp starting at lane `h0` (0 or 16).
+#[inline(always)]
+fn half_pat(lo: &[u32; 32], hi: Option<&[u32; 32]>, h0: usize) -> HalfPat {
+    let (Some(lo), Some(l0)) = (lo.get(h0..h0 + 16), lo.get(h0)) else {
+        return HalfPat::Other;
+    };
+    if let Some(hi) = hi.and_then(|h| h.get(h0..h0 + 16)) {
+        let mut dh = 0u32;
+        for &x in hi {
+            dh |= x ^ hi[0];
+        }
+        if dh != 0 {
+            return HalfPat::Other;
+        }
+    }
+    let mut same = 0u32;
+    for &x in lo {
+        same |= x ^ l0;
+    }
+    if same == 0 {
+        return HalfPat::Same;
+    }
+    let mut seq = 0u32;
+    for (&x, &d) in lo.iter().zip(SEQ_STEP32.iter()) {
+        seq |= x ^ l0.wrapping_add(d);
+    }
+    if seq == 0 && *l0 <= u32::MAX - 60 {
+        HalfPat::Seq
+    } else {
+        HalfPat::Other
+    }
+}
+
+/// Lane offsets `4 l` of a contiguous 16-lane segment.
+const SEQ_STEP32: [u32; 16] = [0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60];
+
+/// Serves a whole-warp 32-bit load whose half-warps have the patterns `pats` ([`half_pats`]
+/// of `addrs`) without a per-lane bounds check. Each word must be aligned and lie wholly
+/// inside `bytes` (the memory starting at address `base`), exactly the condition under which
+/// [`gather32`] serves a lane, so the values written to `out` are the ones its lane loop would
+/// read. Returns `false` (`out` possibly partly written, to be overwritten by the lane loop)
+/// when a half-warp has no pattern or its words are not all inside `bytes`.
+#[inline(always)]
+fn warp_words(
+    bytes: &[u8],
+    base: u64,
+    addrs: &[u64; 32],
+    koff: u64,
+    pats: [HalfPat; 2],
+    out: &mut [u32; 32],
+) -> bool {
+    for (h, pat) in pats.into_iter().enumerate() {
+        let first = addrs[16 * h].wrapping_add(koff);
+        if pat == HalfPat::Other || !first.is_multiple_of(4) {
             return false;
         }
         // the memory from the segment's first word on (`None` below `base` or past the end)
         let Some(from) = bytes.get(first.wrapping_sub(base) as usize..) else {
             return false;
         };
-        // OR of the differences from each pattern (branch-free, so the loop vectorises)
-        let (mut same, mut seq) = (0u64, 0u64);
-        for (&a, &d) in seg.iter().zip(SEG_STEP.iter()) {
-            same |= a ^ a0;
-            seq |= a ^ a0.wrapping_add(d);
-        }
-        if same == 0 {
+        let Some(o) = out.get_mut(16 * h..16 * h + 16) else {
+            return false;
+        };
+        if pat == HalfPat::Same {
             let Some(word) = from.first_chunk::<4>() else {
                 return false;
             };
-            *o = [u32::from_le_bytes(*word); 16];
-        } else if seq == 0 {
+            o.fill(u32::from_le_bytes(*word));
+        } else {
             let Some(words) = from.first_chunk::<64>() else {
                 return false;
             };
             for (x, c) in o.iter_mut().zip(words.as_chunks::<4>().0) {
                 *x = u32::from_le_bytes(*c);
             }
-        } else {
-            return false;
         }
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::program::Program;
+    use crate::exec::regs::FlatRegisterFile;
+    use crate::launch::HostData;
+
+    /// A register file that also records every write with all 32 lanes of its value array
+    /// (register-file designs see whole arrays, so lanes outside the mask must match too).
+    #[derive(Clone)]
+    struct Recording(FlatRegisterFile, Vec<(ArchReg, [u32; 32], u32)>);
+
+    impl RegisterAccess for Recording {
+        fn read(&mut self, w: WarpId, r: ArchReg) -> [u32; 32] {
+            self.0.read(w, r)
+        }
+        fn write(&mut self, w: WarpId, r: ArchReg, v: &[u32; 32], m: u32) {
+            self.1.push((r, *v, m));
+            self.0.write(w, r, v, m)
+        }
+        fn read_pred(&mut self, w: WarpId, p: ArchReg) -> u32 {
+            self.0.read_pred(w, p)
+        }
+        fn write_pred(&mut self, w: WarpId, p: ArchReg, b: u32, m: u32) {
+            self.0.write_pred(w, p, b, m)
+        }
+    }
+
+    /// Issue 5: the dedicated 32-bit load ([`CtaExec::exec_ld32`]) and the general `ld`
+    /// ([`CtaExec::exec_ld_st`]) give the same register file, addresses, [`MemMeta`] and
+    /// errors, on broadcast, coalesced, misaligned, scattered, out-of-bounds, unmapped and
+    /// generic addresses under full and partial lane masks.
+    #[test]
+    fn issue5_ld32_matches_general_load() {
+        let src = ".version 7.5\n.target sm_75\n.address_size 64\n\
+.visible .entry k(.param .u64 a)\n{\n.reg .b32 %r<8>;\n.reg .f32 %f<4>;\n.reg .b64 %rd<8>;\n\
+ld.global.u32 %r1, [%rd1];\nld.global.f32 %f1, [%rd2+8];\nld.u32 %r2, [%rd3+4];\n\
+ld.global.s32 %r3, [%rd1+-4];\nadd.s32 %r4, %r1, %r2;\nadd.s32 %r4, %r4, %r3;\n\
+add.f32 %f2, %f1, %f1;\nst.global.u32 [%rd1], %r4;\nst.global.f32 [%rd2], %f2;\n\
+st.global.u32 [%rd3], %r4;\nret;\n}\n";
+        let mut g = GlobalMemory::new();
+        let words: Vec<u32> = (0..64).map(|i| i * 7 + 3).collect();
+        let a = g
+            .alloc_host("a", &HostData::U32(words.clone()))
+            .unwrap_or(0);
+        let b = g.alloc_host("b", &HostData::U32(words)).unwrap_or(0);
+        let p = match Program::from_ptx("t.ptx", src, &mut g) {
+            Ok(p) => p,
+            Err(e) => panic!("{e}"),
+        };
+        let k = &p.kernels[0];
+        let loads: Vec<(u32, &ExecInstr)> = k
+            .instrs
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| i.op == Opcode::Ld)
+            .map(|(pc, i)| (pc as u32, i))
+            .collect();
+        assert_eq!(loads.len(), 4);
+        assert!(
+            loads.iter().all(|(_, i)| i.ld32),
+            "every load has the ld32 form"
+        );
+        let launch = LaunchConfig {
+            grid: [1, 1, 1],
+            block: [32, 1, 1],
+            dynamic_shared_bytes: 0,
+        };
+        let params = ParamSpace::new(a.to_le_bytes().to_vec());
+        // lane address patterns (before the instruction's offset)
+        let mut st = 0x2545_f491_4f6c_dd1du64;
+        let mut rnd = move || {
+            st ^= st << 13;
+            st ^= st >> 7;
+            st ^= st << 17;
+            st
+        };
+        let mut cases: Vec<[u64; 32]> = vec![
+            [a + 8; 32],
+            std::array::from_fn(|l| a + 4 * l as u64),
+            std::array::from_fn(|l| a + 16 + 4 * l as u64),
+            std::array::from_fn(|l| b + 4 * (l as u64 % 16)),
+            std::array::from_fn(|l| if l < 16 { a } else { b + 4 * l as u64 }),
+            std::array::from_fn(|l| a + 2 + 4 * l as u64),
+            std::array::from_fn(|l| a + 200 + 4 * l as u64),
+            std::array::from_fn(|l| a + 4 * (31 - l as u64)),
+            std::array::from_fn(|l| if l == 5 { 0x10 } else { a + 4 * l as u64 }),
+            std::array::from_fn(|l| b + 4 * (l as u64 % 3)),
+        ];
+        for _ in 0..20 {
+            cases.push(std::array::from_fn(|_| a + 4 * (rnd() % 130)));
+        }
+        let masks = [
+            u32::MAX,
+            0,
+            1,
+            0x8000_0001,
+            0x0000_ffff,
+            0xffff_0000,
+            0x5555_5555,
+        ];
+        for (pc, ins) in &loads {
+            let XOp::Addr {
+                base: XBase::Gpr { reg, slots },
+                ..
+            } = ins.src[0]
+            else {
+                panic!("register address expected")
+            };
+            for (c, lanes) in cases.iter().enumerate() {
+                for &m in &masks {
+                    let mut rf = FlatRegisterFile::new(1, k.gprs as usize, k.preds as usize);
+                    // a generic address for the generic load
+                    let lanes = if ins.space == crate::ir::Space::Generic {
+                        lanes.map(|x| mem::to_generic(mem::Space::Global, x))
+                    } else {
+                        *lanes
+                    };
+                    let lo = lanes.map(|x| x as u32);
+                    let hi = lanes.map(|x| (x >> 32) as u32);
+                    rf.write(0, ArchReg::R(reg), &lo, u32::MAX);
+                    if slots >= 2 {
+                        rf.write(0, ArchReg::R(reg + 1), &hi, u32::MAX);
+                    }
+                    let mut rf = Recording(rf, Vec::new());
+                    let mut rf2 = rf.clone();
+                    let mut g2 = g.clone();
+                    let mut c1 = CtaExec::new(k, &launch, &params, &p.consts, [0; 3], 0, 0);
+                    let mut c2 = CtaExec::new(k, &launch, &params, &p.consts, [0; 3], 0, 0);
+                    let (mut a1, mut a2) = ([0u64; 32], [0u64; 32]);
+                    // scratch buffers full of stale values from an earlier step
+                    let mut sc = Scratch::new();
+                    sc.v = [[0xdead_beef; 32]; 5];
+                    let r1 = c1.exec_ld32(0, &mut rf, &g, ins, *pc, m, &mut a1, &mut sc);
+                    let r2 = c2.exec_ld_st(0, &mut rf2, &mut g2, ins, *pc, m, &mut a2);
+                    let what = format!("pc {pc} case {c} mask {m:#x}");
+                    match (r1, r2) {
+                        (Ok(x), Ok(y)) => {
+                            assert_eq!(x, y, "{what}");
+                            assert_eq!(a1, a2, "{what}");
+                            assert_eq!(rf.1, rf2.1, "{what}: register writes");
+                            assert!(!rf.1.is_empty() || m == 0, "{what}: a write");
+                        }
+                        (Err(x), Err(y)) => assert_eq!(x.to_string(), y.to_string(), "{what}"),
+                        (x, y) => panic!("{what}: {x:?} vs {y:?}"),
+                    }
+                }
+            }
+        }
+    }
 }

@@ -225,6 +225,75 @@ pub fn fma32(a: f32, b: f32, c: f32, rnd: Round) -> f32 {
     round_f32(s, e, rnd)
 }
 
+/// `fma.rn.f32` of 32 lanes, `out[l] = bits(RN(a[l] × b[l] + c[l]))` with NaN results
+/// canonicalised ([`CANONICAL_NAN_F32`]): bit-identical to `f32::mul_add` lane by lane
+/// (issue 5: vectorisable `f64` passes instead of 32 calls of the library `fmaf`).
+///
+/// Why it is exact. The product of two `f32` values (24-bit significands, exponents in
+/// [-149, 127]) is exact in `f64` (48 ≤ 53 bits, exponent ≥ -298 > -1022), so `s = p + c`
+/// is the exact sum `v = a·b + c` rounded once to `f64` (`RN53`); the conversion `s as f32`
+/// rounds again (`RN24`). Double rounding can only go wrong when the first rounding lands
+/// exactly on a midpoint of the second precision: every `f32` value and every `f32`
+/// midpoint of the normal range is representable in `f64`, and `RN53` is monotonic, so for
+/// any such point `m`, `v < m ⇒ s ≤ m` and `v > m ⇒ s ≥ m`; if `s` is not a midpoint, `s`
+/// and `v` lie strictly on the same side of every midpoint and `RN24(s) = RN24(v)` (Boldo &
+/// Melquiond, "Emulation of FMA and correctly rounded sums: proved algorithms using rounding
+/// to odd", IEEE Trans. Computers 57(4), 2008, on double rounding; the same test is the fast
+/// path of musl's `fmaf`). A normal-range `f32` midpoint has its 25th significand bit set and
+/// the rest zero, i.e. the low 29 bits of the `f64` significand equal `0x1000_0000` (this
+/// also covers the overflow threshold `2^128 − 2^103`). Lanes whose `s` has that pattern, or
+/// whose result is within the subnormal range, where the midpoint pattern differs, are
+/// recomputed with `f32::mul_add` (see [`fma_redo`]). Infinities and NaNs propagate
+/// identically (NaNs are canonicalised anyway). No rounding mode other than the default
+/// nearest-even is ever set by this program.
+#[inline(always)]
+pub fn fma_rn_f32x32(a: &[u32; 32], b: &[u32; 32], c: &[u32; 32], out: &mut [u32; 32]) {
+    // one branch-free pass (an OR-reduction, no per-lane shifts, so it vectorises), then the
+    // rare lanes to redo
+    let sum = |l: usize| {
+        let x = f64::from(f32::from_bits(a[l]));
+        let y = f64::from(f32::from_bits(b[l]));
+        let z = f64::from(f32::from_bits(c[l]));
+        x * y + z
+    };
+    let mut redo = 0u32;
+    for (l, o) in out.iter_mut().enumerate() {
+        let s = sum(l);
+        let r = s as f32;
+        redo |= u32::from(fma_redo(r, s.to_bits() as u32));
+        *o = if r.is_nan() {
+            CANONICAL_NAN_F32
+        } else {
+            r.to_bits()
+        };
+    }
+    if redo != 0 {
+        for (l, o) in out.iter_mut().enumerate() {
+            let s = sum(l);
+            if fma_redo(s as f32, s.to_bits() as u32) {
+                let v = f32::from_bits(a[l]).mul_add(f32::from_bits(b[l]), f32::from_bits(c[l]));
+                *o = if v.is_nan() {
+                    CANONICAL_NAN_F32
+                } else {
+                    v.to_bits()
+                };
+            }
+        }
+    }
+}
+
+/// True when the `f64` sum `s` of [`fma_rn_f32x32`] (given as its `f32` rounding `r` and the
+/// low word `low` of its bits) may round differently from the fused operation: an `f32`
+/// midpoint of the normal range (low 29 significand bits `0x1000_0000`), or `|r| ≤ 2^-126`,
+/// which covers every nonzero `|s| < 2^-126` (rounding is monotonic and `2^-126` is an
+/// `f32`), plus zeros and `±2^-126` themselves, which are merely recomputed.
+#[inline(always)]
+fn fma_redo(r: f32, low: u32) -> bool {
+    let tiny = r.abs() <= f32::MIN_POSITIVE;
+    let mid = low & 0x1fff_ffff == 0x1000_0000;
+    tiny | mid
+}
+
 /// `div.rnd.f32` (PTX ISA §9.7.3.8), IEEE-correct in every mode.
 pub fn div32(a: f32, b: f32, rnd: Round) -> f32 {
     let (a, b) = (a as f64, b as f64);
@@ -551,6 +620,130 @@ mod tests {
         assert_eq!(fma32(1.0, 1.0, -t, Round::Rm), next_down32(1.0));
         assert_eq!(div64(1.0, 3.0, Round::Rp), next_up64(1.0 / 3.0));
         assert_eq!(add64(1.0, 1e-30, Round::Rp), next_up64(1.0));
+    }
+
+    /// `f32::mul_add` with NaNs canonicalised: the reference of [`fma_rn_f32x32`].
+    fn fma_ref(a: u32, b: u32, c: u32) -> u32 {
+        let r = f32::from_bits(a).mul_add(f32::from_bits(b), f32::from_bits(c));
+        if r.is_nan() {
+            CANONICAL_NAN_F32
+        } else {
+            r.to_bits()
+        }
+    }
+
+    /// Checks 32-lane groups of `(a, b, c)` against [`fma_ref`].
+    fn check_fma_lanes(t: &[(u32, u32, u32)]) {
+        for g in t.chunks(32) {
+            let (mut a, mut b, mut c) = ([0u32; 32], [0u32; 32], [0u32; 32]);
+            for (l, &(x, y, z)) in g.iter().enumerate() {
+                (a[l], b[l], c[l]) = (x, y, z);
+            }
+            let mut out = [0u32; 32];
+            fma_rn_f32x32(&a, &b, &c, &mut out);
+            for l in 0..32 {
+                assert_eq!(
+                    out[l],
+                    fma_ref(a[l], b[l], c[l]),
+                    "fma({:#x}, {:#x}, {:#x})",
+                    a[l],
+                    b[l],
+                    c[l]
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn issue5_fma_rn_f32x32_double_rounding_cases() {
+        // 10610063 × 13264529 = 2^47 − 1: x·y = 1 − 2^-47 exactly
+        let x = 10_610_063f32 * 2f32.powi(-24);
+        let y = 13_264_529f32 * 2f32.powi(-23);
+        assert_eq!(f64::from(x) * f64::from(y), 1.0 - 2f64.powi(-47));
+        // normal range: z + 1 = 64 + 3·2^-18, an f32 midpoint; the f64 sum rounds onto it (a
+        // tie to even) and the naive conversion then rounds up, the true result rounds down
+        let z = 63.0 + 3.0 * 2f32.powi(-18);
+        let naive = (f64::from(x) * f64::from(y) + f64::from(z)) as f32;
+        assert_ne!(
+            naive,
+            x.mul_add(y, z),
+            "the case must defeat plain double rounding"
+        );
+        // subnormal range: x·y = 2^-150 − 2^-197, z an odd multiple of 2^-149
+        let xs = 10_610_063f32 * 2f32.powi(-99);
+        let ys = 13_264_529f32 * 2f32.powi(-98);
+        let zs = f32::from_bits((1 << 20) + 1);
+        let naive_s = (f64::from(xs) * f64::from(ys) + f64::from(zs)) as f32;
+        assert_ne!(naive_s, xs.mul_add(ys, zs));
+        let mut t = vec![(x.to_bits(), y.to_bits(), z.to_bits())];
+        t.push((xs.to_bits(), ys.to_bits(), zs.to_bits()));
+        t.push(((-x).to_bits(), y.to_bits(), (-z).to_bits()));
+        t.push(((-xs).to_bits(), ys.to_bits(), (-zs).to_bits()));
+        // zeros and their signs, infinities, NaNs, overflow, the smallest subnormals
+        let sp = [
+            0u32,
+            0x8000_0000,
+            0x3f80_0000,
+            0xbf80_0000,
+            0x7f80_0000,
+            0xff80_0000,
+            0x7fc0_0000,
+            0xffc0_0001,
+            0x7f7f_ffff,
+            0xff7f_ffff,
+            1,
+            0x8000_0001,
+            0x0080_0000,
+            0x007f_ffff,
+            0x5f80_0000,
+            0x2000_0000,
+        ];
+        for &p in &sp {
+            for &q in &sp {
+                for &r in &sp {
+                    t.push((p, q, r));
+                }
+            }
+        }
+        check_fma_lanes(&t);
+    }
+
+    #[test]
+    fn issue5_fma_rn_f32x32_matches_mul_add_on_random_operands() {
+        // SplitMix64 (Steele, Lea & Flood, OOPSLA 2014), fixed seed
+        let mut st = 0x1234_5678_9abc_def0u64;
+        let mut next = move || {
+            st = st.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = st;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        };
+        let mut t = Vec::new();
+        for i in 0..200_000u32 {
+            let (r1, r2) = (next(), next());
+            let (a, b) = (r1 as u32, (r1 >> 32) as u32);
+            let c = match i % 4 {
+                // any bit patterns
+                0 => r2 as u32,
+                // c close to -a·b: massive cancellation
+                1 => {
+                    let p = f32::from_bits(a) * f32::from_bits(b);
+                    (-p).to_bits() ^ (r2 as u32 & 0xff)
+                }
+                // exponents within a few binades (sums that carry and round)
+                2 => (a & 0xc07f_ffff) | (r2 as u32 & 0x3f80_0000),
+                // tiny operands: subnormal and near-subnormal results
+                _ => r2 as u32 & 0x80ff_ffff,
+            };
+            let (a, b) = if i % 8 == 7 {
+                (a & 0x83ff_ffff | 0x1e00_0000, b & 0x83ff_ffff | 0x1e00_0000)
+            } else {
+                (a, b)
+            };
+            t.push((a, b, c));
+        }
+        check_fma_lanes(&t);
     }
 
     #[test]

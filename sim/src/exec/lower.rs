@@ -149,13 +149,17 @@ pub struct ExecInstr {
     /// Pre-selected whole-warp kernel for the commonest simple instructions (speed only; the
     /// semantics equal [`super::alu::eval`]'s).
     pub fast: FastOp,
+    /// `ld`/`ldu` of one 32-bit element into one register from an address operand in the
+    /// global or generic space: executed by the executor's dedicated 32-bit load (speed only,
+    /// issue 5; the semantics are those of the general `ld`).
+    pub ld32: bool,
 }
 
 /// Common instructions executed by a tight lane loop instead of per-lane [`super::alu::eval`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FastOp {
     None,
-    /// `mov` of any 32/64-bit value.
+    /// `mov` of any 32/64-bit value (also `cvta{.to}.global`, an identity).
     Mov,
     AddI32,
     AddI64,
@@ -188,7 +192,19 @@ impl FastOp {
     }
 }
 
+/// The [`FastOp`] of `ins`: [`FastOp::None`] unless the instruction is one of the plain forms
+/// and has exactly the kernel's [`FastOp::arity`] sources (the executor dispatches on `fast`
+/// before looking at the opcode, issue 5).
 fn fast_op(ins: &crate::ir::Instr) -> FastOp {
+    let f = fast_form(ins);
+    if ins.src.len() == f.arity() {
+        f
+    } else {
+        FastOp::None
+    }
+}
+
+fn fast_form(ins: &crate::ir::Instr) -> FastOp {
     use Opcode::*;
     let plain = ins.mods.0 == 0;
     let int32 = matches!(ins.ty, Ty::U32 | Ty::S32 | Ty::B32);
@@ -202,6 +218,9 @@ fn fast_op(ins: &crate::ir::Instr) -> FastOp {
     }
     match (ins.op, ins.mode) {
         (Mov, _) if int32 || int64 || matches!(ins.ty, Ty::F32 | Ty::F64) => FastOp::Mov,
+        // `cvta.global` / `cvta.to.global` return the address unchanged (the global space is
+        // the generic space outside the shared and local windows; `alu::eval`, `mem`)
+        (Cvta, _) if ins.space == Space::Global && int64 => FastOp::Mov,
         (Add, _) if int32 => FastOp::AddI32,
         (Add, _) if int64 => FastOp::AddI64,
         (Sub, _) if int32 => FastOp::SubI32,
@@ -219,6 +238,16 @@ fn fast_op(ins: &crate::ir::Instr) -> FastOp {
         (Mul, _) if ins.ty == Ty::F32 && rn => FastOp::MulRnF32,
         _ => FastOp::None,
     }
+}
+
+/// The form of [`ExecInstr::ld32`]: `ld`/`ldu` (no vector) of a 4-byte type into one 32-bit
+/// register, from an address operand, in the global or generic space.
+fn is_ld32(x: &ExecInstr) -> bool {
+    matches!(x.op, Opcode::Ld | Opcode::Ldu)
+        && x.ty.size() == 4
+        && matches!(x.space, Space::Global | Space::Generic)
+        && matches!(x.dst.as_slice(), [XOp::Gpr { slots, .. }] if *slots < 2)
+        && matches!(x.src.first(), Some(XOp::Addr { .. }))
 }
 
 /// Where each kind of symbol lives, fixed before lowering.
@@ -583,7 +612,11 @@ pub fn lower_function(
             reconv,
             line: ins.line,
             fast: fast_op(ins),
+            ld32: false,
         });
+        if let Some(x) = out.last_mut() {
+            x.ld32 = is_ld32(x);
+        }
     }
     Ok(out)
 }

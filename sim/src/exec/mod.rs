@@ -15,7 +15,8 @@ pub mod program;
 pub mod regs;
 
 pub use cta::{
-    BarRedAcc, BarrierEvent, CtaExec, MemAccess, MemKind, SimtEntry, StepInfo, WarpState,
+    BarRedAcc, BarrierEvent, CtaExec, MemAccess, MemKind, MemMeta, Scratch, SimtEntry, StepInfo,
+    TimedStep, WarpState,
 };
 pub use error::{ExecError, ThreadId};
 pub use lower::{ExecInstr, FastOp, OpClass, RegList, XBase, XOp, NO_RECONV};

@@ -24,6 +24,12 @@ pub type WarpId = u32;
 pub trait RegisterAccess {
     /// All 32 lanes of 32-bit register `reg` of `warp`.
     fn read(&mut self, warp: WarpId, reg: ArchReg) -> [u32; 32];
+    /// [`Self::read`] into `out` (the same read; issue 5: an implementation can copy the
+    /// register straight into the caller's buffer instead of returning 128 bytes by value).
+    #[inline]
+    fn read_into(&mut self, warp: WarpId, reg: ArchReg, out: &mut [u32; 32]) {
+        *out = self.read(warp, reg);
+    }
     /// Writes the lanes of `values` selected by `mask`.
     fn write(&mut self, warp: WarpId, reg: ArchReg, values: &[u32; 32], mask: u32);
     /// Predicate register `p` of `warp` as a lane bit-mask.

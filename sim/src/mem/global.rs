@@ -141,6 +141,13 @@ impl GlobalMemory {
         self.find(addr).map(|i| &self.info[i])
     }
 
+    /// The allocation containing `addr` as `(base address, bytes)`, found with one search
+    /// (the executor's whole-warp loads, issue 5).
+    pub fn region_at(&self, addr: u64) -> Option<(u64, &[u8])> {
+        let i = self.find(addr)?;
+        Some((self.bases[i], self.data[i].as_slice()))
+    }
+
     /// The raw bytes of allocation `name`.
     pub fn allocation_bytes(&self, name: &str) -> Option<&[u8]> {
         self.by_name.get(name).map(|&i| self.data[i].as_slice())

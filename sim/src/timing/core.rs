@@ -518,6 +518,17 @@ impl<D: RegisterFileDesign> WarpRegisters for Collected<'_, D> {
         self.uncollected += 1;
         self.design.peek(self.warp, reg)
     }
+    fn read_into(&mut self, reg: u16, out: &mut [u32; 32]) {
+        // the common case of `read` (a collected operand not yet written by this instruction)
+        // copied straight into `out`; everything else through `read` (issue 5)
+        if !self.writes.iter().any(|w| w.0 == reg) {
+            if let Some(o) = self.ops.iter().find(|o| o.reg == reg) {
+                *out = o.values;
+                return;
+            }
+        }
+        *out = self.read(reg);
+    }
     fn write(&mut self, reg: u16, values: &[u32; 32], mask: u32) {
         if let Some(w) = self.writes.iter_mut().find(|w| w.0 == reg) {
             for (l, (d, v)) in w.1.iter_mut().zip(values).enumerate() {

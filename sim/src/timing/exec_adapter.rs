@@ -16,7 +16,8 @@ use super::memory::MemoryHierarchy;
 use super::rf::RegisterFileDesign;
 use crate::analysis::{analyze, Analysis, ArchReg};
 use crate::exec::{
-    BarrierEvent, CtaExec, Kernel, LaunchConfig, MemKind, Program, RegisterAccess, WarpId,
+    BarrierEvent, CtaExec, Kernel, LaunchConfig, MemKind, MemMeta, Program, RegisterAccess,
+    Scratch, WarpId,
 };
 use crate::ir::{Function, Space};
 use crate::launch::{HostData, LaunchSpec};
@@ -32,6 +33,13 @@ impl RegisterAccess for Regs<'_> {
         match reg {
             ArchReg::R(r) => self.inner.read(r),
             ArchReg::P(_) => [0; 32],
+        }
+    }
+    #[inline]
+    fn read_into(&mut self, _warp: WarpId, reg: ArchReg, out: &mut [u32; 32]) {
+        match reg {
+            ArchReg::R(r) => self.inner.read_into(r, out),
+            ArchReg::P(_) => *out = [0; 32],
         }
     }
     fn write(&mut self, _warp: WarpId, reg: ArchReg, values: &[u32; 32], mask: u32) {
@@ -68,8 +76,8 @@ pub struct ExecModel<'a> {
     info_errors: bool,
     ctas: Vec<Option<CtaExec<'a>>>,
     grid: GridShape,
-    /// Reused [`StepInfo`](crate::exec::StepInfo) buffer of [`CtaExec::step_into`].
-    step_buf: Option<crate::exec::StepInfo>,
+    /// Work buffers of [`CtaExec::step_timed`].
+    scratch: Box<Scratch>,
 }
 
 fn info_of(func: u32, pc: u32, ins: &crate::exec::ExecInstr) -> Result<InstrInfo, String> {
@@ -160,7 +168,7 @@ impl<'a> ExecModel<'a> {
             info_errors,
             ctas: (0..ctas).map(|_| None).collect(),
             grid,
-            step_buf: None,
+            scratch: Scratch::new(),
         })
     }
 
@@ -170,14 +178,9 @@ impl<'a> ExecModel<'a> {
     }
 }
 
-/// Writes the timing view of the executor's access `a` into `out`.
-fn mem_access(a: &crate::exec::MemAccess, out: &mut WarpMemAccess) {
-    let first = if a.mask == 0 {
-        0
-    } else {
-        a.mask.trailing_zeros() as usize
-    };
-    out.addrs = a.addrs;
+/// Writes the timing view of the executor's access `a` into `out`, whose `addrs` already
+/// hold the executor's lane addresses ([`CtaExec::step_timed`] writes them in place).
+fn mem_access(a: &MemMeta, out: &mut WarpMemAccess) {
     let addrs = &mut out.addrs;
     let space = match a.space {
         Space::Shared | Space::SharedCluster => MemSpaceKind::Shared,
@@ -186,7 +189,12 @@ fn mem_access(a: &crate::exec::MemAccess, out: &mut WarpMemAccess) {
         Space::Const => MemSpaceKind::Const,
         Space::Global | Space::Tex => MemSpaceKind::Global,
         Space::Generic => {
-            let (s, _) = mem::classify_generic(a.addrs[first]);
+            let first = if a.mask == 0 {
+                0
+            } else {
+                a.mask.trailing_zeros() as usize
+            };
+            let (s, _) = mem::classify_generic(addrs[first]);
             for (l, x) in addrs.iter_mut().enumerate() {
                 if a.mask >> l & 1 != 0 {
                     *x = mem::classify_generic(*x).1;
@@ -281,11 +289,9 @@ impl FunctionalWarpModel for ExecModel<'_> {
             }
         }
         let mut r = Regs { inner: regs };
-        if let Err(e) = cta.step_timed(w, &mut r, self.global, &mut self.step_buf) {
-            return Err(ModelError(e.to_string()));
-        }
-        let Some(s) = self.step_buf.as_ref() else {
-            return Err(ModelError(format!("warp {warp}: step produced no result")));
+        let s = match cta.step_timed(w, &mut r, self.global, &mut mem.addrs, &mut self.scratch) {
+            Ok(s) => s,
+            Err(e) => return Err(ModelError(e.to_string())),
         };
         if let Some(a) = s.mem.as_ref() {
             mem_access(a, mem);

@@ -163,6 +163,12 @@ pub struct StepInfo {
 /// warp argument: the adapter is bound to the stepping warp).
 pub trait WarpRegisters {
     fn read(&mut self, reg: u16) -> [u32; 32];
+    /// [`Self::read`] into `out` (the same read, counted the same way): lets an implementation
+    /// copy the value straight into the executor's buffer instead of returning it by value
+    /// through a dynamic call (issue 5).
+    fn read_into(&mut self, reg: u16, out: &mut [u32; 32]) {
+        *out = self.read(reg);
+    }
     fn write(&mut self, reg: u16, values: &[u32; 32], mask: u32);
     fn read_pred(&mut self, p: u16) -> u32;
     fn write_pred(&mut self, p: u16, bits: u32, mask: u32);
