@@ -1479,33 +1479,23 @@ impl MemoryHierarchy {
     /// `false` also means "not checked". Same answer as [`Self::shared_degree`] `== 1`
     /// (tested).
     fn shared_conflict_free(&mut self, acc: &WarpMemAccess) -> bool {
-        let (banks, bb) = (self.d.shared_banks, self.d.shared_bank_bytes);
+        let banks = self.d.shared_banks;
         if banks.d > 64 {
             return false;
         }
-        let size = u64::from(acc.bytes_per_lane.max(1));
         let mut seen = 0u64;
-        let mut m = acc.mask;
-        while m != 0 {
-            let a = acc.addrs[m.trailing_zeros() as usize];
-            m &= m - 1;
-            let end = a.saturating_add(size);
-            // words `a / bb ..= ⌈end / bb⌉ − 1`
-            let last = bb.div(end) + u64::from(bb.rem(end) != 0);
-            let mut w = bb.div(a);
-            while w < last {
-                let b = banks.rem(w) as usize;
-                let bit = 1u64 << b;
-                if seen & bit == 0 {
-                    seen |= bit;
-                    self.bank_word[b] = w;
-                } else if self.bank_word[b] != w {
-                    return false;
-                }
-                w += 1;
+        let bank_word = &mut self.bank_word;
+        shared_words(acc, self.d.shared_bank_bytes, |w| {
+            let b = banks.rem(w) as usize;
+            let bit = 1u64 << b;
+            if seen & bit == 0 {
+                seen |= bit;
+                bank_word[b] = w;
+                true
+            } else {
+                bank_word[b] == w
             }
-        }
-        true
+        })
     }
 
     /// Bank-conflict degree of a shared-memory access: the largest number of distinct
@@ -1513,51 +1503,43 @@ impl MemoryHierarchy {
     /// chained in `words` as (word, previous entry + 1) and counted; more banks sort
     /// (see [`Self::shared_degree_sorted`]). Same degree either way (tested).
     fn shared_degree(&mut self, acc: &WarpMemAccess) -> u32 {
-        let (banks, bb) = (self.d.shared_banks, self.d.shared_bank_bytes);
+        let banks = self.d.shared_banks;
         if banks.d > 64 {
             return self.shared_degree_sorted(acc);
         }
-        let size = u64::from(acc.bytes_per_lane.max(1));
         let mut seen = 0u64;
         // last entry + 1 of each bank's chain, and its length
         let mut head = [0u64; 64];
         let mut count = [0u32; 64];
         let mut degree = 1u32;
-        self.words.clear();
-        let mut m = acc.mask;
-        while m != 0 {
-            let a = acc.addrs[m.trailing_zeros() as usize];
-            m &= m - 1;
-            let end = a.saturating_add(size);
-            let last = bb.div(end) + u64::from(bb.rem(end) != 0);
-            let mut w = bb.div(a);
-            while w < last {
-                let b = banks.rem(w) as usize;
-                let bit = 1u64 << b;
-                let mut known = false;
-                if seen & bit == 0 {
-                    seen |= bit;
-                    head[b] = 0;
-                    count[b] = 0;
-                } else {
-                    let mut i = head[b];
-                    while let Some(&(x, prev)) = self.words.get((i as usize).wrapping_sub(1)) {
-                        if x == w {
-                            known = true;
-                            break;
-                        }
-                        i = prev;
+        let words = &mut self.words;
+        words.clear();
+        shared_words(acc, self.d.shared_bank_bytes, |w| {
+            let b = banks.rem(w) as usize;
+            let bit = 1u64 << b;
+            let mut known = false;
+            if seen & bit == 0 {
+                seen |= bit;
+                head[b] = 0;
+                count[b] = 0;
+            } else {
+                let mut i = head[b];
+                while let Some(&(x, prev)) = words.get((i as usize).wrapping_sub(1)) {
+                    if x == w {
+                        known = true;
+                        break;
                     }
+                    i = prev;
                 }
-                if !known {
-                    self.words.push((w, head[b]));
-                    head[b] = self.words.len() as u64;
-                    count[b] += 1;
-                    degree = degree.max(count[b]);
-                }
-                w += 1;
             }
-        }
+            if !known {
+                words.push((w, head[b]));
+                head[b] = words.len() as u64;
+                count[b] += 1;
+                degree = degree.max(count[b]);
+            }
+            true
+        });
         degree
     }
 
@@ -1591,6 +1573,29 @@ impl MemoryHierarchy {
         }
         degree
     }
+}
+
+/// Calls `f(w)` for every shared-memory word `w` (address / `bank_bytes`) the active lanes of
+/// `acc` touch, lanes in order and each lane's words `a / bb ..= ⌈(a + size) / bb⌉ − 1` in
+/// order, until `f` returns `false`; whether it ran to the end.
+#[inline(always)]
+fn shared_words(acc: &WarpMemAccess, bb: Divisor, mut f: impl FnMut(u64) -> bool) -> bool {
+    let size = u64::from(acc.bytes_per_lane.max(1));
+    let mut m = acc.mask;
+    while m != 0 {
+        let a = acc.addrs[m.trailing_zeros() as usize];
+        m &= m - 1;
+        let end = a.saturating_add(size);
+        let last = bb.div(end) + u64::from(bb.rem(end) != 0);
+        let mut w = bb.div(a);
+        while w < last {
+            if !f(w) {
+                return false;
+            }
+            w += 1;
+        }
+    }
+    true
 }
 
 #[cfg(test)]
@@ -1884,36 +1889,45 @@ mod tests {
         }
     }
 
+    /// Drives a [`Port`] and the [`DequePort`] it replaced with the same 50,000 requests:
+    /// `next(rng, now)` advances `now` and returns the requested cycle. Both must reserve the
+    /// same cycles.
+    fn port_matches_deque(cap: u32, seed: u64, mut next: impl FnMut(&mut Lcg, &mut u64) -> u64) {
+        let mut p = Port::new(cap);
+        let mut r = DequePort {
+            base: 0,
+            used: Default::default(),
+            cap: cap as u8,
+        };
+        let mut rng = Lcg(seed);
+        let mut now = 0u64;
+        for step in 0..50_000 {
+            let t = next(&mut rng, &mut now);
+            assert_eq!(
+                p.reserve(now, t),
+                r.reserve(now, t),
+                "cap {cap} step {step}"
+            );
+        }
+    }
+
     /// Issue 5: the ring-buffer port reserves the same cycles as the deque it replaced
     /// (bursts beyond the ring, time jumps longer than the ring, `t` before `base`).
     #[test]
     fn issue5_ring_port_matches_the_deque() {
         for cap in [1u32, 2, 4] {
-            let mut p = Port::new(cap);
-            let mut r = DequePort {
-                base: 0,
-                used: Default::default(),
-                cap: cap as u8,
-            };
-            let mut rng = Lcg(u64::from(cap));
-            let mut now = 0u64;
-            for step in 0..50_000 {
-                now += match rng.next() % 10 {
+            port_matches_deque(cap, u64::from(cap), |rng, now| {
+                *now += match rng.next() % 10 {
                     0 => rng.next() % 2000,
                     1..=4 => rng.next() % 4,
                     _ => 0,
                 };
-                let t = match rng.next() % 8 {
+                match rng.next() % 8 {
                     0 => now.saturating_sub(3),
-                    1 => now + 300 + rng.next() % 900,
-                    _ => now + rng.next() % 40,
-                };
-                assert_eq!(
-                    p.reserve(now, t),
-                    r.reserve(now, t),
-                    "cap {cap} step {step}"
-                );
-            }
+                    1 => *now + 300 + rng.next() % 900,
+                    _ => *now + rng.next() % 40,
+                }
+            });
         }
     }
 
@@ -1923,25 +1937,12 @@ mod tests {
     #[test]
     fn issue5_port_skip_links_match_the_deque_in_bursts() {
         for cap in [1u32, 2, 3] {
-            let mut p = Port::new(cap);
-            let mut r = DequePort {
-                base: 0,
-                used: Default::default(),
-                cap: cap as u8,
-            };
-            let mut rng = Lcg(u64::from(cap) + 77);
-            let mut now = 0u64;
-            for step in 0..50_000 {
+            port_matches_deque(cap, u64::from(cap) + 77, |rng, now| {
                 if rng.next().is_multiple_of(16) {
-                    now += rng.next() % 300;
+                    *now += rng.next() % 300;
                 }
-                let t = now + [0, 1, 2, 5, 200][(rng.next() % 5) as usize];
-                assert_eq!(
-                    p.reserve(now, t),
-                    r.reserve(now, t),
-                    "cap {cap} step {step}"
-                );
-            }
+                *now + [0, 1, 2, 5, 200][(rng.next() % 5) as usize]
+            });
         }
     }
 
