@@ -243,6 +243,17 @@ struct SubCore {
     keys: Vec<(bool, Reverse<u8>, u64, u16)>,
 }
 
+impl SubCore {
+    /// Makes `bank_ports_used` count cycle `now` (cleared if it counted an earlier one).
+    #[inline(always)]
+    fn ports_at(&mut self, now: u64) {
+        if self.ports_cycle != now {
+            self.ports_cycle = now;
+            self.bank_ports_used = [0; 64];
+        }
+    }
+}
+
 /// A resident warp. What the scoreboard check ([`Sm::blocked`]) reads comes first, in two
 /// cache lines (`repr(C)`, 64-byte aligned).
 #[derive(Clone, Debug)]
@@ -1293,13 +1304,7 @@ impl<D: RegisterFileDesign> Sm<D> {
         let mut progress = false;
         let ports = self.ports;
         let nbanks = self.subs[sc].bank_q.len();
-        {
-            let sub = &mut self.subs[sc];
-            if sub.ports_cycle != now {
-                sub.ports_cycle = now;
-                sub.bank_ports_used = [0; 64];
-            }
-        }
+        self.subs[sc].ports_at(now);
         let mut i = 0;
         while i < self.subs[sc].wb_q.len() {
             let idx = self.subs[sc].wb_q[i];
@@ -1552,21 +1557,17 @@ impl<D: RegisterFileDesign> Sm<D> {
             col_ports,
             ..
         } = self;
+        subs[sc].ports_at(now);
         let SubCore {
             bank_q,
             collectors,
             queued_reads,
             granted_collectors,
             bank_ports_used,
-            ports_cycle,
             ..
         } = &mut subs[sc];
         if *queued_reads == 0 {
             return false;
-        }
-        if *ports_cycle != now {
-            *ports_cycle = now;
-            *bank_ports_used = [0; 64];
         }
         let mut progress = false;
         let nb = bank_q.len();
