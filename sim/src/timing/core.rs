@@ -1924,19 +1924,23 @@ impl<D: RegisterFileDesign> Sm<D> {
     /// Recomputes the [`Gate`] of warp slot `slot` from the warp.
     #[inline(always)]
     fn refresh_gate(&mut self, slot: usize) {
-        let g = match self.warps[slot].as_ref() {
-            Some(w) => Gate {
-                verdict: w.gate_of(),
-                no_issue_until: w.no_issue_until,
-            },
-            None => Gate::EMPTY,
+        // a slot always belongs to sub-core `slot % sub_cores` (see `Sm::new`), which a
+        // resident warp records (no division on the common path)
+        let (g, sc) = match self.warps[slot].as_ref() {
+            Some(w) => (
+                Gate {
+                    verdict: w.gate_of(),
+                    no_issue_until: w.no_issue_until,
+                },
+                usize::from(w.sub_core),
+            ),
+            None => (Gate::EMPTY, slot % self.subs.len()),
         };
+        debug_assert_eq!(sc, slot % self.subs.len());
         self.gates[slot] = g;
         if slot < 64 {
-            // a slot always belongs to sub-core `slot % sub_cores` (see `Sm::new`)
             let bit = 1u64 << slot;
-            let nsub = self.subs.len();
-            let s = &mut self.subs[slot % nsub];
+            let s = &mut self.subs[sc];
             // set or clear without a data-dependent branch
             let free = 0u64.wrapping_sub(u64::from(g.verdict.is_none()));
             let wait = 0u64.wrapping_sub(u64::from(g.no_issue_until > 0));
