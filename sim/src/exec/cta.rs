@@ -354,6 +354,49 @@ impl<'a> CtaExec<'a> {
         }
     }
 
+    /// The memory error of lane `lane` of warp `w` at address `addr`.
+    #[cold]
+    fn mem_err(
+        &self,
+        w: usize,
+        lane: u32,
+        pc: u32,
+        ins: &ExecInstr,
+        addr: u64,
+        source: MemError,
+    ) -> ExecError {
+        ExecError::Memory {
+            file: self.kernel.file.clone(),
+            line: ins.line,
+            kernel: self.kernel.name.clone(),
+            pc,
+            thread: self.thread(w, lane),
+            addr,
+            source,
+        }
+    }
+
+    /// The memory the first active lane's address `first` hits, to be read directly by a
+    /// load: shared memory, or the global allocation containing it (one search); `None`
+    /// for other spaces (every lane then takes the checked path).
+    #[inline(always)]
+    fn direct_region<'g>(
+        &'g self,
+        global: &'g GlobalMemory,
+        space: Option<mem::Space>,
+        first: u64,
+    ) -> Option<(u64, &'g [u8])> {
+        match space {
+            Some(mem::Space::Shared) => Some((0, self.shared.as_bytes())),
+            Some(mem::Space::Global) | None
+                if mem::classify_generic(first).0 == mem::Space::Global =>
+            {
+                global.region_at(first)
+            }
+            _ => None,
+        }
+    }
+
     /// The error of a failed lane operation of warp `w` (message `msg`; an `unsupported:`
     /// prefix makes it [`ExecError::Unsupported`]), reported for the first lane of `exec`.
     #[cold]
@@ -1568,15 +1611,7 @@ impl<'a> CtaExec<'a> {
         if exec == 0 {
             return Ok(meta);
         }
-        let memerr = |s: &Self, l: u32, a: u64, e: MemError| ExecError::Memory {
-            file: s.kernel.file.clone(),
-            line: ins.line,
-            kernel: s.kernel.name.clone(),
-            pc,
-            thread: s.thread(w, l),
-            addr: a,
-            source: e,
-        };
+        let memerr = |s: &Self, l: u32, a: u64, e: MemError| s.mem_err(w, l, pc, ins, a, e);
         let bits = ins.ty.bits();
         if store {
             let mut vals = Vec::with_capacity(elems.len());
@@ -1600,16 +1635,7 @@ impl<'a> CtaExec<'a> {
         } else {
             // fast path: the allocation (or shared memory) the first active lane hits, read
             // directly; any lane outside it takes the checked path (which reports errors)
-            let first = addrs[exec.trailing_zeros() as usize];
-            let direct: Option<(u64, &[u8])> = match space {
-                Some(mem::Space::Shared) => Some((0, self.shared.as_bytes())),
-                Some(mem::Space::Global) | None
-                    if mem::classify_generic(first).0 == mem::Space::Global =>
-                {
-                    global.region_at(first)
-                }
-                _ => None,
-            };
+            let direct = self.direct_region(global, space, addrs[exec.trailing_zeros() as usize]);
             let signed = ins.ty.is_signed() && bits < 64;
             for (k, e) in elems.iter().enumerate() {
                 let koff = (k * esize) as u64;
@@ -1617,16 +1643,7 @@ impl<'a> CtaExec<'a> {
                     // a 32-bit element into one register: the low 32 bits are the whole value
                     // (sign extension only changes the upper half, which is not stored)
                     let mut out = [0u32; 32];
-                    let miss = match direct {
-                        Some((base, bytes))
-                            if exec == u32::MAX
-                                && warp_words(bytes, base, addrs, koff, pats, &mut out) =>
-                        {
-                            0
-                        }
-                        Some((base, bytes)) => gather32(bytes, base, addrs, koff, exec, &mut out),
-                        None => exec,
-                    };
+                    let miss = direct32(direct, addrs, koff, exec, pats, &mut out);
                     self.load_lanes(global, space, w, addrs, koff, esize, miss, |l, v| {
                         out[l] = v as u32
                     })
@@ -1700,42 +1717,14 @@ impl<'a> CtaExec<'a> {
         }
         let addrs: &[u64; 32] = abuf;
         let space = self.mem_space(ins.space);
-        let first = addrs[exec.trailing_zeros() as usize];
         // the allocation the first active lane hits, read directly (as `exec_ld_st`)
-        let direct = match space {
-            Some(mem::Space::Global) | None
-                if mem::classify_generic(first).0 == mem::Space::Global =>
-            {
-                global.region_at(first)
-            }
-            _ => None,
-        };
-        let miss = match direct {
-            Some((base, bytes))
-                if exec == u32::MAX && warp_words(bytes, base, addrs, 0, pats, out) =>
-            {
-                0
-            }
-            Some((base, bytes)) => gather32(bytes, base, addrs, 0, exec, out),
-            None => {
-                // the checked path sets the lanes of `exec`; the others are 0
-                *out = [0; 32];
-                exec
-            }
-        };
+        let direct = self.direct_region(global, space, addrs[exec.trailing_zeros() as usize]);
+        let miss = direct32(direct, addrs, 0, exec, pats, out);
         if miss != 0 {
             self.load_lanes(global, space, w, addrs, 0, 4, miss, |l, v| {
                 out[l] = v as u32
             })
-            .map_err(|(l, a, e)| ExecError::Memory {
-                file: self.kernel.file.clone(),
-                line: ins.line,
-                kernel: self.kernel.name.clone(),
-                pc,
-                thread: self.thread(w, l),
-                addr: a,
-                source: e,
-            })?;
+            .map_err(|(l, a, e)| self.mem_err(w, l, pc, ins, a, e))?;
         }
         self.store32(regs, w, dst, out, exec)
             .map_err(|m| self.rt_err(w, 0, pc, ins, m))?;
@@ -1784,22 +1773,13 @@ impl<'a> CtaExec<'a> {
             let li = l as usize;
             let tidx = w * 32 + li;
             let a = addrs[li];
-            let memerr = |s: &Self, e: MemError| ExecError::Memory {
-                file: s.kernel.file.clone(),
-                line: ins.line,
-                kernel: s.kernel.name.clone(),
-                pc,
-                thread: s.thread(w, l),
-                addr: a,
-                source: e,
-            };
             let old = self
                 .load(global, space, tidx, a, size)
-                .map_err(|e| memerr(self, e))?;
+                .map_err(|e| self.mem_err(w, l, pc, ins, a, e))?;
             let new = alu::atomic_op(ins.atom, ins.ty, old, b[li], c[li])
                 .map_err(|e| self.unsupported(ins, e))?;
             self.store_mem(global, space, tidx, a, size, new)
-                .map_err(|e| memerr(self, e))?;
+                .map_err(|e| self.mem_err(w, l, pc, ins, a, e))?;
             out[li] = old;
         }
         if ins.op == Opcode::Atom {
@@ -2208,6 +2188,34 @@ fn half_pat(lo: &[u32; 32], hi: Option<&[u32; 32]>, h0: usize) -> HalfPat {
 
 /// Lane offsets `4 l` of a contiguous 16-lane segment.
 const SEQ_STEP32: [u32; 16] = [0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60];
+
+/// A 32-bit load element at offset `koff` from each lane's address, served from `direct`
+/// ([`CtaExec::direct_region`]) where it can be: a full warp with half-warp patterns
+/// ([`warp_words`]), else lane by lane ([`gather32`]). Returns the lanes of `exec` left for
+/// the checked path (all of them without `direct`, `out` then zeroed so that lanes outside
+/// `exec` are 0).
+#[inline(always)]
+fn direct32(
+    direct: Option<(u64, &[u8])>,
+    addrs: &[u64; 32],
+    koff: u64,
+    exec: u32,
+    pats: [HalfPat; 2],
+    out: &mut [u32; 32],
+) -> u32 {
+    match direct {
+        Some((base, bytes))
+            if exec == u32::MAX && warp_words(bytes, base, addrs, koff, pats, out) =>
+        {
+            0
+        }
+        Some((base, bytes)) => gather32(bytes, base, addrs, koff, exec, out),
+        None => {
+            *out = [0; 32];
+            exec
+        }
+    }
+}
 
 /// Serves a whole-warp 32-bit load whose half-warps have the patterns `pats` ([`half_pats`]
 /// of `addrs`) without a per-lane bounds check. Each word must be aligned and lie wholly
