@@ -35,7 +35,7 @@
 use std::cmp::Reverse;
 use std::collections::VecDeque;
 
-use super::activity::{Activity, CoreActivity, MemActivity, RfActivity, StallBreakdown};
+use super::activity::{Activity, CoreActivity, MemActivity, RfActivity};
 use super::config::{ConfigError, GpuConfig, OpTiming, SchedulerPolicy};
 use super::functional::{
     FunctionalWarpModel, InstrInfo, MemOpKind, MemSpaceKind, ModelError, UnitClass, WarpKey,
@@ -184,6 +184,7 @@ struct Collector {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 enum StallKind {
     Issued,
     Idle,
@@ -463,7 +464,14 @@ struct Sm<D: RegisterFileDesign> {
     idle_stalls: Vec<StallKind>,
     idle_exec_busy: u64,
     idle_operand_wait: u64,
+    /// Scheduler cycles per [`StallKind`] (index: the discriminant), folded into
+    /// `act.stalls` at the end of the run ([`Sm::fold_stalls`]).
+    stalls: [u64; N_STALL_KINDS],
 }
+
+/// Number of [`StallKind`] variants (`Barrier` is the last).
+const N_STALL_KINDS: usize = 7;
+const _: () = assert!(StallKind::Barrier as usize + 1 == N_STALL_KINDS);
 
 const N_CLASSES: usize = 13;
 const CLASSES: [UnitClass; N_CLASSES] = [
@@ -865,6 +873,7 @@ where
     let mut name = String::new();
     for sm in sms.iter_mut() {
         sm.flush_idle();
+        sm.fold_stalls();
         for (k, c) in CLASSES.iter().enumerate() {
             if sm.by_class[k] > 0 {
                 *sm.act
@@ -997,6 +1006,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             idle_exec_busy: 0,
             idle_operand_wait: 0,
             idle_pending: 0,
+            stalls: [0; N_STALL_KINDS],
         })
     }
 
@@ -1287,7 +1297,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             return;
         }
         for &k in &self.idle_stalls {
-            Self::count_stall(&mut self.act.stalls, k, n);
+            self.stalls[k as usize] += n;
         }
         self.act.exec_unit_busy_cycles += self.idle_exec_busy * n;
         self.act.operand_wait_cycles += self.idle_operand_wait * n;
@@ -2180,7 +2190,7 @@ impl<D: RegisterFileDesign> Sm<D> {
         if issued > 0 {
             self.subs[sc].dirty = true;
         }
-        Self::count_stall(&mut self.act.stalls, kind, 1);
+        self.stalls[kind as usize] += 1;
         issued > 0
     }
 
@@ -2226,7 +2236,7 @@ impl<D: RegisterFileDesign> Sm<D> {
     fn issue(&mut self, sh: &mut Shared, sc: usize, now: u64) -> Result<bool, TimingError> {
         if !self.subs[sc].dirty && now < self.subs[sc].wake_at {
             // nothing changed since the last evaluation: same decision (no issue)
-            Self::count_stall(&mut self.act.stalls, self.subs[sc].last_stall, 1);
+            self.stalls[self.subs[sc].last_stall as usize] += 1;
             return Ok(false);
         }
         self.subs[sc].dirty = false;
@@ -2299,16 +2309,19 @@ impl<D: RegisterFileDesign> Sm<D> {
         Ok(self.end_issue(sc, issued, reason))
     }
 
-    fn count_stall(s: &mut StallBreakdown, k: StallKind, n: u64) {
-        match k {
-            StallKind::Issued => s.issued += n,
-            StallKind::Idle => s.idle += n,
-            StallKind::NoInstruction => s.no_instruction += n,
-            StallKind::Scoreboard => s.scoreboard += n,
-            StallKind::Memory => s.memory += n,
-            StallKind::CollectorFull => s.collector_full += n,
-            StallKind::Barrier => s.barrier += n,
-        }
+    /// Adds the scheduler-cycle counts per [`StallKind`] (`stalls`, indexed by the kind:
+    /// an add where a `match` on the kind was a data-dependent jump every scheduler cycle)
+    /// to the activity record.
+    fn fold_stalls(&mut self) {
+        let s = &mut self.act.stalls;
+        let c = std::mem::take(&mut self.stalls);
+        s.issued += c[StallKind::Issued as usize];
+        s.idle += c[StallKind::Idle as usize];
+        s.no_instruction += c[StallKind::NoInstruction as usize];
+        s.scoreboard += c[StallKind::Scoreboard as usize];
+        s.memory += c[StallKind::Memory as usize];
+        s.collector_full += c[StallKind::CollectorFull as usize];
+        s.barrier += c[StallKind::Barrier as usize];
     }
 
     fn issue_to(
@@ -2462,7 +2475,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             return;
         }
         for s in &self.subs {
-            Self::count_stall(&mut self.act.stalls, s.last_stall, n);
+            self.stalls[s.last_stall as usize] += n;
             for c in &s.collectors {
                 if c.busy {
                     self.act.operand_wait_cycles += n;
