@@ -1166,7 +1166,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             for s in self.subs.iter_mut() {
                 s.last_stall = StallKind::Idle;
             }
-            self.act.stalls.idle += self.subs.len() as u64;
+            self.stalls[StallKind::Idle as usize] += self.subs.len() as u64;
             return Ok(false);
         }
         if now < self.idle_until {
