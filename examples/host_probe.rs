@@ -1,0 +1,154 @@
+//! Is a slow `timing_sim` figure the simulator's or the host's?
+//!
+//! Alternates, `ROUNDS` times (default 20), three host probes with one simulation of the
+//! `timing_sim` bench's workload (matrixMul naive, n = 128, rtx2060, baseline):
+//! - `alu`: a register-only loop (8 independent integer chains, no memory operand), ms;
+//! - `chase_32k` / `chase_1m`: a dependent pointer chase over a random cyclic permutation of
+//!   64-byte lines in a 32 KiB (L1d-sized) / 1 MiB (L2-sized) buffer, ns per load;
+//! - `sim`: the simulation's speed, M warp instructions per second.
+//!
+//! Prints one line per round, the spread (max / min) of each column and the Pearson correlation
+//! of each probe with the simulation's time, the simulation's median speed, and its median over
+//! the quarter of the rounds whose `chase_1m` was fastest (the quietest data caches seen). A host whose data caches are shared with other
+//! tenants shows the chases' latencies moving with the simulator's speed while `alu` stays
+//! put. Run it pinned to one core, next to nothing else:
+//!
+//! ```sh
+//! cargo build --release --example host_probe
+//! taskset -c 1 target/release/examples/host_probe 40
+//! ```
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use regwatt_designs::config::{preset, GpuPreset};
+use regwatt_designs::exec_model::simulate_spec;
+use regwatt_designs::DesignSpec;
+use regwatt_sim::timing::RunOptions;
+
+/// Line size of the chased buffer (x86-64 and AArch64 L1d lines).
+const LINE: usize = 64;
+const WORDS_PER_LINE: usize = LINE / 8;
+
+/// A random cyclic permutation of the buffer's lines: word `8·i` holds the word index of the
+/// next line visited. The order comes from a 64-bit LCG (Knuth, MMIX constants), so every
+/// run chases the same cycle.
+fn chase_buffer(bytes: usize) -> Vec<usize> {
+    let n = bytes / LINE;
+    let mut order: Vec<usize> = (0..n).collect();
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    for i in (1..n).rev() {
+        x = x
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        let j = ((x >> 33) as usize) % (i + 1);
+        order.swap(i, j);
+    }
+    let mut buf = vec![0usize; n * WORDS_PER_LINE];
+    for k in 0..n {
+        buf[order[k] * WORDS_PER_LINE] = order[(k + 1) % n] * WORDS_PER_LINE;
+    }
+    buf
+}
+
+/// Nanoseconds per dependent load over `buf` (one warm-up lap first).
+fn chase_ns(buf: &[usize], loads: usize) -> f64 {
+    let mut p = 0usize;
+    for _ in 0..buf.len() / WORDS_PER_LINE {
+        p = buf[p];
+    }
+    let t = Instant::now();
+    for _ in 0..loads {
+        p = buf[p];
+    }
+    black_box(p);
+    t.elapsed().as_secs_f64() * 1e9 / loads as f64
+}
+
+/// Milliseconds for a register-only loop: eight independent add/shift/xor chains.
+fn alu_ms(iters: u64) -> f64 {
+    let t = Instant::now();
+    let mut v: [u64; 8] = black_box([1, 2, 3, 4, 5, 6, 7, 8]);
+    for i in 0..iters {
+        for x in v.iter_mut() {
+            *x = x.wrapping_add(i ^ (*x >> 3));
+            *x ^= *x << 1;
+        }
+        v = black_box(v);
+    }
+    black_box(v);
+    t.elapsed().as_secs_f64() * 1e3
+}
+
+fn pearson(a: &[f64], b: &[f64]) -> f64 {
+    let n = a.len() as f64;
+    let (ma, mb) = (a.iter().sum::<f64>() / n, b.iter().sum::<f64>() / n);
+    let cov: f64 = a.iter().zip(b).map(|(x, y)| (x - ma) * (y - mb)).sum();
+    let va: f64 = a.iter().map(|x| (x - ma).powi(2)).sum();
+    let vb: f64 = b.iter().map(|y| (y - mb).powi(2)).sum();
+    cov / (va * vb).sqrt()
+}
+
+fn main() -> anyhow::Result<()> {
+    let rounds: usize = match std::env::args().nth(1) {
+        Some(s) => s
+            .parse()
+            .map_err(|e| anyhow::anyhow!("ROUNDS `{s}`: {e}"))?,
+        None => 20,
+    };
+    anyhow::ensure!(rounds >= 2, "ROUNDS must be at least 2");
+    let w = regwatt_workloads::get("matrixMul_naive")?;
+    let spec = w.load_spec()?;
+    let cfg = preset(GpuPreset::Rtx2060)?;
+    let opts = RunOptions::default();
+    let small = chase_buffer(32 << 10);
+    let large = chase_buffer(1 << 20);
+    println!("round    alu_ms  chase_32k_ns  chase_1m_ns  sim_M/s");
+    let mut cols: [Vec<f64>; 5] = Default::default();
+    for r in 0..rounds {
+        let alu = alu_ms(20_000_000);
+        let c32 = chase_ns(&small, 5_000_000);
+        let c1m = chase_ns(&large, 5_000_000);
+        let t = Instant::now();
+        let s = simulate_spec(&spec, DesignSpec::Baseline, &cfg, &opts)?;
+        let secs = t.elapsed().as_secs_f64();
+        let rate = s.activity.core.warp_instructions as f64 / secs / 1e6;
+        println!("{r:>5} {alu:>9.1} {c32:>13.2} {c1m:>12.2} {rate:>8.2}");
+        for (c, v) in cols.iter_mut().zip([alu, c32, c1m, rate, secs]) {
+            c.push(v);
+        }
+    }
+    let spread = |v: &[f64]| {
+        let max = v.iter().cloned().fold(f64::MIN, f64::max);
+        let min = v.iter().cloned().fold(f64::MAX, f64::min);
+        max / min
+    };
+    println!(
+        "max/min {:>7.2} {:>13.2} {:>12.2} {:>8.2}",
+        spread(&cols[0]),
+        spread(&cols[1]),
+        spread(&cols[2]),
+        spread(&cols[3])
+    );
+    println!(
+        "corr with sim time {:>4.2} {:>13.2} {:>12.2}",
+        pearson(&cols[0], &cols[4]),
+        pearson(&cols[1], &cols[4]),
+        pearson(&cols[2], &cols[4])
+    );
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    // the rounds whose L2-sized chase was in its fastest quartile: the quietest host seen
+    let mut by_chase: Vec<(f64, f64)> = cols[2].iter().copied().zip(cols[3].clone()).collect();
+    by_chase.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let quiet: Vec<f64> = by_chase[..rounds.div_ceil(4)].iter().map(|p| p.1).collect();
+    println!(
+        "sim median {:.2} M/s; in the {} rounds with the fastest chase_1m: {:.2} M/s",
+        median(cols[3].clone()),
+        quiet.len(),
+        median(quiet)
+    );
+    Ok(())
+}
