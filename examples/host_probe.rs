@@ -89,6 +89,17 @@ fn pearson(a: &[f64], b: &[f64]) -> f64 {
     cov / (va * vb).sqrt()
 }
 
+/// The median (the mean of the two middle values for an even count); `v` is not empty.
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
 fn main() -> anyhow::Result<()> {
     let rounds: usize = match std::env::args().nth(1) {
         Some(s) => s
@@ -104,49 +115,46 @@ fn main() -> anyhow::Result<()> {
     let small = chase_buffer(32 << 10);
     let large = chase_buffer(1 << 20);
     println!("round    alu_ms  chase_32k_ns  chase_1m_ns  sim_M/s");
-    let mut cols: [Vec<f64>; 5] = Default::default();
+    let (mut alu, mut c32, mut c1m) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut rate, mut secs) = (Vec::new(), Vec::new());
     for r in 0..rounds {
-        let alu = alu_ms(20_000_000);
-        let c32 = chase_ns(&small, 5_000_000);
-        let c1m = chase_ns(&large, 5_000_000);
+        alu.push(alu_ms(20_000_000));
+        c32.push(chase_ns(&small, 5_000_000));
+        c1m.push(chase_ns(&large, 5_000_000));
         let t = Instant::now();
         let s = simulate_spec(&spec, DesignSpec::Baseline, &cfg, &opts)?;
-        let secs = t.elapsed().as_secs_f64();
-        let rate = s.activity.core.warp_instructions as f64 / secs / 1e6;
-        println!("{r:>5} {alu:>9.1} {c32:>13.2} {c1m:>12.2} {rate:>8.2}");
-        for (c, v) in cols.iter_mut().zip([alu, c32, c1m, rate, secs]) {
-            c.push(v);
-        }
+        secs.push(t.elapsed().as_secs_f64());
+        rate.push(s.activity.core.warp_instructions as f64 / secs[r] / 1e6);
+        println!(
+            "{r:>5} {:>9.1} {:>13.2} {:>12.2} {:>8.2}",
+            alu[r], c32[r], c1m[r], rate[r]
+        );
     }
     let spread = |v: &[f64]| {
-        let max = v.iter().cloned().fold(f64::MIN, f64::max);
-        let min = v.iter().cloned().fold(f64::MAX, f64::min);
+        let max = v.iter().copied().fold(f64::MIN, f64::max);
+        let min = v.iter().copied().fold(f64::MAX, f64::min);
         max / min
     };
     println!(
         "max/min {:>7.2} {:>13.2} {:>12.2} {:>8.2}",
-        spread(&cols[0]),
-        spread(&cols[1]),
-        spread(&cols[2]),
-        spread(&cols[3])
+        spread(&alu),
+        spread(&c32),
+        spread(&c1m),
+        spread(&rate)
     );
     println!(
         "corr with sim time {:>4.2} {:>13.2} {:>12.2}",
-        pearson(&cols[0], &cols[4]),
-        pearson(&cols[1], &cols[4]),
-        pearson(&cols[2], &cols[4])
+        pearson(&alu, &secs),
+        pearson(&c32, &secs),
+        pearson(&c1m, &secs)
     );
-    let median = |mut v: Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
-    // the rounds whose L2-sized chase was in its fastest quartile: the quietest host seen
-    let mut by_chase: Vec<(f64, f64)> = cols[2].iter().copied().zip(cols[3].clone()).collect();
+    // the quarter of the rounds whose L2-sized chase was fastest: the quietest host seen
+    let mut by_chase: Vec<(f64, f64)> = c1m.iter().copied().zip(rate.iter().copied()).collect();
     by_chase.sort_by(|a, b| a.0.total_cmp(&b.0));
     let quiet: Vec<f64> = by_chase[..rounds.div_ceil(4)].iter().map(|p| p.1).collect();
     println!(
         "sim median {:.2} M/s; in the {} rounds with the fastest chase_1m: {:.2} M/s",
-        median(cols[3].clone()),
+        median(rate),
         quiet.len(),
         median(quiet)
     );
