@@ -9,9 +9,9 @@
 //!
 //! Prints one line per round, the spread (max / min) of each column and the Pearson correlation
 //! of each probe with the simulation's time, the simulation's median speed, and its median over
-//! the quarter of the rounds whose `chase_1m` was fastest (the quietest data caches seen). A host whose data caches are shared with other
-//! tenants shows the chases' latencies moving with the simulator's speed while `alu` stays
-//! put. Run it pinned to one core, next to nothing else:
+//! the quarter of the rounds whose `chase_1m` was fastest (the quietest data caches seen). A
+//! host whose data caches are shared with other tenants shows the chases' latencies moving with
+//! the simulator's speed while `alu` stays put. Run it pinned to one core, next to nothing else:
 //!
 //! ```sh
 //! cargo build --release --example host_probe
