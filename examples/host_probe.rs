@@ -1,17 +1,21 @@
 //! Is a slow `timing_sim` figure the simulator's or the host's?
 //!
-//! Alternates, `ROUNDS` times (default 20), three host probes with one simulation of the
+//! Alternates, `ROUNDS` times (default 20), four host probes with one simulation of the
 //! `timing_sim` bench's workload (matrixMul naive, n = 128, rtx2060, baseline):
 //! - `alu`: a register-only loop (8 independent integer chains, no memory operand), ms;
 //! - `chase_32k` / `chase_1m`: a dependent pointer chase over a random cyclic permutation of
 //!   64-byte lines in a 32 KiB (L1d-sized) / 1 MiB (L2-sized) buffer, ns per load;
+//! - `mlp_1m`: independent loads at pseudo-random lines of the same 1 MiB buffer (eight
+//!   interleaved address streams, nothing waits for a loaded value), ns per load: bounded by
+//!   how many misses the core keeps in flight (its reorder window and fill buffers, which a
+//!   sibling hardware thread shares), where a dependent chase is bounded by latency alone;
 //! - `sim`: the simulation's speed, M warp instructions per second.
 //!
 //! Prints one line per round, the spread (max / min) of each column and the Pearson correlation
-//! of each probe with the simulation's time, the simulation's median speed, and its median over
-//! the quarter of the rounds whose `chase_1m` was fastest (the quietest data caches seen). A
-//! host whose data caches are shared with other tenants shows the chases' latencies moving with
-//! the simulator's speed while `alu` stays put. Run it pinned to one core, next to nothing else:
+//! of each probe with the simulation's time, the simulation's median speed, and its medians over
+//! the quarter of the rounds whose `chase_1m`, and whose `mlp_1m`, was fastest. A host whose
+//! core is shared with other tenants shows the memory probes moving with the simulator's speed
+//! while `alu` stays put. Run it pinned to one core, next to nothing else:
 //!
 //! ```sh
 //! cargo build --release --example host_probe
@@ -65,6 +69,27 @@ fn chase_ns(buf: &[usize], loads: usize) -> f64 {
     t.elapsed().as_secs_f64() * 1e9 / loads as f64
 }
 
+/// Nanoseconds per load for `loads` independent loads from `buf`: eight LCG address streams
+/// (Knuth's MMIX constants, one multiply-add per load), each picking a line index from the
+/// high bits of its state, and a sum no load depends on.
+fn mlp_ns(buf: &[usize], loads: usize) -> f64 {
+    let lines = (buf.len() / WORDS_PER_LINE) as u64;
+    let mut x: [u64; 8] = black_box([1, 2, 3, 4, 5, 6, 7, 8]);
+    let mut sum = 0usize;
+    let t = Instant::now();
+    for _ in 0..loads / 8 {
+        for s in x.iter_mut() {
+            *s = s
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let line = ((*s >> 32) * lines) >> 32;
+            sum = sum.wrapping_add(buf[line as usize * WORDS_PER_LINE]);
+        }
+    }
+    black_box(sum);
+    t.elapsed().as_secs_f64() * 1e9 / (loads / 8 * 8) as f64
+}
+
 /// Milliseconds for a register-only loop: eight independent add/shift/xor chains.
 fn alu_ms(iters: u64) -> f64 {
     let t = Instant::now();
@@ -114,20 +139,21 @@ fn main() -> anyhow::Result<()> {
     let opts = RunOptions::default();
     let small = chase_buffer(32 << 10);
     let large = chase_buffer(1 << 20);
-    println!("round    alu_ms  chase_32k_ns  chase_1m_ns  sim_M/s");
-    let (mut alu, mut c32, mut c1m) = (Vec::new(), Vec::new(), Vec::new());
+    println!("round    alu_ms  chase_32k_ns  chase_1m_ns  mlp_1m_ns  sim_M/s");
+    let (mut alu, mut c32, mut c1m, mut mlp) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut rate, mut secs) = (Vec::new(), Vec::new());
     for r in 0..rounds {
         alu.push(alu_ms(20_000_000));
         c32.push(chase_ns(&small, 5_000_000));
         c1m.push(chase_ns(&large, 5_000_000));
+        mlp.push(mlp_ns(&large, 5_000_000));
         let t = Instant::now();
         let s = simulate_spec(&spec, DesignSpec::Baseline, &cfg, &opts)?;
         secs.push(t.elapsed().as_secs_f64());
         rate.push(s.activity.core.warp_instructions as f64 / secs[r] / 1e6);
         println!(
-            "{r:>5} {:>9.1} {:>13.2} {:>12.2} {:>8.2}",
-            alu[r], c32[r], c1m[r], rate[r]
+            "{r:>5} {:>9.1} {:>13.2} {:>12.2} {:>10.2} {:>8.2}",
+            alu[r], c32[r], c1m[r], mlp[r], rate[r]
         );
     }
     let spread = |v: &[f64]| {
@@ -136,27 +162,34 @@ fn main() -> anyhow::Result<()> {
         max / min
     };
     println!(
-        "max/min {:>7.2} {:>13.2} {:>12.2} {:>8.2}",
+        "max/min {:>7.2} {:>13.2} {:>12.2} {:>10.2} {:>8.2}",
         spread(&alu),
         spread(&c32),
         spread(&c1m),
+        spread(&mlp),
         spread(&rate)
     );
     println!(
-        "corr with sim time {:>4.2} {:>13.2} {:>12.2}",
+        "corr with sim time {:>4.2} {:>13.2} {:>12.2} {:>10.2}",
         pearson(&alu, &secs),
         pearson(&c32, &secs),
-        pearson(&c1m, &secs)
+        pearson(&c1m, &secs),
+        pearson(&mlp, &secs)
     );
-    // the quarter of the rounds whose L2-sized chase was fastest: the quietest host seen
-    let mut by_chase: Vec<(f64, f64)> = c1m.iter().copied().zip(rate.iter().copied()).collect();
-    by_chase.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let quiet: Vec<f64> = by_chase[..rounds.div_ceil(4)].iter().map(|p| p.1).collect();
+    // for each probe, the quarter of the rounds in which it was fastest: the quietest host
+    // that probe saw
+    let quiet = |probe: &[f64]| {
+        let mut by: Vec<(f64, f64)> = probe.iter().copied().zip(rate.iter().copied()).collect();
+        by.sort_by(|a, b| a.0.total_cmp(&b.0));
+        median(by[..rounds.div_ceil(4)].iter().map(|p| p.1).collect())
+    };
     println!(
-        "sim median {:.2} M/s; in the {} rounds with the fastest chase_1m: {:.2} M/s",
-        median(rate),
-        quiet.len(),
-        median(quiet)
+        "sim median {:.2} M/s; over the {} rounds with the fastest chase_1m {:.2} M/s, \
+         with the fastest mlp_1m {:.2} M/s",
+        median(rate.clone()),
+        rounds.div_ceil(4),
+        quiet(&c1m),
+        quiet(&mlp)
     );
     Ok(())
 }
