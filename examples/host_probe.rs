@@ -34,17 +34,21 @@ use regwatt_sim::timing::RunOptions;
 const LINE: usize = 64;
 const WORDS_PER_LINE: usize = LINE / 8;
 
+/// One step of Knuth's 64-bit MMIX linear congruential generator: every run of the probes
+/// visits the same addresses.
+fn lcg(x: u64) -> u64 {
+    x.wrapping_mul(6_364_136_223_846_793_005)
+        .wrapping_add(1_442_695_040_888_963_407)
+}
+
 /// A random cyclic permutation of the buffer's lines: word `8·i` holds the word index of the
-/// next line visited. The order comes from a 64-bit LCG (Knuth, MMIX constants), so every
-/// run chases the same cycle.
+/// next line visited, in an order drawn with [`lcg`].
 fn chase_buffer(bytes: usize) -> Vec<usize> {
     let n = bytes / LINE;
     let mut order: Vec<usize> = (0..n).collect();
     let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
     for i in (1..n).rev() {
-        x = x
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
+        x = lcg(x);
         let j = ((x >> 33) as usize) % (i + 1);
         order.swap(i, j);
     }
@@ -69,9 +73,9 @@ fn chase_ns(buf: &[usize], loads: usize) -> f64 {
     t.elapsed().as_secs_f64() * 1e9 / loads as f64
 }
 
-/// Nanoseconds per load for `loads` independent loads from `buf`: eight LCG address streams
-/// (Knuth's MMIX constants, one multiply-add per load), each picking a line index from the
-/// high bits of its state, and a sum no load depends on.
+/// Nanoseconds per load for `loads` independent loads from `buf`: eight [`lcg`] address
+/// streams (one multiply-add per load), each picking a line index from the high bits of its
+/// state, and a sum no load depends on.
 fn mlp_ns(buf: &[usize], loads: usize) -> f64 {
     let lines = (buf.len() / WORDS_PER_LINE) as u64;
     let mut x: [u64; 8] = black_box([1, 2, 3, 4, 5, 6, 7, 8]);
@@ -79,9 +83,7 @@ fn mlp_ns(buf: &[usize], loads: usize) -> f64 {
     let t = Instant::now();
     for _ in 0..loads / 8 {
         for s in x.iter_mut() {
-            *s = s
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
+            *s = lcg(*s);
             let line = ((*s >> 32) * lines) >> 32;
             sum = sum.wrapping_add(buf[line as usize * WORDS_PER_LINE]);
         }
@@ -183,13 +185,14 @@ fn main() -> anyhow::Result<()> {
         by.sort_by(|a, b| a.0.total_cmp(&b.0));
         median(by[..rounds.div_ceil(4)].iter().map(|p| p.1).collect())
     };
+    let (quiet_chase, quiet_mlp) = (quiet(&c1m), quiet(&mlp));
     println!(
         "sim median {:.2} M/s; over the {} rounds with the fastest chase_1m {:.2} M/s, \
          with the fastest mlp_1m {:.2} M/s",
-        median(rate.clone()),
+        median(rate),
         rounds.div_ceil(4),
-        quiet(&c1m),
-        quiet(&mlp)
+        quiet_chase,
+        quiet_mlp
     );
     Ok(())
 }
