@@ -1,10 +1,11 @@
 //! Is a slow `timing_sim` figure the simulator's or the host's?
 //!
-//! Alternates, `ROUNDS` times (default 20), four host probes with one simulation of the
+//! Alternates, `ROUNDS` times (default 20), five host probes with one simulation of the
 //! `timing_sim` bench's workload (matrixMul naive, n = 128, rtx2060, baseline):
 //! - `alu`: a register-only loop (8 independent integer chains, no memory operand), ms;
-//! - `chase_32k` / `chase_1m`: a dependent pointer chase over a random cyclic permutation of
-//!   64-byte lines in a 32 KiB (L1d-sized) / 1 MiB (L2-sized) buffer, ns per load;
+//! - `chase_32k` / `chase_1m` / `chase_16m`: a dependent pointer chase over a random cyclic
+//!   permutation of 64-byte lines in a 32 KiB (L1d-sized), 1 MiB (L2-sized) or 16 MiB buffer
+//!   (beyond the 2 MiB L2 of this host's cores), ns per load;
 //! - `mlp_1m`: independent loads at pseudo-random lines of the same 1 MiB buffer (eight
 //!   interleaved address streams, nothing waits for a loaded value), ns per load: bounded by
 //!   how many misses the core keeps in flight (its reorder window and fill buffers, which a
@@ -13,7 +14,7 @@
 //!
 //! Prints one line per round, the spread (max / min) of each column and the Pearson correlation
 //! of each probe with the simulation's time, the simulation's median speed, and its medians over
-//! the quarter of the rounds whose `chase_1m`, and whose `mlp_1m`, was fastest. A host whose
+//! the quarter of the rounds whose `chase_1m`, `chase_16m` and `mlp_1m` were fastest. A host whose
 //! core is shared with other tenants shows the memory probes moving with the simulator's speed
 //! while `alu` stays put. Run it pinned to one core, next to nothing else:
 //!
@@ -141,21 +142,24 @@ fn main() -> anyhow::Result<()> {
     let opts = RunOptions::default();
     let small = chase_buffer(32 << 10);
     let large = chase_buffer(1 << 20);
-    println!("round    alu_ms  chase_32k_ns  chase_1m_ns  mlp_1m_ns  sim_M/s");
+    let huge = chase_buffer(16 << 20);
+    println!("round    alu_ms  chase_32k_ns  chase_1m_ns  chase_16m_ns  mlp_1m_ns  sim_M/s");
     let (mut alu, mut c32, mut c1m, mut mlp) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut c16m = Vec::new();
     let (mut rate, mut secs) = (Vec::new(), Vec::new());
     for r in 0..rounds {
         alu.push(alu_ms(20_000_000));
         c32.push(chase_ns(&small, 5_000_000));
         c1m.push(chase_ns(&large, 5_000_000));
+        c16m.push(chase_ns(&huge, 2_000_000));
         mlp.push(mlp_ns(&large, 5_000_000));
         let t = Instant::now();
         let s = simulate_spec(&spec, DesignSpec::Baseline, &cfg, &opts)?;
         secs.push(t.elapsed().as_secs_f64());
         rate.push(s.activity.core.warp_instructions as f64 / secs[r] / 1e6);
         println!(
-            "{r:>5} {:>9.1} {:>13.2} {:>12.2} {:>10.2} {:>8.2}",
-            alu[r], c32[r], c1m[r], mlp[r], rate[r]
+            "{r:>5} {:>9.1} {:>13.2} {:>12.2} {:>13.2} {:>10.2} {:>8.2}",
+            alu[r], c32[r], c1m[r], c16m[r], mlp[r], rate[r]
         );
     }
     let spread = |v: &[f64]| {
@@ -164,18 +168,20 @@ fn main() -> anyhow::Result<()> {
         max / min
     };
     println!(
-        "max/min {:>7.2} {:>13.2} {:>12.2} {:>10.2} {:>8.2}",
+        "max/min {:>7.2} {:>13.2} {:>12.2} {:>13.2} {:>10.2} {:>8.2}",
         spread(&alu),
         spread(&c32),
         spread(&c1m),
+        spread(&c16m),
         spread(&mlp),
         spread(&rate)
     );
     println!(
-        "corr with sim time {:>4.2} {:>13.2} {:>12.2} {:>10.2}",
+        "corr with sim time {:>4.2} {:>13.2} {:>12.2} {:>13.2} {:>10.2}",
         pearson(&alu, &secs),
         pearson(&c32, &secs),
         pearson(&c1m, &secs),
+        pearson(&c16m, &secs),
         pearson(&mlp, &secs)
     );
     // for each probe, the quarter of the rounds in which it was fastest: the quietest host
@@ -185,13 +191,14 @@ fn main() -> anyhow::Result<()> {
         by.sort_by(|a, b| a.0.total_cmp(&b.0));
         median(by[..rounds.div_ceil(4)].iter().map(|p| p.1).collect())
     };
-    let (quiet_chase, quiet_mlp) = (quiet(&c1m), quiet(&mlp));
+    let (quiet_chase, quiet_l3, quiet_mlp) = (quiet(&c1m), quiet(&c16m), quiet(&mlp));
     println!(
         "sim median {:.2} M/s; over the {} rounds with the fastest chase_1m {:.2} M/s, \
-         with the fastest mlp_1m {:.2} M/s",
+         with the fastest chase_16m {:.2} M/s, with the fastest mlp_1m {:.2} M/s",
         median(rate),
         rounds.div_ceil(4),
         quiet_chase,
+        quiet_l3,
         quiet_mlp
     );
     Ok(())
