@@ -13,8 +13,8 @@
 //! - `sim`: the simulation's speed, M warp instructions per second.
 //!
 //! Prints one line per round, the spread (max / min) of each column and the Pearson correlation
-//! of each probe with the simulation's time, the simulation's median speed, and its medians over
-//! the quarter of the rounds whose `chase_1m`, `chase_16m` and `mlp_1m` were fastest. A host whose
+//! of each probe with the simulation's time, the simulation's median speed, and its median over
+//! the quarter of the rounds in which each probe was fastest. A host whose
 //! core is shared with other tenants shows the memory probes moving with the simulator's speed
 //! while `alu` stays put. Run it pinned to one core, next to nothing else:
 //!
@@ -128,6 +128,24 @@ fn median(mut v: Vec<f64>) -> f64 {
     }
 }
 
+/// Column names of the probes, in the order [`main`] runs them each round.
+const PROBES: [&str; 5] = [
+    "alu_ms",
+    "chase_32k_ns",
+    "chase_1m_ns",
+    "chase_16m_ns",
+    "mlp_1m_ns",
+];
+
+/// One output line: `label`, then each value right-aligned under its column name.
+fn line(label: &str, names: &[&str], values: &[f64]) -> String {
+    let mut s = format!("{label:<8}");
+    for (n, v) in names.iter().zip(values) {
+        s += &format!(" {v:>w$.2}", w = n.len());
+    }
+    s
+}
+
 fn main() -> anyhow::Result<()> {
     let rounds: usize = match std::env::args().nth(1) {
         Some(s) => s
@@ -143,23 +161,29 @@ fn main() -> anyhow::Result<()> {
     let small = chase_buffer(32 << 10);
     let large = chase_buffer(1 << 20);
     let huge = chase_buffer(16 << 20);
-    println!("round    alu_ms  chase_32k_ns  chase_1m_ns  chase_16m_ns  mlp_1m_ns  sim_M/s");
-    let (mut alu, mut c32, mut c1m, mut mlp) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let mut c16m = Vec::new();
+    let mut names = PROBES.to_vec();
+    names.push("sim_M/s");
+    println!("{:<8} {}", "round", names.join(" "));
+    let mut probes: [Vec<f64>; PROBES.len()] = Default::default();
     let (mut rate, mut secs) = (Vec::new(), Vec::new());
     for r in 0..rounds {
-        alu.push(alu_ms(20_000_000));
-        c32.push(chase_ns(&small, 5_000_000));
-        c1m.push(chase_ns(&large, 5_000_000));
-        c16m.push(chase_ns(&huge, 2_000_000));
-        mlp.push(mlp_ns(&large, 5_000_000));
+        let row = [
+            alu_ms(20_000_000),
+            chase_ns(&small, 5_000_000),
+            chase_ns(&large, 5_000_000),
+            chase_ns(&huge, 2_000_000),
+            mlp_ns(&large, 5_000_000),
+        ];
         let t = Instant::now();
         let s = simulate_spec(&spec, DesignSpec::Baseline, &cfg, &opts)?;
         secs.push(t.elapsed().as_secs_f64());
         rate.push(s.activity.core.warp_instructions as f64 / secs[r] / 1e6);
+        for (p, v) in probes.iter_mut().zip(row) {
+            p.push(v);
+        }
         println!(
-            "{r:>5} {:>9.1} {:>13.2} {:>12.2} {:>13.2} {:>10.2} {:>8.2}",
-            alu[r], c32[r], c1m[r], c16m[r], mlp[r], rate[r]
+            "{}",
+            line(&r.to_string(), &names, &[&row[..], &[rate[r]]].concat())
         );
     }
     let spread = |v: &[f64]| {
@@ -167,39 +191,26 @@ fn main() -> anyhow::Result<()> {
         let min = v.iter().copied().fold(f64::MAX, f64::min);
         max / min
     };
+    let mut spreads: Vec<f64> = probes.iter().map(|p| spread(p)).collect();
+    spreads.push(spread(&rate));
+    println!("{}", line("max/min", &names, &spreads));
+    let corr: Vec<f64> = probes.iter().map(|p| pearson(p, &secs)).collect();
     println!(
-        "max/min {:>7.2} {:>13.2} {:>12.2} {:>13.2} {:>10.2} {:>8.2}",
-        spread(&alu),
-        spread(&c32),
-        spread(&c1m),
-        spread(&c16m),
-        spread(&mlp),
-        spread(&rate)
-    );
-    println!(
-        "corr with sim time {:>4.2} {:>13.2} {:>12.2} {:>13.2} {:>10.2}",
-        pearson(&alu, &secs),
-        pearson(&c32, &secs),
-        pearson(&c1m, &secs),
-        pearson(&c16m, &secs),
-        pearson(&mlp, &secs)
+        "{}  (correlation with the simulation's time)",
+        line("corr", &names, &corr)
     );
     // for each probe, the quarter of the rounds in which it was fastest: the quietest host
     // that probe saw
+    let quarter = rounds.div_ceil(4);
     let quiet = |probe: &[f64]| {
         let mut by: Vec<(f64, f64)> = probe.iter().copied().zip(rate.iter().copied()).collect();
         by.sort_by(|a, b| a.0.total_cmp(&b.0));
-        median(by[..rounds.div_ceil(4)].iter().map(|p| p.1).collect())
+        median(by[..quarter].iter().map(|p| p.1).collect())
     };
-    let (quiet_chase, quiet_l3, quiet_mlp) = (quiet(&c1m), quiet(&c16m), quiet(&mlp));
-    println!(
-        "sim median {:.2} M/s; over the {} rounds with the fastest chase_1m {:.2} M/s, \
-         with the fastest chase_16m {:.2} M/s, with the fastest mlp_1m {:.2} M/s",
-        median(rate),
-        rounds.div_ceil(4),
-        quiet_chase,
-        quiet_l3,
-        quiet_mlp
-    );
+    let quiet_medians: Vec<f64> = probes.iter().map(|p| quiet(p)).collect();
+    println!("sim median {:.2} M/s", median(rate));
+    for (n, q) in PROBES.iter().zip(quiet_medians) {
+        println!("sim median over the {quarter} rounds with the fastest {n}: {q:.2} M/s");
+    }
     Ok(())
 }
