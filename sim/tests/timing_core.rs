@@ -11,7 +11,7 @@ use regwatt_sim::timing::rf::{
     NoStats, OperandRef, ReadOutcome, RegId, RegisterFileDesign, ReleaseCause, RfCtx, RfError,
     RfLayout, Route, WarpSlot, WriteOutcome, WriteRef,
 };
-use regwatt_sim::timing::{run, RunOptions, TimingError};
+use regwatt_sim::timing::{run, RunOptions, TimingError, MAX_CYCLES};
 use support::FlatRf;
 
 const HEADER: &str = ".version 7.0\n.target sm_75\n.address_size 64\n";
@@ -517,6 +517,35 @@ fn cycle_limit_is_an_error_not_a_hang() {
         &RunOptions { max_cycles: 50 },
     );
     assert!(matches!(e, Err(TimingError::CycleLimit { .. })));
+}
+
+/// Event times are kept in 41 bits: a cycle limit above `MAX_CYCLES` is refused up front,
+/// and the largest accepted one runs normally.
+#[test]
+fn issue5_cycle_limit_above_the_supported_range_is_an_error() {
+    let c = cfg();
+    let e = run(
+        &c,
+        &mut model(&mem_kernel(4), 4, 64),
+        |_| FlatRf::new(&c),
+        &RunOptions {
+            max_cycles: MAX_CYCLES + 1,
+        },
+    );
+    assert!(
+        matches!(e, Err(TimingError::CycleLimitTooLarge { limit, max })
+            if limit == MAX_CYCLES + 1 && max == MAX_CYCLES),
+        "{e:?}"
+    );
+    let ok = run(
+        &c,
+        &mut model(&mem_kernel(4), 4, 64),
+        |_| FlatRf::new(&c),
+        &RunOptions {
+            max_cycles: MAX_CYCLES,
+        },
+    );
+    assert!(ok.is_ok(), "{ok:?}");
 }
 
 #[test]

@@ -40,8 +40,9 @@ pub struct Args {
     /// Only these workloads (comma-separated; default: all).
     #[arg(long, value_delimiter = ',')]
     pub workloads: Vec<String>,
-    /// Abort a launch after this many core cycles.
-    #[arg(long, default_value_t = RunOptions::default().max_cycles)]
+    /// Abort a launch after this many core cycles (at most 2^40).
+    #[arg(long, default_value_t = RunOptions::default().max_cycles,
+          value_parser = clap::value_parser!(u64).range(1..=regwatt_sim::timing::MAX_CYCLES))]
     pub max_cycles: u64,
 }
 

@@ -60,8 +60,9 @@ pub struct Args {
     /// Write report.json, energy.csv and resolved_config.toml into DIR.
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Abort a launch after this many core cycles.
-    #[arg(long, default_value_t = RunOptions::default().max_cycles)]
+    /// Abort a launch after this many core cycles (at most 2^40).
+    #[arg(long, default_value_t = RunOptions::default().max_cycles,
+          value_parser = clap::value_parser!(u64).range(1..=regwatt_sim::timing::MAX_CYCLES))]
     pub max_cycles: u64,
 }
 

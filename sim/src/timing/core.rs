@@ -76,19 +76,24 @@ pub enum TimingError {
     Deadlock { cycle: u64, live_warps: u32 },
     #[error("cycle limit of {limit} reached")]
     CycleLimit { limit: u64 },
+    #[error("cycle limit {limit} is above the largest supported, {max} (2^40)")]
+    CycleLimitTooLarge { limit: u64, max: u64 },
 }
 
 /// Options of a run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RunOptions {
-    /// Abort after this many cycles (runaway kernels).
+    /// Abort after this many cycles (runaway kernels); at most [`MAX_CYCLES`].
     pub max_cycles: u64,
 }
+
+/// The largest `max_cycles` a run accepts: event times are kept in 40 bits ([`Events`]).
+pub const MAX_CYCLES: u64 = 1 << 40;
 
 impl Default for RunOptions {
     fn default() -> Self {
         RunOptions {
-            max_cycles: 1 << 40,
+            max_cycles: MAX_CYCLES,
         }
     }
 }
@@ -197,6 +202,63 @@ enum StallKind {
 
 const N_POOLS: usize = 5;
 
+/// A FIFO of queued operand reads (collector, operand) with a power-of-two capacity: a
+/// push and a pop are an index mask, no wrap test (the standard library's `VecDeque`
+/// tests for wrap-around and growth on every push). Grows (doubling) if ever full.
+#[derive(Clone, Debug)]
+struct Ring {
+    buf: Vec<(u16, u8)>,
+    head: usize,
+    len: usize,
+}
+
+impl Ring {
+    fn with_capacity(n: usize) -> Ring {
+        Ring {
+            buf: vec![(0, 0); n.max(2).next_power_of_two()],
+            head: 0,
+            len: 0,
+        }
+    }
+    #[inline]
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    #[inline]
+    fn front(&self) -> Option<&(u16, u8)> {
+        if self.len == 0 {
+            None
+        } else {
+            self.buf.get(self.head)
+        }
+    }
+    #[inline]
+    fn pop_front(&mut self) {
+        if self.len > 0 {
+            self.head = (self.head + 1) & (self.buf.len() - 1);
+            self.len -= 1;
+        }
+    }
+    #[inline]
+    fn push_back(&mut self, x: (u16, u8)) {
+        if self.len == self.buf.len() {
+            self.grow();
+        }
+        let m = self.buf.len() - 1;
+        self.buf[(self.head + self.len) & m] = x;
+        self.len += 1;
+    }
+    #[cold]
+    fn grow(&mut self) {
+        let n = self.buf.len();
+        let mut b = Vec::with_capacity(2 * n);
+        b.extend((0..self.len).map(|k| self.buf[(self.head + k) & (n - 1)]));
+        b.resize(2 * n, (0, 0));
+        self.buf = b;
+        self.head = 0;
+    }
+}
+
 /// One sub-core. The fields the per-cycle stage checks read (`wake_at`, `wb_q`'s length,
 /// the counters, `dirty`, `last_stall`) come first in one cache line (`repr(C)`, 64-byte
 /// aligned): a cycle of an idle sub-core touches nothing else. What the scheduler reads
@@ -227,7 +289,7 @@ struct SubCore {
     free_mask: u64,
     last_issued: Option<u16>,
     collectors: Vec<Collector>,
-    bank_q: Vec<VecDeque<(u16, u8)>>,
+    bank_q: Vec<Ring>,
     /// The cycle `bank_ports_used` counts; a stage that finds an older one clears the
     /// counts first (no per-cycle reset of sub-cores whose banks are idle).
     ports_cycle: u64,
@@ -365,16 +427,22 @@ struct CtaState {
 }
 
 /// Timed events of an SM: (cycle, result-buffer index) pairs, taken earliest cycle first and,
-/// within a cycle, lowest index first. One `u128` key per event (cycle in the high half),
+/// within a cycle, lowest index first. One `u64` key per event (cycle in the high bits),
 /// kept sorted in descending order: the earliest is the last element, so taking it is a
 /// `pop` without the sift-down of a binary heap (whose data-dependent branches mispredict),
 /// and an insertion moves the later-sorted keys up by one (an SM holds a few dozen events).
 #[derive(Clone, Debug, Default)]
-struct Events(Vec<u128>);
+struct Events(Vec<u64>);
 
 impl Events {
+    const IDX_BITS: u32 = 23;
+    const IDX_MASK: u64 = (1 << Self::IDX_BITS) - 1;
     fn push(&mut self, t: u64, idx: usize) {
-        let key = u128::from(t) << 64 | idx as u128;
+        // cycle in the top 41 bits (clamped at twice `MAX_CYCLES`, past which a run never
+        // gets: an event clamped here is never taken), result-buffer index in the low 23
+        // (buffers ≤ the in-flight instructions of one SM)
+        debug_assert!(idx < 1 << Self::IDX_BITS);
+        let key = t.min(2 * MAX_CYCLES - 1) << Self::IDX_BITS | (idx as u64 & Self::IDX_MASK);
         // an insertion-sort step from the earliest end: a new event usually lands a few places
         // from it (matrixMul_naive: 16 events pending on average, the new one 6 from the end)
         self.0.push(key);
@@ -388,11 +456,11 @@ impl Events {
     }
     /// Cycle of the earliest event.
     fn next_time(&self) -> Option<u64> {
-        self.0.last().map(|k| (k >> 64) as u64)
+        self.0.last().map(|k| k >> Self::IDX_BITS)
     }
     /// Removes the earliest event; its index (0 if there is none).
     fn pop(&mut self) -> usize {
-        self.0.pop().map_or(0, |k| k as u64 as usize)
+        self.0.pop().map_or(0, |k| (k & Self::IDX_MASK) as usize)
     }
     fn is_empty(&self) -> bool {
         self.0.is_empty()
@@ -599,10 +667,13 @@ struct StaticInstr {
     src_last: u16,
     /// Reuse distance of each destination (index = position in `dsts`).
     dst_reuse: [Option<u32>; 16],
+    /// The basic block this instruction starts, if it starts one whose pbr release list is
+    /// not empty ([`Sm::apply_pbr`]: looked up once here, not at every dispatch).
+    pbr_block: Option<u32>,
 }
 
 impl StaticInstr {
-    fn new(key: InstrInfo, t: Option<&FuncTables>) -> StaticInstr {
+    fn new(key: InstrInfo, t: Option<&FuncTables>, block: Option<u32>) -> StaticInstr {
         let pir = t.and_then(|t| t.pir.get(key.pc as usize));
         let mut st = StaticInstr {
             key,
@@ -618,6 +689,10 @@ impl StaticInstr {
             src_reuse: [None; 16],
             src_last: 0,
             dst_reuse: [None; 16],
+            pbr_block: block.filter(|&b| {
+                t.and_then(|t| t.pbr.get(b as usize))
+                    .is_some_and(|l| !l.is_empty())
+            }),
         };
         for (k, &r) in key.srcs.as_slice().iter().enumerate().take(16) {
             st.src_reuse[k] = t.and_then(|t| FuncTables::reuse(&t.uses, &t.reuse_src, key.pc, r));
@@ -651,7 +726,7 @@ struct Shared<'a> {
 impl Shared<'_> {
     /// The index of `info`'s [`StaticInstr`] in `statics` (built on first use).
     #[inline]
-    fn intern(&mut self, info: &InstrInfo) -> u32 {
+    fn intern<F: FunctionalWarpModel>(&mut self, model: &F, info: &InstrInfo) -> u32 {
         let (f, pc) = (info.func as usize, info.pc as usize);
         if self.sid_of.len() <= f {
             self.sid_of.resize_with(f + 1, Vec::new);
@@ -664,7 +739,8 @@ impl Shared<'_> {
         key.active_mask = 0;
         if fs[pc] == 0 {
             let t = self.tables.get(f).and_then(|t| t.as_ref());
-            self.statics.push(StaticInstr::new(key, t));
+            let block = model.block_start(key.func, key.pc);
+            self.statics.push(StaticInstr::new(key, t, block));
             fs[pc] = self.statics.len() as u32;
         }
         let sid = fs[pc] - 1;
@@ -694,7 +770,7 @@ impl Shared<'_> {
             (f, pc),
             "next_pc disagrees with next_instr"
         );
-        Some(self.intern(&info))
+        Some(self.intern(model, &info))
     }
 
     /// The static instruction `sid` ([`Shared::intern`]).
@@ -747,6 +823,12 @@ where
     M: MemoryTiming,
 {
     cfg.validate()?;
+    if opts.max_cycles > MAX_CYCLES {
+        return Err(TimingError::CycleLimitTooLarge {
+            limit: opts.max_cycles,
+            max: MAX_CYCLES,
+        });
+    }
     let grid = model.grid();
     let lim = &cfg.sm.limits;
     let alloc = lim.register_alloc_unit.max(1);
@@ -944,7 +1026,7 @@ impl<D: RegisterFileDesign> Sm<D> {
                 } else {
                     (1u64 << ncol) - 1
                 },
-                bank_q: vec![VecDeque::with_capacity(ncol * 16); banks],
+                bank_q: vec![Ring::with_capacity(ncol * 16); banks],
                 ports_cycle: 0,
                 bank_ports_used: [0; 64],
                 units: [
@@ -1114,31 +1196,28 @@ impl<D: RegisterFileDesign> Sm<D> {
         self.act.warps_launched += u64::from(wpc);
         // pbr of the entry block
         for w in &ws {
-            self.apply_pbr(sh, model, w.slot, now);
+            self.apply_pbr(sh, w.slot, now);
         }
         Ok(true)
     }
 
     /// Releases the pbr list of the block the warp is about to enter.
-    fn apply_pbr<F: FunctionalWarpModel>(&mut self, sh: &Shared, model: &F, slot: u16, now: u64) {
+    fn apply_pbr(&mut self, sh: &Shared, slot: u16, now: u64) {
         let Some(w) = self.warps[usize::from(slot)].as_ref() else {
             return;
         };
-        let Some(next) = w.next.map(|i| sh.info(i)) else {
+        let Some(next) = w.next.map(|i| sh.st(i)) else {
             return;
         };
-        let Some(block) = model.block_start(next.func, next.pc) else {
+        let Some(block) = next.pbr_block else {
             return;
         };
-        let Some(Some(t)) = sh.tables.get(next.func as usize) else {
+        let Some(Some(t)) = sh.tables.get(next.key.func as usize) else {
             return;
         };
         let Some(list) = t.pbr.get(block as usize) else {
             return;
         };
-        if list.is_empty() {
-            return;
-        }
         let ws = WarpSlot {
             slot,
             sub_core: w.sub_core,
@@ -1400,7 +1479,11 @@ impl<D: RegisterFileDesign> Sm<D> {
                 finished = e.done >= e.writes.len();
             }
             if finished {
-                self.subs[sc].wb_q.remove(i);
+                if i == 0 {
+                    self.subs[sc].wb_q.pop_front();
+                } else {
+                    self.subs[sc].wb_q.remove(i);
+                }
                 let at = self
                     .wb
                     .get(idx)
@@ -1927,7 +2010,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             }
             self.check_barrier(cta);
         }
-        self.apply_pbr(sh, model, slot, now);
+        self.apply_pbr(sh, slot, now);
         Ok(true)
     }
 
@@ -2487,9 +2570,9 @@ impl<D: RegisterFileDesign> Sm<D> {
 
 #[cfg(test)]
 mod tests {
-    use super::Events;
+    use super::{Events, Ring, MAX_CYCLES};
     use std::cmp::Reverse;
-    use std::collections::BinaryHeap;
+    use std::collections::{BinaryHeap, VecDeque};
 
     /// The sorted event list gives the order of a min-heap of (cycle, index) keys: earliest
     /// cycle first, lowest index first within a cycle, whatever the insertion order.
@@ -2523,5 +2606,54 @@ mod tests {
         assert_eq!(popped.0, popped.1);
         assert_eq!(ev.next_time(), None);
         assert_eq!(ev.pop(), 0);
+    }
+
+    /// Keys keep the full cycle range a run reaches and the full index range: cycles just
+    /// below `MAX_CYCLES` and the largest index come back intact, and a time past the
+    /// clamp still sorts after every time a run can reach.
+    #[test]
+    fn issue5_event_keys_keep_cycles_and_indices() {
+        let mut ev = Events::default();
+        let big = (1usize << Events::IDX_BITS) - 1;
+        ev.push(u64::MAX, 3);
+        ev.push(MAX_CYCLES - 1, big);
+        ev.push(MAX_CYCLES - 1, 0);
+        assert_eq!(ev.next_time(), Some(MAX_CYCLES - 1));
+        assert_eq!(ev.pop(), 0);
+        assert_eq!(ev.pop(), big);
+        assert!(ev.next_time() >= Some(MAX_CYCLES));
+        assert_eq!(ev.pop(), 3);
+    }
+
+    /// The operand-read ring behaves as a FIFO through wrap-around and growth past its
+    /// initial capacity (checked against `VecDeque`).
+    #[test]
+    fn issue5_ring_is_a_fifo_through_wraps_and_growth() {
+        let mut r = Ring::with_capacity(3);
+        let mut d = VecDeque::new();
+        let mut x: u32 = 7;
+        for step in 0..3000u32 {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            // bursts of pushes (up to 40 queued: several growths), then drains
+            let push = (step / 100) % 2 == 0 || x % 3 == 0;
+            if push {
+                let v = ((x >> 8) as u16, (x >> 24) as u8);
+                r.push_back(v);
+                d.push_back(v);
+            } else {
+                assert_eq!(r.front(), d.front());
+                r.pop_front();
+                d.pop_front();
+            }
+            assert_eq!(r.is_empty(), d.is_empty());
+        }
+        while let Some(v) = d.pop_front() {
+            assert_eq!(r.front(), Some(&v));
+            r.pop_front();
+        }
+        assert!(r.is_empty());
+        assert_eq!(r.front(), None);
+        r.pop_front();
+        assert!(r.is_empty());
     }
 }

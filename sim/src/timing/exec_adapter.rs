@@ -76,6 +76,9 @@ pub struct ExecModel<'a> {
     info_errors: bool,
     ctas: Vec<Option<CtaExec<'a>>>,
     grid: GridShape,
+    /// log2 of the warps per CTA when that is a power of two (a shift and a mask split a
+    /// warp key in [`ExecModel::split`] instead of a division).
+    wpc_shift: Option<u32>,
     /// Work buffers of [`CtaExec::step_timed`].
     scratch: Box<Scratch>,
 }
@@ -168,11 +171,18 @@ impl<'a> ExecModel<'a> {
             info_errors,
             ctas: (0..ctas).map(|_| None).collect(),
             grid,
+            wpc_shift: grid
+                .warps_per_cta
+                .is_power_of_two()
+                .then(|| grid.warps_per_cta.trailing_zeros()),
             scratch: Scratch::new(),
         })
     }
 
     fn split(&self, key: WarpKey) -> (usize, usize) {
+        if let Some(sh) = self.wpc_shift {
+            return ((key >> sh) as usize, (key & ((1 << sh) - 1)) as usize);
+        }
         let wpc = self.grid.warps_per_cta.max(1);
         ((key / wpc) as usize, (key % wpc) as usize)
     }

@@ -21,6 +21,6 @@ pub mod rf;
 
 pub use activity::Activity;
 pub use config::GpuConfig;
-pub use core::{run, run_with_memory, RunOptions, TimingError};
+pub use core::{run, run_with_memory, RunOptions, TimingError, MAX_CYCLES};
 pub use exec_adapter::{run_spec_timed, ExecModel, TimedSpecRun};
 pub use rf::RegisterFileDesign;
