@@ -2635,7 +2635,7 @@ mod tests {
         for step in 0..3000u32 {
             x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
             // bursts of pushes (up to 40 queued: several growths), then drains
-            let push = (step / 100) % 2 == 0 || x % 3 == 0;
+            let push = (step / 100).is_multiple_of(2) || x.is_multiple_of(3);
             if push {
                 let v = ((x >> 8) as u16, (x >> 24) as u8);
                 r.push_back(v);
