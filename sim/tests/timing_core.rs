@@ -507,15 +507,20 @@ fn occupancy_limits_and_oversized_ctas() {
     assert!(matches!(e, Err(TimingError::CtaTooLarge { .. })), "{e:?}");
 }
 
-#[test]
-fn cycle_limit_is_an_error_not_a_hang() {
+/// The memory kernel (4 warps, 64 threads per CTA) on the flat RF with cycle limit `max`.
+fn run_mem_kernel(max: u64) -> Result<Activity<NoStats>, TimingError> {
     let c = cfg();
-    let e = run(
+    run(
         &c,
         &mut model(&mem_kernel(4), 4, 64),
         |_| FlatRf::new(&c),
-        &RunOptions { max_cycles: 50 },
-    );
+        &RunOptions { max_cycles: max },
+    )
+}
+
+#[test]
+fn cycle_limit_is_an_error_not_a_hang() {
+    let e = run_mem_kernel(50);
     assert!(matches!(e, Err(TimingError::CycleLimit { .. })));
 }
 
@@ -523,28 +528,13 @@ fn cycle_limit_is_an_error_not_a_hang() {
 /// and the largest accepted one runs normally.
 #[test]
 fn issue5_cycle_limit_above_the_supported_range_is_an_error() {
-    let c = cfg();
-    let e = run(
-        &c,
-        &mut model(&mem_kernel(4), 4, 64),
-        |_| FlatRf::new(&c),
-        &RunOptions {
-            max_cycles: MAX_CYCLES + 1,
-        },
-    );
+    let e = run_mem_kernel(MAX_CYCLES + 1);
     assert!(
         matches!(e, Err(TimingError::CycleLimitTooLarge { limit, max })
             if limit == MAX_CYCLES + 1 && max == MAX_CYCLES),
         "{e:?}"
     );
-    let ok = run(
-        &c,
-        &mut model(&mem_kernel(4), 4, 64),
-        |_| FlatRf::new(&c),
-        &RunOptions {
-            max_cycles: MAX_CYCLES,
-        },
-    );
+    let ok = run_mem_kernel(MAX_CYCLES);
     assert!(ok.is_ok(), "{ok:?}");
 }
 
