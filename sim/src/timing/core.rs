@@ -87,7 +87,8 @@ pub struct RunOptions {
     pub max_cycles: u64,
 }
 
-/// The largest `max_cycles` a run accepts: event times are kept in 40 bits ([`Events`]).
+/// The largest `max_cycles` a run accepts: [`Events`] keeps cycles in 41 bits, so every
+/// event a run can reach (and any time up to twice this) keeps its order.
 pub const MAX_CYCLES: u64 = 1 << 40;
 
 impl Default for RunOptions {
@@ -1479,6 +1480,8 @@ impl<D: RegisterFileDesign> Sm<D> {
                 finished = e.done >= e.writes.len();
             }
             if finished {
+                // the entry finished is nearly always the oldest: `pop_front` is a few
+                // instructions, `remove(0)` several dozen
                 if i == 0 {
                     self.subs[sc].wb_q.pop_front();
                 } else {
@@ -2634,7 +2637,8 @@ mod tests {
         let mut x: u32 = 7;
         for step in 0..3000u32 {
             x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
-            // bursts of pushes (up to 40 queued: several growths), then drains
+            // alternating spells of 100 steps: pushes only (the queue grows well past its
+            // first capacity of 4), then mostly pops (it drains and wraps)
             let push = (step / 100).is_multiple_of(2) || x.is_multiple_of(3);
             if push {
                 let v = ((x >> 8) as u16, (x >> 24) as u8);
