@@ -23,6 +23,18 @@ fn fails_with(args: &[&str], needle: &str) {
     );
 }
 
+/// `--max-cycles` (shared by `run` and `report`) takes 1..=2^40, the range the timing
+/// core's event keys hold.
+#[test]
+fn issue5_max_cycles_outside_its_range_is_refused() {
+    for args in [
+        vector_add(&["--max-cycles", "1099511627777"]),
+        vec!["report", "--max-cycles", "0"],
+    ] {
+        fails_with(&args, "is not in 1..=1099511627776");
+    }
+}
+
 #[test]
 fn bad_gpu_design_and_node_names_give_clear_errors() {
     fails_with(

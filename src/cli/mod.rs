@@ -23,6 +23,24 @@ macro_rules! outln {
     };
 }
 
+/// The run options `run` and `report` share (flattened into each one's `Args`).
+#[derive(clap::Args)]
+pub struct RunLimits {
+    /// Abort a launch after this many core cycles (at most 2^40).
+    #[arg(long, default_value_t = regwatt_sim::timing::RunOptions::default().max_cycles,
+          value_parser = clap::value_parser!(u64).range(1..=regwatt_sim::timing::MAX_CYCLES))]
+    pub max_cycles: u64,
+}
+
+impl RunLimits {
+    /// The timing core's options.
+    pub fn options(&self) -> regwatt_sim::timing::RunOptions {
+        regwatt_sim::timing::RunOptions {
+            max_cycles: self.max_cycles,
+        }
+    }
+}
+
 pub mod calibrate;
 pub mod exec;
 pub mod ptx;

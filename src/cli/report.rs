@@ -40,10 +40,8 @@ pub struct Args {
     /// Only these workloads (comma-separated; default: all).
     #[arg(long, value_delimiter = ',')]
     pub workloads: Vec<String>,
-    /// Abort a launch after this many core cycles (at most 2^40).
-    #[arg(long, default_value_t = RunOptions::default().max_cycles,
-          value_parser = clap::value_parser!(u64).range(1..=regwatt_sim::timing::MAX_CYCLES))]
-    pub max_cycles: u64,
+    #[command(flatten)]
+    pub limits: super::RunLimits,
 }
 
 struct Job {
@@ -125,9 +123,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             }
         }
     }
-    let opts = RunOptions {
-        max_cycles: args.max_cycles,
-    };
+    let opts = args.limits.options();
     let threads = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))

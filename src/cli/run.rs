@@ -60,10 +60,8 @@ pub struct Args {
     /// Write report.json, energy.csv and resolved_config.toml into DIR.
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Abort a launch after this many core cycles (at most 2^40).
-    #[arg(long, default_value_t = RunOptions::default().max_cycles,
-          value_parser = clap::value_parser!(u64).range(1..=regwatt_sim::timing::MAX_CYCLES))]
-    pub max_cycles: u64,
+    #[command(flatten)]
+    pub limits: super::RunLimits,
 }
 
 /// Outcome of simulating one workload/spec once.
@@ -220,9 +218,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         _ => bail!("give a launch spec or --workload NAME"),
     };
-    let opts = RunOptions {
-        max_cycles: args.max_cycles,
-    };
+    let opts = args.limits.options();
     let sim = simulate(&spec, workload, design, &cfg, &opts)?;
     let inv = inventory(design, &cfg)?;
     let name = workload.map_or_else(|| spec.file.clone(), |w| w.name.to_string());
