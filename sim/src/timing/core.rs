@@ -2229,7 +2229,47 @@ impl<D: RegisterFileDesign> Sm<D> {
             let first = greedy.or_else(|| self.subs[sc].by_age.first().copied());
             reason = first.and_then(|s| self.blocked(s, now));
         }
-        Ok(self.end_issue(sc, issued, reason))
+        let any = self.end_issue(sc, issued, reason);
+        if any && cand == 0 && reason.is_none() {
+            // every candidate issued: until something marks the sub-core dirty (a dispatch,
+            // completion, launch, retirement or barrier: every change of a gate, of
+            // `free_mask` or of the warps) or a redirect wait ends (`wake_at`), the next
+            // evaluation finds no candidate and stalls on the greedy warp, the last one
+            // issued, which waits in its collector
+            if let Some(g) = self.subs[sc].last_issued {
+                let r = self.blocked(g, now + 1);
+                let s = &mut self.subs[sc];
+                s.last_stall = r.unwrap_or(StallKind::Idle);
+                s.dirty = false;
+            }
+        }
+        Ok(any)
+    }
+
+    /// What [`Sm::issue_gto`] would record at `now` without changing anything: the stall
+    /// reason, or None if it would issue (or offer a warp to the design). Debug builds check
+    /// every evaluation skipped as unchanged (`dirty` clear) against it.
+    #[cfg(debug_assertions)]
+    fn gto_outcome(&self, sc: usize, now: u64) -> Option<StallKind> {
+        let s = &self.subs[sc];
+        let mut cand = s.ready;
+        let mut wt = s.waiting;
+        while wt != 0 {
+            let b = wt.trailing_zeros() as usize;
+            wt &= wt - 1;
+            if self.gates[b].no_issue_until > now {
+                cand &= !(1u64 << b);
+            }
+        }
+        if cand != 0 {
+            return (s.free_mask == 0).then_some(StallKind::CollectorFull);
+        }
+        let first = s.last_issued.or_else(|| s.by_age.first().copied());
+        Some(
+            first
+                .and_then(|f| self.blocked(f, now))
+                .unwrap_or(StallKind::Idle),
+        )
     }
 
     /// Age of the warp in `slot` (the GTO tie-break).
@@ -2322,6 +2362,18 @@ impl<D: RegisterFileDesign> Sm<D> {
     fn issue(&mut self, sh: &mut Shared, sc: usize, now: u64) -> Result<bool, TimingError> {
         if !self.subs[sc].dirty && now < self.subs[sc].wake_at {
             // nothing changed since the last evaluation: same decision (no issue)
+            #[cfg(debug_assertions)]
+            if self.warps.len() <= 64
+                && sh.cfg.sm.scheduler.policy == SchedulerPolicy::Gto
+                && self.same_priority(sc)
+            {
+                assert_eq!(
+                    self.gto_outcome(sc, now),
+                    Some(self.subs[sc].last_stall),
+                    "SM {} sub-core {sc}, cycle {now}: a skipped evaluation would differ",
+                    self.id
+                );
+            }
             self.stalls[self.subs[sc].last_stall as usize] += 1;
             return Ok(false);
         }
