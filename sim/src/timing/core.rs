@@ -1711,7 +1711,7 @@ impl<D: RegisterFileDesign> Sm<D> {
                     sm: *id,
                     act: rf_act,
                 };
-                let out = design.read(&mut ctx, &opref);
+                let out = std::hint::black_box(&mut *design).read(&mut ctx, &opref);
                 let extra = match out.delay {
                     Delay::None => 0,
                     Delay::Cycles(x) => u64::from(x),
@@ -1804,21 +1804,16 @@ impl<D: RegisterFileDesign> Sm<D> {
         ci: usize,
         now: u64,
     ) -> Result<bool, TimingError> {
-        // split borrows: the sub-core and collector stay in registers across the steps
+        // split borrows up to the model's step (taken again after it, below)
         let Sm {
             subs,
             warps,
             design,
-            act,
-            rf_act,
-            mem_act,
             ldst_free,
             wb,
             wb_free,
             preds,
             mem_buf,
-            by_class,
-            events,
             id,
             ..
         } = self;
@@ -1887,6 +1882,25 @@ impl<D: RegisterFileDesign> Sm<D> {
             Ok(s) => s,
             Err(source) => return Err(TimingError::Model { warp: key, source }),
         };
+        // the borrows taken again from `self` after the model's call: otherwise the
+        // compiler keeps every field pointer taken before it alive across the call, on the
+        // stack (`black_box` hides that they are the same)
+        let Sm {
+            subs,
+            warps,
+            design,
+            act,
+            rf_act,
+            mem_act,
+            ldst_free,
+            wb,
+            mem_buf,
+            by_class,
+            events,
+            ..
+        } = std::hint::black_box(&mut *self);
+        let sub = &mut subs[sc];
+        let c = &mut sub.collectors[ci];
         act.uncollected_reads += uncollected;
         act.warp_instructions += 1;
         act.thread_instructions += u64::from(step.active_mask.count_ones());
