@@ -2031,7 +2031,10 @@ impl<D: RegisterFileDesign> Sm<D> {
             }
             self.check_barrier(cta);
         }
-        self.apply_pbr(sh, slot, now);
+        // (most instructions start no block with a release list: no call)
+        if next.is_some_and(|i| sh.st(i).pbr_block.is_some()) {
+            self.apply_pbr(sh, slot, now);
+        }
         Ok(true)
     }
 
