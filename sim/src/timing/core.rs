@@ -671,6 +671,10 @@ struct StaticInstr {
     /// The basic block this instruction starts, if it starts one whose pbr release list is
     /// not empty ([`Sm::apply_pbr`]: looked up once here, not at every dispatch).
     pbr_block: Option<u32>,
+    /// Its PIR release list is not empty (dispatch looks the list up only then).
+    has_pir: bool,
+    /// Its dead-destination release list is not empty (completion looks it up only then).
+    has_dead_dst: bool,
 }
 
 impl StaticInstr {
@@ -694,6 +698,10 @@ impl StaticInstr {
                 t.and_then(|t| t.pbr.get(b as usize))
                     .is_some_and(|l| !l.is_empty())
             }),
+            has_pir: pir.is_some_and(|l| !l.is_empty()),
+            has_dead_dst: t
+                .and_then(|t| t.dead_dst.get(key.pc as usize))
+                .is_some_and(|l| !l.is_empty()),
         };
         for (k, &r) in key.srcs.as_slice().iter().enumerate().take(16) {
             st.src_reuse[k] = t.and_then(|t| FuncTables::reuse(&t.uses, &t.reuse_src, key.pc, r));
@@ -1538,17 +1546,24 @@ impl<D: RegisterFileDesign> Sm<D> {
             sub_core: w.sub_core,
         };
         self.refresh_gate(slot);
-        if let Some(Some(t)) = sh.tables.get(info.func as usize) {
-            if let Some(list) = t.dead_dst.get(info.pc as usize) {
-                let mut ctx = RfCtx {
-                    now,
-                    sm: self.id,
-                    act: &mut self.rf_act,
-                };
-                for &r in list {
-                    self.design.release(&mut ctx, ws, r, ReleaseCause::DeadDst);
-                    self.act.releases_dead_dst += 1;
-                }
+        // (the list is looked up only for an instruction that has one)
+        let dead = if st.has_dead_dst {
+            sh.tables
+                .get(info.func as usize)
+                .and_then(Option::as_ref)
+                .and_then(|t| t.dead_dst.get(info.pc as usize))
+        } else {
+            None
+        };
+        if let Some(list) = dead {
+            let mut ctx = RfCtx {
+                now,
+                sm: self.id,
+                act: &mut self.rf_act,
+            };
+            for &r in list {
+                self.design.release(&mut ctx, ws, r, ReleaseCause::DeadDst);
+                self.act.releases_dead_dst += 1;
             }
         }
         self.maybe_retire(model, eslot, now);
@@ -1910,18 +1925,24 @@ impl<D: RegisterFileDesign> Sm<D> {
         act.thread_instructions += u64::from(step.active_mask.count_ones());
         by_class[class as usize] += 1;
         act.collector_reads += nops as u64;
-        // pir releases
-        if let Some(Some(t)) = sh.tables.get(func as usize) {
-            if let Some(list) = t.pir.get(pc as usize) {
-                let mut ctx = RfCtx {
-                    now,
-                    sm: id,
-                    act: rf_act,
-                };
-                for &r in list {
-                    design.release(&mut ctx, ws, r, ReleaseCause::Pir);
-                    act.releases_pir += 1;
-                }
+        // pir releases (the list is looked up only for an instruction that has one)
+        let pir = if sh.st(sid).has_pir {
+            sh.tables
+                .get(func as usize)
+                .and_then(Option::as_ref)
+                .and_then(|t| t.pir.get(pc as usize))
+        } else {
+            None
+        };
+        if let Some(list) = pir {
+            let mut ctx = RfCtx {
+                now,
+                sm: id,
+                act: rf_act,
+            };
+            for &r in list {
+                design.release(&mut ctx, ws, r, ReleaseCause::Pir);
+                act.releases_pir += 1;
             }
         }
         // timing
