@@ -2074,6 +2074,13 @@ impl<D: RegisterFileDesign> Sm<D> {
             ),
             None => (Gate::EMPTY, slot % self.subs.len()),
         };
+        self.set_gate(slot, sc, g);
+    }
+
+    /// Stores gate `g` of warp slot `slot` (of sub-core `sc`) and its `ready`/`waiting`
+    /// bits: [`Sm::refresh_gate`]'s second half, for a caller that knows the verdict.
+    #[inline(always)]
+    fn set_gate(&mut self, slot: usize, sc: usize, g: Gate) {
         debug_assert_eq!(sc, slot % self.subs.len());
         self.gates[slot] = g;
         if slot < 64 {
@@ -2531,7 +2538,14 @@ impl<D: RegisterFileDesign> Sm<D> {
         }
         w.pending_pred |= info.dst_preds;
         w.in_collector = true;
-        self.refresh_gate(usize::from(slot));
+        // a warp that issues is not at a barrier, so in its collector its verdict is "no
+        // instruction" ([`Warp::gate_of`]), without the scoreboard test
+        debug_assert_eq!(w.gate_of(), Some(StallKind::NoInstruction));
+        let g = Gate {
+            verdict: Some(StallKind::NoInstruction),
+            no_issue_until: w.no_issue_until,
+        };
+        self.set_gate(usize::from(slot), sc, g);
         self.subs[sc].last_issued = Some(slot);
         self.subs[sc].free_mask &= !(1u64 << ci);
         self.collector_seq += 1;
