@@ -474,6 +474,9 @@ impl Events {
 struct WbEntry {
     live: bool,
     slot: u16,
+    /// The warp's sub-core (the completion stage queues the entry there without reading
+    /// the warp).
+    sub_core: u8,
     /// The instruction ([`Shared::intern`] index).
     sid: u32,
     collector: u16,
@@ -1285,9 +1288,11 @@ impl<D: RegisterFileDesign> Sm<D> {
             if e.done >= e.writes.len() && e.complete_at <= now {
                 self.complete(sh, model, idx, now);
             } else {
-                let sc = self.warps[usize::from(e.slot)]
-                    .as_ref()
-                    .map_or(0, |w| usize::from(w.sub_core));
+                debug_assert_eq!(
+                    Some(e.sub_core),
+                    self.warps[usize::from(e.slot)].as_ref().map(|w| w.sub_core)
+                );
+                let sc = usize::from(e.sub_core);
                 self.subs[sc].wb_q.push_back(idx);
             }
         }
@@ -2038,6 +2043,7 @@ impl<D: RegisterFileDesign> Sm<D> {
         }
         e.live = true;
         e.slot = slot;
+        e.sub_core = sc as u8;
         e.sid = sid;
         e.collector = ci as u16;
         e.from_load = from_load;
