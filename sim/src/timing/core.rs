@@ -1234,15 +1234,20 @@ impl<D: RegisterFileDesign> Sm<D> {
             slot,
             sub_core: w.sub_core,
         };
+        self.act.releases_pbr += self.release_all(ws, list, ReleaseCause::Pbr, now);
+    }
+
+    /// Releases the registers `list` of warp `ws` in the design; returns how many.
+    fn release_all(&mut self, ws: WarpSlot, list: &[u16], cause: ReleaseCause, now: u64) -> u64 {
         let mut ctx = RfCtx {
             now,
             sm: self.id,
             act: &mut self.rf_act,
         };
         for &r in list {
-            self.design.release(&mut ctx, ws, r, ReleaseCause::Pbr);
-            self.act.releases_pbr += 1;
+            self.design.release(&mut ctx, ws, r, cause);
         }
+        list.len() as u64
     }
 
     /// One cycle of this SM. Returns whether anything changed.
@@ -1561,15 +1566,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             None
         };
         if let Some(list) = dead {
-            let mut ctx = RfCtx {
-                now,
-                sm: self.id,
-                act: &mut self.rf_act,
-            };
-            for &r in list {
-                self.design.release(&mut ctx, ws, r, ReleaseCause::DeadDst);
-                self.act.releases_dead_dst += 1;
-            }
+            self.act.releases_dead_dst += self.release_all(ws, list, ReleaseCause::DeadDst, now);
         }
         self.maybe_retire(model, eslot, now);
     }
