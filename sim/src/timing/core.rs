@@ -785,6 +785,12 @@ impl Shared<'_> {
         Some(self.intern(model, &info))
     }
 
+    /// The release and reuse tables of function `func` (None where it has no analysis).
+    #[inline]
+    fn func_tables(&self, func: u32) -> Option<&FuncTables> {
+        self.tables.get(func as usize).and_then(Option::as_ref)
+    }
+
     /// The static instruction `sid` ([`Shared::intern`]).
     #[inline]
     fn st(&self, sid: u32) -> &StaticInstr {
@@ -1224,7 +1230,7 @@ impl<D: RegisterFileDesign> Sm<D> {
         let Some(block) = next.pbr_block else {
             return;
         };
-        let Some(Some(t)) = sh.tables.get(next.key.func as usize) else {
+        let Some(t) = sh.func_tables(next.key.func) else {
             return;
         };
         let Some(list) = t.pbr.get(block as usize) else {
@@ -1446,13 +1452,9 @@ impl<D: RegisterFileDesign> Sm<D> {
                         pc: info.pc,
                         reuse: match info.dsts.as_slice().iter().position(|&d| d == reg) {
                             Some(k) if k < 16 => st.dst_reuse[k],
-                            _ => sh
-                                .tables
-                                .get(info.func as usize)
-                                .and_then(|t| t.as_ref())
-                                .and_then(|t| {
-                                    FuncTables::reuse(&t.defs, &t.reuse_dst, info.pc, reg)
-                                }),
+                            _ => sh.func_tables(info.func).and_then(|t| {
+                                FuncTables::reuse(&t.defs, &t.reuse_dst, info.pc, reg)
+                            }),
                         },
                         from_load: e.from_load,
                     };
@@ -1558,9 +1560,7 @@ impl<D: RegisterFileDesign> Sm<D> {
         self.refresh_gate(slot);
         // (the list is looked up only for an instruction that has one)
         let dead = if st.has_dead_dst {
-            sh.tables
-                .get(info.func as usize)
-                .and_then(Option::as_ref)
+            sh.func_tables(info.func)
                 .and_then(|t| t.dead_dst.get(info.pc as usize))
         } else {
             None
@@ -1929,10 +1929,7 @@ impl<D: RegisterFileDesign> Sm<D> {
         act.collector_reads += nops as u64;
         // pir releases (the list is looked up only for an instruction that has one)
         let pir = if sh.st(sid).has_pir {
-            sh.tables
-                .get(func as usize)
-                .and_then(Option::as_ref)
-                .and_then(|t| t.pir.get(pc as usize))
+            sh.func_tables(func).and_then(|t| t.pir.get(pc as usize))
         } else {
             None
         };
