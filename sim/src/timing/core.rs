@@ -274,9 +274,10 @@ struct SubCore {
     queued_reads: u32,
     /// Collectors with `busy` set.
     busy_collectors: u32,
-    /// Busy collectors with every operand granted (`pending == 0`): dispatch candidates
-    /// once `ready_at` is reached. With none, the dispatch stage only counts operand waits.
-    granted_collectors: u32,
+    /// Bit `i`: collector `i` is busy with every operand granted (`pending == 0`), a
+    /// dispatch candidate once `ready_at` is reached (collectors ≤ 64, checked by the
+    /// configuration). With none, the dispatch stage only counts operand waits.
+    granted: u64,
     /// Something that can change an issue decision happened since the last evaluation.
     dirty: bool,
     last_stall: StallKind,
@@ -1057,7 +1058,7 @@ impl<D: RegisterFileDesign> Sm<D> {
                 wb_q: VecDeque::new(),
                 queued_reads: 0,
                 busy_collectors: 0,
-                granted_collectors: 0,
+                granted: 0,
                 last_issued: None,
                 active_set: Vec::new(),
                 last_stall: StallKind::Idle,
@@ -1315,7 +1316,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             if self.subs[sc].queued_reads > 0 {
                 progress |= self.read_operands(sh, mem, sc, now);
             }
-            if self.subs[sc].granted_collectors > 0 {
+            if self.subs[sc].granted != 0 {
                 progress |= self.dispatch(sh, model, mem, sc, now)?;
             } else {
                 // no candidate: every busy collector waits for operands (what `dispatch` counts)
@@ -1675,7 +1676,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             bank_q,
             collectors,
             queued_reads,
-            granted_collectors,
+            granted,
             bank_ports_used,
             ..
         } = &mut subs[sc];
@@ -1745,7 +1746,7 @@ impl<D: RegisterFileDesign> Sm<D> {
                 o.granted = true;
                 o.ready_at = now + 1 + extra;
                 c.pending -= 1;
-                *granted_collectors += u32::from(c.pending == 0);
+                *granted |= u64::from(c.pending == 0) << c_i;
                 c.ready_at = c.ready_at.max(o.ready_at);
                 bank_ports_used[b] += 1;
                 act.bank_reads[sc * nb + b] += 1;
@@ -1774,22 +1775,19 @@ impl<D: RegisterFileDesign> Sm<D> {
         let mut cands = [0u8; 64];
         let mut n = 0;
         let cols = &self.subs[sc].collectors;
-        let mut busy = !self.subs[sc].free_mask;
-        if cols.len() < 64 {
-            busy &= (1u64 << cols.len()) - 1;
-        }
-        let mut waiting = 0u64;
-        while busy != 0 {
-            let i = busy.trailing_zeros() as usize;
-            busy &= busy - 1;
-            let c = &cols[i];
+        // the collectors with every operand granted; the other busy ones wait for operands
+        let mut granted = self.subs[sc].granted;
+        while granted != 0 {
+            let i = granted.trailing_zeros() as usize;
+            granted &= granted - 1;
+            let Some(c) = cols.get(i) else {
+                break;
+            };
             // written always, kept if a candidate (no data-dependent branch)
-            let cand = (c.pending == 0) & (c.ready_at <= now);
             cands[n] = i as u8;
-            n += usize::from(cand);
-            waiting += u64::from(!cand);
+            n += usize::from(c.ready_at <= now);
         }
-        self.act.operand_wait_cycles += waiting;
+        self.act.operand_wait_cycles += u64::from(self.subs[sc].busy_collectors) - n as u64;
         // oldest allocation first: insertion by `seq` (unique), the order
         // `sort_unstable_by_key(seq)` gives
         for k in 1..n {
@@ -1996,7 +1994,7 @@ impl<D: RegisterFileDesign> Sm<D> {
         c.sid = None;
         c.nops = 0;
         sub.busy_collectors -= 1;
-        sub.granted_collectors -= 1;
+        sub.granted &= !(1u64 << ci);
         sub.free_mask |= 1 << ci;
         sub.dirty = true;
         {
@@ -2560,7 +2558,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             bank_q,
             queued_reads,
             busy_collectors,
-            granted_collectors,
+            granted,
             ..
         } = &mut self.subs[sc];
         let c = &mut collectors[ci];
@@ -2626,7 +2624,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             }
         }
         if c.pending == 0 {
-            *granted_collectors += 1;
+            *granted |= 1u64 << ci;
         }
         Ok(())
     }
