@@ -751,12 +751,12 @@ impl Shared<'_> {
         let mut key = *info;
         key.active_mask = 0;
         if fs[pc] == 0 {
-            let t = self.tables.get(f).and_then(|t| t.as_ref());
             let block = model.block_start(key.func, key.pc);
-            self.statics.push(StaticInstr::new(key, t, block));
-            fs[pc] = self.statics.len() as u32;
+            let st = StaticInstr::new(key, self.func_tables(key.func), block);
+            self.statics.push(st);
+            self.sid_of[f][pc] = self.statics.len() as u32;
         }
-        let sid = fs[pc] - 1;
+        let sid = self.sid_of[f][pc] - 1;
         // the facts of one (function, pc) never change (`FunctionalWarpModel::next_instr`)
         debug_assert!(self.statics[sid as usize].key == key);
         sid
