@@ -1267,15 +1267,20 @@ impl<D: RegisterFileDesign> Sm<D> {
             slot,
             sub_core: w.sub_core,
         };
-        self.act.releases_pbr += release_all(
+        self.act.releases_pbr += self.release_all(ws, list, ReleaseCause::Pbr, now);
+    }
+
+    /// [`release_all`] on this SM's design.
+    fn release_all(&mut self, ws: WarpSlot, list: &[u16], cause: ReleaseCause, now: u64) -> u64 {
+        release_all(
             &mut self.design,
             &mut self.rf_act,
             self.id,
             now,
             ws,
             list,
-            ReleaseCause::Pbr,
-        );
+            cause,
+        )
     }
 
     /// One cycle of this SM. Returns whether anything changed.
@@ -1588,15 +1593,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             None
         };
         if let Some(list) = dead {
-            self.act.releases_dead_dst += release_all(
-                &mut self.design,
-                &mut self.rf_act,
-                self.id,
-                now,
-                ws,
-                list,
-                ReleaseCause::DeadDst,
-            );
+            self.act.releases_dead_dst += self.release_all(ws, list, ReleaseCause::DeadDst, now);
         }
         self.maybe_retire(model, eslot, now);
     }
