@@ -13,17 +13,18 @@
 
 This checks the kernels' CUDA semantics and the references against each other; it does not
 check the PTX (that is the simulator's job). Requires g++ >= 11 (C++20 <barrier>).
-Uses CARGO_TARGET_DIR from the environment if set. Work files go to /tmp/regwatt-hostcheck.
+Uses CARGO_TARGET_DIR from the environment if set. Work files go to a temporary directory,
+removed at the end.
 """
 import os
 import subprocess
 import sys
+import tempfile
 import tomllib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WL = os.path.dirname(HERE)
 ROOT = os.path.dirname(WL)
-WORK = "/tmp/regwatt-hostcheck"
 SIZES = {"f32": 4, "f64": 8, "i8": 1, "u8": 1, "i16": 2, "u16": 2, "i32": 4, "u32": 4, "i64": 8, "u64": 8}
 
 
@@ -42,8 +43,8 @@ def arg_expr(a, bufs):
     return f"(double){a!r}"
 
 
-def driver(name, spec):
-    d = os.path.join(WORK, name)
+def driver(name, spec, work):
+    d = os.path.join(work, name)
     lines = [
         f'#include "{os.path.join(HERE, "cuda_host.h")}"',
         f'#include "{os.path.join(WL, name, name + ".cu")}"',
@@ -86,27 +87,27 @@ def main():
     names = sys.argv[1:] or sorted(
         n for n in os.listdir(WL) if os.path.isfile(os.path.join(WL, n, n + ".toml"))
     )
-    os.makedirs(WORK, exist_ok=True)
-    if cargo("dump", WORK, *names).returncode != 0:
-        sys.exit("dump failed")
-    for name in names:
-        with open(os.path.join(WL, name, name + ".toml"), "rb") as f:
-            spec = tomllib.load(f)
-        d = os.path.join(WORK, name)
-        os.makedirs(os.path.join(d, "out"), exist_ok=True)
-        src = os.path.join(d, "main.cpp")
-        with open(src, "w") as f:
-            f.write(driver(name, spec))
-        exe = os.path.join(d, "main")
-        cc = ["g++", "-std=c++20", "-O1", "-ffp-contract=off", "-pthread", "-w", src, "-o", exe]
-        r = subprocess.run(cc, capture_output=True, text=True)
-        if r.returncode != 0:
-            print(f"{name}: g++ failed\n{r.stderr[:4000]}")
-            continue
-        r = subprocess.run([exe], capture_output=True, text=True)
-        if r.returncode != 0:
-            print(f"{name}: run failed ({r.returncode}) {r.stderr[:2000]}")
-    sys.exit(cargo("verify", WORK, *names).returncode)
+    with tempfile.TemporaryDirectory(prefix="regwatt-hostcheck-") as work:
+        if cargo("dump", work, *names).returncode != 0:
+            sys.exit("dump failed")
+        for name in names:
+            with open(os.path.join(WL, name, name + ".toml"), "rb") as f:
+                spec = tomllib.load(f)
+            d = os.path.join(work, name)
+            os.makedirs(os.path.join(d, "out"), exist_ok=True)
+            src = os.path.join(d, "main.cpp")
+            with open(src, "w") as f:
+                f.write(driver(name, spec, work))
+            exe = os.path.join(d, "main")
+            cc = ["g++", "-std=c++20", "-O1", "-ffp-contract=off", "-pthread", "-w", src, "-o", exe]
+            r = subprocess.run(cc, capture_output=True, text=True)
+            if r.returncode != 0:
+                print(f"{name}: g++ failed\n{r.stderr[:4000]}")
+                continue
+            r = subprocess.run([exe], capture_output=True, text=True)
+            if r.returncode != 0:
+                print(f"{name}: run failed ({r.returncode}) {r.stderr[:2000]}")
+        sys.exit(cargo("verify", work, *names).returncode)
 
 
 if __name__ == "__main__":

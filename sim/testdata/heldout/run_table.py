@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Quick pass/fail table of the held-out corpus against a regwatt binary (numpy comparison,
 same tolerances as tests/heldout_kernels.rs).  python3 run_table.py /path/to/regwatt [NAME...]"""
-import os, subprocess, sys, json
+import os, subprocess, sys, json, tempfile
 import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOL = {("k01_gridstride", "y"): (1e-5, 1e-6), ("k02_tile2d", "sten"): (1e-6, 1e-6),
@@ -10,12 +10,13 @@ TOL = {("k01_gridstride", "y"): (1e-5, 1e-6), ("k02_tile2d", "sten"): (1e-6, 1e-
        ("k28_precise_math", "out"): (1e-6, 1e-6), ("k32_double_libm", "out"): (1e-15, 2e-15),
        ("k41_double_math", "out"): (1e-13, 1e-14)}
 exe = sys.argv[1]
+dump = tempfile.TemporaryDirectory(prefix="regwatt-heldout-dump-")  # removed at exit
 names = sys.argv[2:] or sorted(n for n in os.listdir(HERE) if os.path.isfile(f"{HERE}/{n}/{n}.toml"))
 for n in names:
     r = subprocess.run([exe, "ptx", f"{HERE}/{n}/{n}.ptx", "--json"], capture_output=True, text=True)
     ptx_ok = r.returncode == 0
     ptxmsg = "" if ptx_ok else r.stderr.strip().splitlines()[-1][:200] if r.stderr.strip() else f"rc {r.returncode}"
-    out = f"/tmp/regwatt-heldout/dump/{n}"
+    out = f"{dump.name}/{n}"
     os.makedirs(out, exist_ok=True)
     for f in os.listdir(out): os.remove(f"{out}/{f}")
     r = subprocess.run([exe, "exec", f"{HERE}/{n}/{n}.toml", "--dump", out], capture_output=True, text=True, timeout=600)
