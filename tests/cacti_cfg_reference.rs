@@ -14,12 +14,23 @@ use regwatt_tech::Technology;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+/// The CACTI 7 reference runs and their input files, copied into the repository
+/// (`calibrations/PROVENANCE.md`). A missing file is a broken checkout: the tests fail.
 fn reference_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("calibrations")
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (test data must be in the repository)",
+            path.display()
+        )
+    })
 }
 
 fn csv_rows() -> Vec<BTreeMap<String, String>> {
-    let text = std::fs::read_to_string(reference_dir().join("cacti7-train.csv")).unwrap();
+    let text = read(&reference_dir().join("cacti7-train.csv"));
     let mut lines = text.lines();
     let header: Vec<String> = lines.next().unwrap().split(',').map(String::from).collect();
     lines
@@ -241,19 +252,26 @@ fn issue_bitline_float_and_interconnect_every_reference_cfg_runs() {
     assert_eq!(pg_rows, 10);
 }
 
-fn table(title: &str, errs: &[Vec<f64>], names: &[&str]) {
+/// Mean |err|, worst |err| and mean (signed) err of one column.
+fn stats(e: &[f64]) -> (f64, f64, f64) {
+    let mean_abs = e.iter().map(|x| x.abs()).sum::<f64>() / e.len() as f64;
+    let max_abs = e.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    let mean = e.iter().sum::<f64>() / e.len() as f64;
+    (mean_abs, max_abs, mean)
+}
+
+/// Prints one error table and checks every column against its (mean |err|, worst |err|)
+/// tolerance.
+fn table(title: &str, errs: &[Vec<f64>], names: &[&str], tol: &[(f64, f64)]) {
     println!("{title}");
     println!(
         "{:<30} {:>3} {:>12} {:>12} {:>12}",
         "column", "n", "mean |err|", "max |err|", "mean err"
     );
-    for (e, n) in errs.iter().zip(names) {
-        if e.is_empty() {
-            continue;
-        }
-        let mean_abs = e.iter().map(|x| x.abs()).sum::<f64>() / e.len() as f64;
-        let max_abs = e.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-        let mean = e.iter().sum::<f64>() / e.len() as f64;
+    let mut bad = Vec::new();
+    for ((e, n), (tol_mean, tol_max)) in errs.iter().zip(names).zip(tol) {
+        assert_eq!(e.len(), 12, "{n}: every gated row is compared");
+        let (mean_abs, max_abs, mean) = stats(e);
         println!(
             "{n:<30} {:>3} {:>11.1}% {:>11.1}% {:>+11.1}%",
             e.len(),
@@ -261,7 +279,13 @@ fn table(title: &str, errs: &[Vec<f64>], names: &[&str]) {
             100.0 * max_abs,
             100.0 * mean
         );
+        if mean_abs > *tol_mean || max_abs > *tol_max {
+            bad.push(format!(
+                "{n}: mean {mean_abs:.3} max {max_abs:.3} > ({tol_mean}, {tol_max})"
+            ));
+        }
     }
+    assert!(bad.is_empty(), "{title}:\n{}", bad.join("\n"));
 }
 
 /// The `pg_*` columns of the 12 gated reference rows against our gating model, twice:
@@ -318,29 +342,55 @@ fn pg_columns_error_table() {
         }
         assert!(ours.iter().all(|x| *x > 0.0 && x.is_finite()), "{ours:?}");
     }
-    table("(a) end to end", &end_to_end, &names);
+    // Tolerances (mean |err|, worst |err|) per column, in PG_COLUMNS order + leakage.
+    // (b) isolates CACTI-P's equations at CACTI's organisation: the sleep-transistor width and
+    // the mat counts are CACTI's equations on CACTI's numbers (exact); every other column
+    // depends on capacitances and pitches of our SRAM periphery model, which is held to the
+    // brief's 15 % mean against CACTI, worst row 30 %. Two columns are looser, as measured:
+    // the WL sleep area (18 % mean) and the WL wake-up time (17 % mean, worst +38 % on the two
+    // 32 nm register banks with a 5-10 % performance-loss budget; the cause is not isolated).
+    let at_cacti_tol = [
+        (0.02, 0.02), // sub-array sleep transistor width
+        (0.15, 0.30), // sub-array sleep area
+        (0.15, 0.30), // sub-array wake-up time
+        (0.15, 0.30), // sub-array wake-up energy
+        (0.15, 0.30), // WL sleep transistor width
+        (0.20, 0.30), // WL sleep area
+        (0.20, 0.40), // WL wake-up time
+        (0.15, 0.30), // WL wake-up energy
+        (0.15, 0.30), // bitline-floating wake-up time
+        (0.15, 0.30), // bitline-floating wake-up energy
+        (1e-9, 1e-9), // active mats (CACTI's, given)
+        (1e-9, 1e-9), // active sub-arrays per mat
+        (0.15, 0.30), // total sleep area
+        (0.15, 0.30), // gated leakage per bank
+    ];
+    // (a) end to end adds our organisation search. On the two 16 KB 4-way L1D rows (32 nm)
+    // it activates twice CACTI's mats, which doubles the WL and bitline-floating wake-up
+    // energies; on the three 22 nm 32 KB RAM rows it picks another sub-array split, which
+    // moves the WL sleep area by +120..+147 % and the sub-array wake-up energy by -50..-55 %.
+    // Those columns get the organisation's factor as their worst case.
+    let end_to_end_tol = [
+        (0.02, 0.02),
+        (0.15, 0.30),
+        (0.15, 0.30),
+        (0.25, 0.60),
+        (0.15, 0.30),
+        (0.65, 1.50),
+        (0.20, 0.40),
+        (0.30, 1.10),
+        (0.15, 0.30),
+        (0.30, 1.00),
+        (0.20, 1.00),
+        (1e-9, 1e-9),
+        (0.15, 0.40),
+        (0.15, 0.50),
+    ];
+    table("(a) end to end", &end_to_end, &names, &end_to_end_tol);
     table(
         "(b) at CACTI's organisation and active mats",
         &at_cacti,
         &names,
-    );
-    assert_eq!(at_cacti[0].len(), 12);
-    // the sub-array sleep-transistor width is CACTI's equation on CACTI's cell: exact
-    assert!(
-        at_cacti[0].iter().all(|e| e.abs() < 0.02),
-        "{:?}",
-        at_cacti[0]
-    );
-    // at CACTI's organisation the bitline-floating wake-up time and the active sub-arrays per
-    // mat follow CACTI's equations closely
-    assert!(
-        at_cacti[8].iter().all(|e| e.abs() < 0.3),
-        "{:?}",
-        at_cacti[8]
-    );
-    assert!(
-        at_cacti[11].iter().all(|e| e.abs() < 1e-9),
-        "{:?}",
-        at_cacti[11]
+        &at_cacti_tol,
     );
 }

@@ -3,6 +3,8 @@
 
 mod common;
 
+use std::collections::BTreeMap;
+
 use regwatt_designs::config::{preset, GpuPreset, Node};
 use regwatt_designs::energy::{AreaSummary, EnergySummary};
 use regwatt_designs::exec_model::simulate_spec;
@@ -16,20 +18,89 @@ fn every_workload_on_both_presets_matches_its_reference() {
         .iter()
         .flat_map(|p| regwatt_workloads::all().iter().map(move |w| (*p, w)))
         .collect();
+    let cycles = std::sync::Mutex::new(BTreeMap::new());
     let f = common::failures_on_two_threads(
         &work,
         |(p, w)| format!("{} on {p}", w.name),
         |(p, w)| {
             let cfg = preset(*p).map_err(|e| e.to_string())?;
             let spec = w.load_spec().map_err(|e| e.to_string())?;
-            let buffers = common::simulate_baseline(&spec, &cfg)?;
+            let (buffers, c) = common::simulate_baseline_timed(&spec, &cfg)?;
+            // the kernels' own cycles: without the preset's kernel-launch latency
+            let launch = u64::from(cfg.gpu.kernel_launch_latency) * spec.launches.len() as u64;
+            if let Ok(mut m) = cycles.lock() {
+                m.insert((p.to_string(), w.name.to_string()), c - launch);
+            }
             let exp = w
-                .reference(&spec.initial_buffers())
+                .expected_final(&spec.initial_buffers())
                 .map_err(|e| e.to_string())?;
             regwatt_workloads::check(w, &exp, &buffers).map_err(|e| e.to_string())
         },
     );
     assert!(f.is_empty(), "{} failures:\n{}", f.len(), f.join("\n"));
+    timing_against_gpgpusim(&cycles.into_inner().expect("cycles"));
+}
+
+/// Issue 25: the simulated cycles of every workload (without the kernel-launch latency)
+/// against GPGPU-Sim 4.2's on the same PTX, launches and inputs
+/// (`calibrations/gpgpusim-suite/cycles.csv`, provenance in `calibrations/PROVENANCE.md`).
+/// The bounds are the mean |error| the brief quotes (rtx2060 9 %, gtx480 25 %), at their
+/// measured values (9.4 %, 24.8 %) plus 0.6 and 0.2 points: a change of the timing model that
+/// moves the suite away from GPGPU-Sim fails here. GPGPU-Sim crashed on reduction and fc on
+/// the GTX 480 configuration (SHFL on Fermi; the CSV's `match` = crash): those two have no
+/// reference.
+fn timing_against_gpgpusim(ours: &BTreeMap<(String, String), u64>) {
+    #[derive(serde::Deserialize)]
+    struct Row {
+        workload: String,
+        config: String,
+        #[serde(rename = "match")]
+        outcome: String,
+        gpu_tot_sim_cycle: Option<u64>,
+        launch_latency_cycles: Option<u64>,
+    }
+    let csv = include_str!("../calibrations/gpgpusim-suite/cycles.csv");
+    let mut errs: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    let mut crashed = Vec::new();
+    for row in csv::Reader::from_reader(csv.as_bytes()).deserialize::<Row>() {
+        let r = row.expect("cycles.csv row");
+        let gpu = match r.config.as_str() {
+            "SM75_RTX2060" => "rtx2060",
+            "SM2_GTX480" => "gtx480",
+            other => panic!("unknown config {other}"),
+        };
+        if r.outcome == "crash" {
+            crashed.push(format!("{}/{gpu}", r.workload));
+            continue;
+        }
+        let (Some(total), Some(launch)) = (r.gpu_tot_sim_cycle, r.launch_latency_cycles) else {
+            panic!("{}/{gpu}: no cycles", r.workload);
+        };
+        let reference = total - launch;
+        let got = ours[&(gpu.to_string(), r.workload.clone())];
+        let e = got as f64 / reference as f64 - 1.0;
+        println!(
+            "{:<16} {gpu:<8} ours {got:>7} GPGPU-Sim {reference:>7} {:+6.1}%",
+            r.workload,
+            100.0 * e
+        );
+        errs.entry(gpu).or_default().push(e.abs());
+    }
+    assert_eq!(crashed, ["reduction/gtx480", "fc/gtx480"]);
+    for (gpu, n, bound) in [("rtx2060", 23, 0.10), ("gtx480", 21, 0.25)] {
+        let e = &errs[gpu];
+        assert_eq!(e.len(), n, "{gpu}");
+        let mean = e.iter().sum::<f64>() / e.len() as f64;
+        println!(
+            "{gpu}: mean |error| {:.1}% over {n} workloads",
+            100.0 * mean
+        );
+        assert!(
+            mean <= bound,
+            "{gpu}: mean |error| {:.1}% against GPGPU-Sim",
+            100.0 * mean
+        );
+    }
 }
 
 /// Simulates matrixMul_naive on preset `p` and evaluates the baseline inventory at 40 nm and

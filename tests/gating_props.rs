@@ -18,7 +18,13 @@ fn tech(nm: f64, k: f64) -> Technology {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig {
+        cases: 64,
+        // issue 25: a fixed seed, so a run is repeatable; failures found are kept in the
+        // .proptest-regressions file beside this one and replayed first
+        rng_seed: proptest::test_runner::RngSeed::Fixed(25003),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn gated_leakage_below_active_and_wakeup_positive(

@@ -10,7 +10,7 @@ fn bin() -> Command {
 }
 
 fn cfg_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/cacti7-train-cfg")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("calibrations/cacti7-train-cfg")
 }
 
 fn run(args: &[&str]) -> Output {

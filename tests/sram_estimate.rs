@@ -9,15 +9,34 @@ fn tech(nm: f64) -> Technology {
     Technology::for_node(nm, Temperature::from_k(360.0)).expect("node")
 }
 
+/// The register bank at 40 nm against its CACTI 7 run (15 %, the brief's target), at 12 nm
+/// below 40 nm; the renaming table cheaper and smaller than the bank at both nodes.
 #[test]
 fn issue_2_register_bank_and_rename_table_at_40_and_12_nm() {
+    let rows = load_rows(TRAIN_CSV).expect("csv");
+    let cacti = rows
+        .iter()
+        .find(|r| r.name == "interp_40nm_4K_b16_0RW1R1W_bk1")
+        .expect("the 40 nm 4 KB 1R1W reference row");
+    let mut read_40 = f64::NAN;
     for nm in [40.0, 12.0] {
         let mut rb = SramSpec::ram(4096, 16, nm);
         rb.rw_ports = 0;
         rb.rd_ports = 1;
         rb.wr_ports = 1;
         let r = estimate(&rb, &tech(nm)).expect("register bank");
-        assert!(r.read_energy.pj() > 0.5 && r.read_energy.pj() < 20.0);
+        let read = r.read_energy.nj();
+        if nm == 40.0 {
+            assert_eq!(rb.capacity_bytes, cacti.spec.capacity_bytes);
+            assert!(
+                (read / cacti.read_nj - 1.0).abs() <= 0.15,
+                "{read} nJ vs CACTI {}",
+                cacti.read_nj
+            );
+            read_40 = read;
+        } else {
+            assert!(read < read_40, "12 nm {read} nJ vs 40 nm {read_40} nJ");
+        }
         let mut rt = SramSpec::ram(1024, 2, nm);
         rt.banks = 4;
         rt.rw_ports = 0;

@@ -1548,9 +1548,11 @@ mod tests {
     #[test]
     fn reads_every_reference_cfg() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../shared/reference/cacti7-train-cfg");
+            .join("../calibrations/cacti7-train-cfg");
         let mut n = 0;
-        for e in std::fs::read_dir(&dir).unwrap() {
+        let entries = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("{}: {e} (test data is in the repository)", dir.display()));
+        for e in entries {
             let p = e.unwrap().path();
             let c = read_file(&p).unwrap_or_else(|e| panic!("{e}"));
             assert!(c.size_bytes > 0 && c.uca);

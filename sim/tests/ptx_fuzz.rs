@@ -76,7 +76,13 @@ fn check(src: &str) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 400, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig {
+        cases: 400,
+        // issue 25: a fixed seed, so a run is repeatable; failures found are kept in the
+        // .proptest-regressions file beside this one and replayed first
+        rng_seed: proptest::test_runner::RngSeed::Fixed(25001),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..400)) {

@@ -296,7 +296,13 @@ fn program_text(blocks: &[(Vec<RInstr>, RTerm)]) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 300, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig {
+        cases: 300,
+        // issue 25: a fixed seed, so a run is repeatable; failures found are kept in the
+        // .proptest-regressions file beside this one and replayed first
+        rng_seed: proptest::test_runner::RngSeed::Fixed(25002),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn releases_never_precede_a_use_on_random_cfgs(
@@ -325,14 +331,16 @@ fn ptx_files() -> Vec<PathBuf> {
         collect(&dir, &mut out);
     }
     out.sort();
+    // the 23 workloads' PTX and the test data's
+    assert_eq!(out.len(), 29, "PTX files found: {out:?}");
     out
 }
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in rd.flatten() {
+    // a folder the test names must exist (issue 25: never a silent skip)
+    let rd = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    for e in rd {
+        let e = e.unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
         let p = e.path();
         if p.is_dir() {
             collect(&p, out);

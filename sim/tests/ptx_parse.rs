@@ -12,14 +12,16 @@ fn ptx_files() -> Vec<PathBuf> {
         collect(&dir, &mut out);
     }
     out.sort();
+    // the 23 workloads' PTX and the test data's
+    assert_eq!(out.len(), 30, "PTX files found: {out:?}");
     out
 }
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in rd.flatten() {
+    // a folder the test names must exist (issue 25: never a silent skip)
+    let rd = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    for e in rd {
+        let e = e.unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
         let p = e.path();
         if p.is_dir() {
             collect(&p, out);

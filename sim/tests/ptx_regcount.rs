@@ -31,16 +31,16 @@ fn rows() -> Vec<Row> {
         .collect()
 }
 
-/// (file, kernel) -> (ours, ptxas, our smem, ptxas smem); skips files not present.
+/// (file, kernel) -> (ours, ptxas, our smem, ptxas smem). Every file the table names must be
+/// in the repository: a missing one fails the test (issue 25), it is never skipped.
 fn compare() -> BTreeMap<(String, String), (u32, u32, u32, u32)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut out = BTreeMap::new();
     let mut cache: BTreeMap<String, regwatt_sim::ir::Module> = BTreeMap::new();
     for r in rows() {
         let p = root.join(&r.file);
-        let Ok(src) = std::fs::read_to_string(&p) else {
-            continue;
-        };
+        let src = std::fs::read_to_string(&p)
+            .unwrap_or_else(|e| panic!("{}: {e} (named by ptxas_sm75.csv)", p.display()));
         let m = cache
             .entry(r.file.clone())
             .or_insert_with(|| parse(&r.file, &src).unwrap_or_else(|e| panic!("{e}")));
@@ -56,11 +56,18 @@ fn compare() -> BTreeMap<(String, String), (u32, u32, u32, u32)> {
     out
 }
 
+/// Held-out kernels whose SASS `ptxas_sched.csv` does not list, and the bound on their mean
+/// |relative error|: measured 19.9 % over 30 kernels (the 8 others the rules saw: 23.2 % over
+/// all 38), bounded like the whole held-out set, at its measured value plus 0.6 points.
+const UNSEEN_KERNELS: usize = 30;
+const UNSEEN_MEAN_MAX: f64 = 0.205;
+
 #[test]
 fn register_counts_track_ptxas_on_the_suite() {
     let cmp = compare();
     let mut errs = Vec::new();
     let mut held = Vec::new();
+    let mut held_files: Vec<String> = Vec::new();
     println!(
         "{:<58} {:<22} {:>5} {:>6} {:>7}",
         "file", "kernel", "ours", "ptxas", "rel.err"
@@ -75,28 +82,52 @@ fn register_counts_track_ptxas_on_the_suite() {
             errs.push(e.abs());
         } else if file.starts_with("sim/testdata/heldout/") {
             held.push(e.abs());
+            held_files.push(file.clone());
         }
     }
-    let held_mean = held.iter().sum::<f64>() / held.len().max(1) as f64;
-    if !held.is_empty() {
-        println!(
-            "held-out kernels: {}, mean |relative error| = {:.1}%",
-            held.len(),
-            held_mean * 100.0
-        );
-        // the held-out kernels check generality: 28.5 % before the scheduling estimate
-        // (analysis::schedule), 23.8 % with it, 23.2 % with 32-bit shared addresses
-        // (analysis::narrow)
-        assert!(
-            held_mean <= 0.235,
-            "held-out mean |relative error| {:.1}% > 23.5%",
-            held_mean * 100.0
-        );
-    }
-    if errs.is_empty() {
-        eprintln!("workload suite not present; nothing to compare");
-        return;
-    }
+    assert_eq!(errs.len(), 35, "suite kernels in ptxas_sm75.csv");
+    assert_eq!(held.len(), 38, "held-out kernels in ptxas_sm75.csv");
+    let held_mean = held.iter().sum::<f64>() / held.len() as f64;
+    println!(
+        "held-out kernels: {}, mean |relative error| = {:.1}%",
+        held.len(),
+        held_mean * 100.0
+    );
+    // the held-out kernels check generality: 28.5 % before the scheduling estimate
+    // (analysis::schedule), 23.8 % with it, 23.2 % with 32-bit shared addresses
+    // (analysis::narrow)
+    assert!(
+        held_mean <= 0.235,
+        "held-out mean |relative error| {:.1}% > 23.5%",
+        held_mean * 100.0
+    );
+    // Issue 25: the scheduling rules (analysis::schedule) were measured on the SASS of the
+    // kernels `ptxas_sched.csv` lists, some of them held out. Their error on the held-out
+    // kernels NOT used to set the rules, reported separately:
+    let sched = include_str!("../testdata/ptxas_sched.csv");
+    let used: Vec<&str> = sched
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("file,"))
+        .map(|l| l.split(',').next().unwrap_or(""))
+        .collect();
+    let unseen: Vec<f64> = held_files
+        .iter()
+        .zip(&held)
+        .filter(|(f, _)| !used.contains(&f.as_str()))
+        .map(|(_, e)| *e)
+        .collect();
+    let unseen_mean = unseen.iter().sum::<f64>() / unseen.len() as f64;
+    println!(
+        "held-out kernels not used to set the scheduling rules: {}, mean |relative error| = {:.1}%",
+        unseen.len(),
+        unseen_mean * 100.0
+    );
+    assert_eq!(unseen.len(), UNSEEN_KERNELS);
+    assert!(
+        unseen_mean <= UNSEEN_MEAN_MAX,
+        "out-of-sample mean |relative error| {:.1}%",
+        unseen_mean * 100.0
+    );
     let mean = errs.iter().sum::<f64>() / errs.len() as f64;
     println!(
         "suite kernels: {}, mean |relative error| = {:.1}%",

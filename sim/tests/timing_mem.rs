@@ -27,21 +27,31 @@ fn timed(name: &str, cfg: &GpuConfig) -> Activity<NoStats> {
     r.launches.remove(0)
 }
 
-fn within(got: u64, estimate: f64) -> bool {
-    (got as f64 - estimate).abs() <= 0.25 * estimate
+/// Issue 25: the kernels' own cycles (the 5000-cycle launch latency, checked exactly below,
+/// taken out) against GPGPU-Sim 4.2 on the same PTX and inputs
+/// (`calibrations/gpgpusim-suite/cycles.csv`: vectorAdd 6131 − 5000 = 1131, matrixMul_naive
+/// 39383 − 5000 = 34383 cycles). Measured: vectorAdd 857 (−24 %), matrixMul_naive 33689
+/// (−2 %). Bounds: 30 % for the 1000-cycle kernel, whose error is the suite's largest among
+/// short kernels (the suite's mean is held by `tests/designs_workloads.rs`), 10 % for the
+/// latency-bound matrixMul_naive, whose 128 round trips the model follows mechanism by
+/// mechanism (Accel-Sim's back-of-envelope estimate in the README: 31 000).
+fn kernel_cycles_within(name: &str, got: u64, gpgpusim: u64, tol: f64) {
+    let own = got - 5000;
+    let e = own as f64 / gpgpusim as f64 - 1.0;
+    assert!(
+        e.abs() <= tol,
+        "{name}: {own} kernel cycles vs GPGPU-Sim {gpgpusim} ({:+.1}%)",
+        100.0 * e
+    );
 }
 
 #[test]
-fn issue5_cycles_within_25_percent_of_the_accel_sim_estimate() {
+fn issue5_cycles_track_gpgpusim() {
     let cfg = GpuConfig::rtx2060_like().expect("preset");
     let va = timed("vectorAdd", &cfg);
-    assert!(within(va.cycles, 5730.0), "vectorAdd {} cycles", va.cycles);
+    kernel_cycles_within("vectorAdd", va.cycles, 1131, 0.30);
     let mm = timed("matrixMul_naive", &cfg);
-    assert!(
-        within(mm.cycles, 36000.0),
-        "matrixMul_naive {} cycles",
-        mm.cycles
-    );
+    kernel_cycles_within("matrixMul_naive", mm.cycles, 34383, 0.10);
     // the mechanisms behind the estimate: inputs in the L2, one L1 miss and 7 merges per CTA
     // per k for B, no DRAM traffic
     let m = &mm.memory;

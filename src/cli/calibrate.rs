@@ -6,8 +6,8 @@
 use std::fmt::Write as _;
 
 use regwatt_power::calibrate::{
-    committed, evaluate, fit, fitted_toml, load_rows, same_coefficients, CalibrationReport,
-    MetricErrors, TRAIN_CSV,
+    committed, cross_validate, evaluate, fit, fitted_toml, load_rows, same_coefficients,
+    CalibrationReport, CrossValidation, FitDrops, MetricErrors, FOLDS, TRAIN_CSV,
 };
 
 /// Arguments of `regwatt calibrate`.
@@ -43,8 +43,19 @@ fn rows(out: &mut String, label: &str, m: &MetricErrors) {
     }
 }
 
+/// The JSON of `regwatt calibrate --json`.
+#[derive(serde::Serialize)]
+struct Report<'a> {
+    /// The fit on every row, evaluated with the model's own search.
+    fit: &'a CalibrationReport,
+    /// Rows the fit left out, by reason.
+    fit_dropped: &'a FitDrops,
+    /// k-fold cross-validation over configurations.
+    cross_validation: &'a CrossValidation,
+}
+
 /// Renders the report as a Markdown table.
-pub fn table(r: &CalibrationReport) -> String {
+pub fn table(r: &CalibrationReport, d: &FitDrops, cv: &CrossValidation) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -65,6 +76,33 @@ pub fn table(r: &CalibrationReport) -> String {
     for (node, m) in &r.per_node {
         rows(&mut out, &format!("{node} nm"), m);
     }
+    let _ = writeln!(
+        out,
+        "\n{}-fold cross-validation over configurations (each configuration's rows at every \
+         node in one fold):",
+        cv.folds.len()
+    );
+    rows(&mut out, "train", &cv.train);
+    rows(&mut out, "validate", &cv.validation);
+    let _ = writeln!(
+        out,
+        "\nfit: {} rows; left out: {} power-gated, {} DRAM-cell, {} without an organisation, \
+         {} refused; used {} ({} of them without gate leakage, {} without data-array leakage)",
+        d.rows,
+        d.gated,
+        d.dram_cell,
+        d.no_organisation.len(),
+        d.refused.len(),
+        d.used,
+        d.no_gate_leakage,
+        d.no_data_leakage
+    );
+    for name in &r.rows_without_gate_leakage {
+        let _ = writeln!(
+            out,
+            "leakage not compared (CACTI printed no gate leakage): {name}"
+        );
+    }
     let _ = writeln!(out, "\ncoefficients:");
     for (k, v) in r.coefficients.to_pairs() {
         let _ = writeln!(out, "  {k:<24} {v:.6}");
@@ -78,12 +116,19 @@ pub fn table(r: &CalibrationReport) -> String {
 /// Runs `regwatt calibrate`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let rows_ = load_rows(TRAIN_CSV)?;
-    let c = fit(&rows_);
+    let f = fit(&rows_);
+    let c = f.coefficients;
     let report = evaluate(&rows_, &c);
+    let cv = cross_validate(&rows_, FOLDS);
     if args.json {
-        outln!("{}", serde_json::to_string_pretty(&report)?);
+        let r = Report {
+            fit: &report,
+            fit_dropped: &f.dropped,
+            cross_validation: &cv,
+        };
+        outln!("{}", serde_json::to_string_pretty(&r)?);
     } else {
-        out!("{}", table(&report));
+        out!("{}", table(&report, &f.dropped, &cv));
         let same = committed()
             .map(|k| same_coefficients(&k, &c))
             .unwrap_or(false);

@@ -86,7 +86,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .with_context(|| format!("writing buffers to {}", dir.display()))?;
     }
     let check = workload.map(|w| {
-        w.reference(&spec.initial_buffers())
+        w.expected_final(&spec.initial_buffers())
             .map_err(|e| e.to_string())
             .and_then(|exp| {
                 regwatt_workloads::check(w, &exp, &run.buffers).map_err(|e| e.to_string())

@@ -82,7 +82,7 @@ pub(crate) fn simulate(
 ) -> anyhow::Result<Simulated> {
     let sim = simulate_spec(spec, design, cfg, opts)?;
     let check = workload.map(|w| {
-        w.reference(&spec.initial_buffers())
+        w.expected_final(&spec.initial_buffers())
             .map_err(|e| e.to_string())
             .and_then(|exp| {
                 regwatt_workloads::check(w, &exp, &sim.buffers).map_err(|e| e.to_string())

@@ -79,6 +79,14 @@ pub fn simulate_baseline(
     spec: &LaunchSpec,
     cfg: &ResolvedConfig,
 ) -> Result<BTreeMap<String, HostData>, String> {
+    simulate_baseline_timed(spec, cfg).map(|(b, _)| b)
+}
+
+/// [`simulate_baseline`], also returning the simulated cycles of all launches.
+pub fn simulate_baseline_timed(
+    spec: &LaunchSpec,
+    cfg: &ResolvedConfig,
+) -> Result<(BTreeMap<String, HostData>, u64), String> {
     let sim = simulate_spec(spec, DesignSpec::Baseline, cfg, &RunOptions::default())
         .map_err(|e| e.to_string())?;
     if sim.activity.design_stats.unallocated_accesses() != 0 {
@@ -87,7 +95,7 @@ pub fn simulate_baseline(
     if sim.activity.core.uncollected_reads != 0 {
         return Err("uncollected operand reads".into());
     }
-    Ok(sim.buffers)
+    Ok((sim.buffers, sim.activity.cycles))
 }
 
 /// `sim/testdata/heldout`.

@@ -65,7 +65,7 @@ fn dump(w: &Workload, dir: &Path) -> Result<(), String> {
 fn verify(w: &Workload, dir: &Path) -> Result<(), String> {
     let spec = w.load_spec().map_err(|e| e.to_string())?;
     let expected = w
-        .reference(&spec.initial_buffers())
+        .expected_final(&spec.initial_buffers())
         .map_err(|e| e.to_string())?;
     let mut actual = Buffers::new();
     for (name, b) in &spec.buffers {

@@ -51,7 +51,7 @@ fn main() -> ExitCode {
         let outcome = (|| -> Result<(usize, u64, u64, u64, f64), String> {
             let spec = w.load_spec().map_err(|e| e.to_string())?;
             let expected = w
-                .reference(&spec.initial_buffers())
+                .expected_final(&spec.initial_buffers())
                 .map_err(|e| e.to_string())?;
             let run = run_spec(&spec, &RunOptions::default()).map_err(|e| e.to_string())?;
             let warp: u64 = run.launches.iter().map(|l| l.warp_instructions).sum();

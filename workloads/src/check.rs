@@ -216,10 +216,11 @@ pub fn check_buffer(
     }
 }
 
-/// Compares every buffer of `expected` (a reference result) with `actual` (e.g. the simulator's
-/// final buffers) using the workload's tolerance for that buffer ([`Workload::tolerance`]).
-/// Buffers of `actual` that have no reference are ignored. Buffers are visited in name order, so
-/// the reported mismatch is deterministic.
+/// Compares every buffer of `expected` with `actual` (e.g. the simulator's final buffers) using
+/// the workload's tolerance for that buffer ([`Workload::tolerance`]; exact for buffers it does
+/// not list, inputs included). Pass [`Workload::expected_final`], which holds every buffer of
+/// the spec, so that a stray store into an input is caught too. Buffers are visited in name
+/// order, so the reported mismatch is deterministic.
 #[allow(clippy::result_large_err)]
 pub fn check(
     workload: &Workload,

@@ -117,6 +117,15 @@ impl Workload {
         (self.reference_fn)(inputs)
     }
 
+    /// Expected final contents of *every* buffer: the reference's outputs, and every other
+    /// buffer unchanged from `initial` (issue 25: a stray store into an input buffer is a
+    /// wrong result too). Compare it with the simulated buffers with [`check`].
+    pub fn expected_final(&self, initial: &Buffers) -> Result<Buffers, WorkloadError> {
+        let mut out = initial.clone();
+        out.extend(self.reference(initial)?);
+        Ok(out)
+    }
+
     /// Loads the embedded spec, generates its initial buffers and runs the reference on them.
     pub fn expected_outputs(&self) -> Result<Buffers, WorkloadError> {
         let spec = self.load_spec()?;
@@ -393,6 +402,54 @@ mod tests {
         }
     }
 
+    /// `d` with element `i` moved far outside any workload's tolerance (floats: +1 + 2|x|,
+    /// or 0 for a NaN; integers: +1, wrapping).
+    fn perturbed(d: &HostData, i: usize) -> HostData {
+        let mut d = d.clone();
+        match &mut d {
+            HostData::F32(v) => {
+                v[i] = if v[i].is_nan() {
+                    0.0
+                } else {
+                    v[i] + 1.0 + 2.0 * v[i].abs()
+                }
+            }
+            HostData::F64(v) => {
+                v[i] = if v[i].is_nan() {
+                    0.0
+                } else {
+                    v[i] + 1.0 + 2.0 * v[i].abs()
+                }
+            }
+            HostData::I8(v) => v[i] = v[i].wrapping_add(1),
+            HostData::U8(v) => v[i] = v[i].wrapping_add(1),
+            HostData::I16(v) => v[i] = v[i].wrapping_add(1),
+            HostData::U16(v) => v[i] = v[i].wrapping_add(1),
+            HostData::I32(v) => v[i] = v[i].wrapping_add(1),
+            HostData::U32(v) => v[i] = v[i].wrapping_add(1),
+            HostData::I64(v) => v[i] = v[i].wrapping_add(1),
+            HostData::U64(v) => v[i] = v[i].wrapping_add(1),
+        }
+        d
+    }
+
+    /// Issue 25: a store into a buffer the reference does not write is caught.
+    #[test]
+    fn issue25_check_catches_a_stray_store_into_an_input() {
+        let w = find("vectorAdd").unwrap();
+        let init = w.load_spec().unwrap().initial_buffers();
+        let expected = w.expected_final(&init).unwrap();
+        assert!(expected.contains_key("a") && expected.contains_key("c"));
+        let mut actual = expected.clone();
+        actual.insert("a".into(), perturbed(&actual["a"], 7));
+        match check(w, &expected, &actual) {
+            Err(Mismatch::Value { buffer, index, .. }) => {
+                assert_eq!((buffer.as_str(), index), ("a", 7))
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
     #[test]
     fn references_cover_spec_buffers_with_matching_shapes() {
         for w in all() {
@@ -419,8 +476,24 @@ mod tests {
                     w.name
                 );
             }
-            // the reference agrees with itself and disagrees with the initial contents
-            assert_eq!(check(w, &out, &out), Ok(()));
+            // `check` finds a one-element change in every output buffer, in the changed
+            // element, whatever the buffer's tolerance
+            for (name, data) in &out {
+                let i = data.len() / 2;
+                let mut bad = out.clone();
+                bad.insert(name.clone(), perturbed(data, i));
+                match check(w, &out, &bad) {
+                    Err(Mismatch::Value {
+                        buffer,
+                        index,
+                        count,
+                        ..
+                    }) => {
+                        assert_eq!((buffer.as_str(), index, count), (name.as_str(), i, 1))
+                    }
+                    other => panic!("{}: {name}[{i}] changed, check gave {other:?}", w.name),
+                }
+            }
             let changed = out.iter().any(|(n, d)| init.get(n) != Some(d));
             assert!(
                 changed,

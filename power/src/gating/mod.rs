@@ -588,9 +588,7 @@ mod tests {
     /// Run with `--nocapture` to see the table.
     #[test]
     fn cacti_pg_columns_error() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../shared/reference/cacti7-train.csv");
-        let text = std::fs::read_to_string(path).unwrap();
+        let text = crate::calibrate::TRAIN_CSV;
         let mut lines = text.lines();
         let header: Vec<&str> = lines.next().unwrap().split(',').collect();
         let col = |k: &str| header.iter().position(|h| *h == k).unwrap();
@@ -654,7 +652,24 @@ mod tests {
             );
         }
         assert_eq!(errs[0].len(), 12);
-        // the width equation is CACTI's: it must match closely
-        assert!(errs[0].iter().all(|e| e.abs() < 0.02), "{:?}", errs[0]);
+        // Tolerances per column (mean |err|, worst |err|), at CACTI's own organisation:
+        // - the sleep-transistor width is CACTI-P's equation on CACTI's cell: exact (2 %);
+        // - the sleep-transistor area folds that width into the sub-array's pitch, which our
+        //   layout rules approximate (measured 13.0 % / 28.4 %): the brief's 15 % mean target,
+        //   30 % worst;
+        // - wake-up time and energy follow from the gated capacitance, which our SRAM
+        //   periphery model estimates within its own 15 % (measured 11.0 % / 20.7 %): 15 % mean,
+        //   25 % worst.
+        let tol = [(0.02, 0.02), (0.15, 0.30), (0.15, 0.25), (0.15, 0.25)];
+        for (i, e) in errs.iter().enumerate() {
+            let mean_abs = e.iter().map(|x| x.abs()).sum::<f64>() / e.len() as f64;
+            let max_abs = e.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+            assert!(
+                mean_abs <= tol[i].0 && max_abs <= tol[i].1,
+                "{}: mean {mean_abs:.3} max {max_abs:.3} against {:?}",
+                names[i],
+                tol[i]
+            );
+        }
     }
 }

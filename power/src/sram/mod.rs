@@ -72,6 +72,9 @@ pub enum SramError {
     /// The technology lacks something the spec needs.
     #[error("technology: {0}")]
     Technology(String),
+    /// The model's fitted coefficients could not be read.
+    #[error("model coefficients: {0}")]
+    Coefficients(String),
     /// The spec's temperature differs from the technology's.
     #[error("spec temperature {spec} K differs from the technology's {tech} K (resolve the technology at the spec's temperature)")]
     TemperatureMismatch {
@@ -85,7 +88,7 @@ pub enum SramError {
 /// Runs the organisation search and returns the best array for the spec's objective, with the
 /// calibrated coefficients of `calibrations/fitted.toml`.
 pub fn estimate(spec: &SramSpec, tech: &Technology) -> Result<SramResult, SramError> {
-    estimate_with(spec, tech, Coefficients::fitted())
+    estimate_with(spec, tech, Coefficients::fitted()?)
 }
 
 /// [`estimate`] with explicit model coefficients (used by the calibration fit).

@@ -127,15 +127,16 @@ struct FittedFile {
     coefficients: Coefficients,
 }
 
-static FITTED: std::sync::OnceLock<Coefficients> = std::sync::OnceLock::new();
+static FITTED: std::sync::OnceLock<Result<Coefficients, String>> = std::sync::OnceLock::new();
 
 impl Coefficients {
-    /// The committed fit (`calibrations/fitted.toml`, compiled in). Falls back to all-ones if
-    /// the file cannot be parsed (a test checks it parses).
-    pub fn fitted() -> &'static Coefficients {
-        FITTED.get_or_init(|| {
-            Self::from_toml(include_str!("../../../calibrations/fitted.toml")).unwrap_or_default()
-        })
+    /// The committed fit (`calibrations/fitted.toml`, compiled in). A file that does not parse
+    /// is an error (issue 25: it used to fall back silently to all-ones coefficients).
+    pub fn fitted() -> Result<&'static Coefficients, SramError> {
+        FITTED
+            .get_or_init(|| Self::from_toml(include_str!("../../../calibrations/fitted.toml")))
+            .as_ref()
+            .map_err(|e| SramError::Coefficients(format!("calibrations/fitted.toml: {e}")))
     }
 
     /// Parses a fitted-coefficients TOML file.

@@ -621,7 +621,7 @@ mod tests {
     /// organisation as the exhaustive full evaluation, and really skips some.
     #[test]
     fn issue2_dominance_pruning_keeps_the_choice() {
-        let k = Coefficients::fitted();
+        let k = Coefficients::fitted().expect("fitted.toml");
         let mut skipped = 0;
         for nm in [40.0, 12.0] {
             let tech = Technology::for_node(nm, Temperature::from_k(360.0)).expect("node");

@@ -17,18 +17,28 @@ fn regbank(nm: f64) -> SramSpec {
     s
 }
 
+/// Issue 25: the 40 nm register bank against its CACTI 7 run (`calibrations/cacti7-train.csv`,
+/// row `interp_40nm_4K_b16_0RW1R1W_bk1`: read 4.22648 pJ, write 11.154 pJ, leakage 5.89004 +
+/// 0.260462 mW, area 0.0271656 mm2, access 0.275159 ns), each metric within the brief's 15 %.
 #[test]
-fn register_bank_40nm_is_sane() {
+fn register_bank_40nm_matches_its_cacti_run() {
     let r = estimate(&regbank(40.0), &tech(40.0)).unwrap();
-    assert!(
-        r.read_energy.pj() > 1.0 && r.read_energy.pj() < 50.0,
-        "{}",
-        r.read_energy
-    );
-    assert!(r.write_energy.pj() > 1.0 && r.write_energy.pj() < 80.0);
-    assert!(r.total_leakage_per_bank().mw() > 0.5 && r.total_leakage_per_bank().mw() < 50.0);
-    assert!(r.area.mm2() > 0.005 && r.area.mm2() < 0.2);
-    assert!(r.access_time.ns() > 0.05 && r.access_time.ns() < 2.0);
+    for (what, got, cacti) in [
+        ("read pJ", r.read_energy.pj(), 4.22648),
+        ("write pJ", r.write_energy.pj(), 11.154),
+        (
+            "leakage mW",
+            r.total_leakage_per_bank().mw(),
+            5.89004 + 0.260462,
+        ),
+        ("area mm2", r.area.mm2(), 0.0271656),
+        ("access ns", r.access_time.ns(), 0.275159),
+    ] {
+        assert!(
+            (got / cacti - 1.0).abs() <= 0.15,
+            "{what}: {got} vs CACTI 7 {cacti}"
+        );
+    }
     // breakdowns add up
     let d = &r.data;
     assert!((d.read.total().pj() - r.read_energy.pj()).abs() < 1e-9);
@@ -266,22 +276,33 @@ proptest! {
     #![proptest_config(ProptestConfig {
         cases: 24,
         rng_seed: proptest::test_runner::RngSeed::Fixed(20261122),
-        failure_persistence: None,
         ..ProptestConfig::default()
     })]
+
+    // Issue 25: every spec the strategy draws is valid, so an estimate that fails is a
+    // failure of the property, never a skipped case.
 
     #[test]
     fn monotone_in_capacity((lc, lb, rd, ni) in spec_strategy()) {
         let t = tech(NODES[ni]);
         let mut a = SramSpec::ram(1 << lc, 1 << lb, NODES[ni]);
         a.rw_ports = 0; a.rd_ports = rd; a.wr_ports = 1;
-        let mut b = a.clone();
-        b.capacity_bytes *= 2;
-        if let (Ok(x), Ok(y)) = (estimate(&a, &t), estimate(&b, &t)) {
-            prop_assert!(y.area >= x.area);
-            prop_assert!(y.total_leakage_per_bank() >= x.total_leakage_per_bank());
-            prop_assert!(y.read_energy.si() >= 0.7 * x.read_energy.si());
-        }
+        let x = estimate(&a, &t).unwrap();
+        // twice the rows at the comparable organisation: twice the sub-arrays, stacked along
+        // the bitlines (the search may pick another organisation for the larger array, and
+        // CACTI's search is not monotone either), so nothing may fall
+        let o = x.organisation;
+        let b = SramSpec {
+            capacity_bytes: a.capacity_bytes * 2,
+            force_organisation: Some(Organisation { ndbl: o.ndbl * 2, ..o }),
+            ..a.clone()
+        };
+        let y = estimate(&b, &t).unwrap();
+        prop_assert!(y.area >= x.area);
+        prop_assert!(y.total_leakage_per_bank() >= x.total_leakage_per_bank());
+        prop_assert!(y.read_energy >= x.read_energy);
+        prop_assert!(y.write_energy >= x.write_energy);
+        prop_assert!(y.access_time >= x.access_time);
     }
 
     #[test]
@@ -291,15 +312,14 @@ proptest! {
         a.rw_ports = 0; a.rd_ports = rd; a.wr_ports = 1;
         // same organisation (the search may legitimately pick a different one with more
         // ports): a port only adds cell pitch, bit/word lines and port periphery.
-        if let Ok(x) = estimate(&a, &t) {
-            let mut b = a.clone();
-            b.rd_ports += 1;
-            b.force_organisation = Some(x.organisation);
-            let y = estimate(&b, &t).unwrap();
-            prop_assert!(y.area >= x.area);
-            prop_assert!(y.total_leakage_per_bank() >= x.total_leakage_per_bank());
-            prop_assert!(y.read_energy >= x.read_energy);
-        }
+        let x = estimate(&a, &t).unwrap();
+        let mut b = a.clone();
+        b.rd_ports += 1;
+        b.force_organisation = Some(x.organisation);
+        let y = estimate(&b, &t).unwrap();
+        prop_assert!(y.area >= x.area);
+        prop_assert!(y.total_leakage_per_bank() >= x.total_leakage_per_bank());
+        prop_assert!(y.read_energy >= x.read_energy);
     }
 
     #[test]
@@ -309,21 +329,19 @@ proptest! {
         a.rw_ports = 0; a.rd_ports = rd; a.wr_ports = 1;
         // the wider row at the comparable organisation: twice the sub-arrays side by side
         // (the search may pick another organisation; CACTI's search is not monotone either)
-        if let Ok(x) = estimate(&a, &t) {
-            let o = x.organisation;
-            let b = SramSpec {
-                block_bytes: a.block_bytes * 2,
-                output_width_bits: a.output_width_bits * 2,
-                force_organisation: Some(Organisation { ndwl: o.ndwl * 2, ..o }),
-                ..a.clone()
-            };
-            if let Ok(y) = estimate(&b, &t) {
-                prop_assert!(y.read_energy >= x.read_energy);
-                prop_assert!(y.write_energy >= x.write_energy);
-                prop_assert!(y.area >= x.area);
-                prop_assert!(y.total_leakage_per_bank() >= x.total_leakage_per_bank());
-            }
-        }
+        let x = estimate(&a, &t).unwrap();
+        let o = x.organisation;
+        let b = SramSpec {
+            block_bytes: a.block_bytes * 2,
+            output_width_bits: a.output_width_bits * 2,
+            force_organisation: Some(Organisation { ndwl: o.ndwl * 2, ..o }),
+            ..a.clone()
+        };
+        let y = estimate(&b, &t).unwrap();
+        prop_assert!(y.read_energy >= x.read_energy);
+        prop_assert!(y.write_energy >= x.write_energy);
+        prop_assert!(y.area >= x.area);
+        prop_assert!(y.total_leakage_per_bank() >= x.total_leakage_per_bank());
     }
 
     #[test]
@@ -332,15 +350,16 @@ proptest! {
         let t1 = 300.0 + 10.0 * k as f64;
         let mut a = SramSpec::ram(1 << lc, 1 << lb, nm);
         a.temperature = Temperature::from_k(t1);
-        let o = Organisation { ndwl: 2, ndbl: 2, nspd: 1.0, ndcm: 1, ndsam1: 1, ndsam2: 1 };
-        a.force_organisation = Some(o);
+        let ta = Technology::for_node(nm, a.temperature).unwrap();
+        let x = estimate(&a, &ta).unwrap();
+        // the same organisation 10 K hotter (issue 25: this used a fixed organisation that
+        // was invalid for every drawn spec, so the property was never checked)
         let mut b = a.clone();
         b.temperature = Temperature::from_k(t1 + 10.0);
-        let ta = Technology::for_node(nm, a.temperature).unwrap();
+        b.force_organisation = Some(x.organisation);
         let tb = Technology::for_node(nm, b.temperature).unwrap();
-        if let (Ok(x), Ok(y)) = (estimate(&a, &ta), estimate(&b, &tb)) {
-            prop_assert!(y.leakage_per_bank >= x.leakage_per_bank);
-        }
+        let y = estimate(&b, &tb).unwrap();
+        prop_assert!(y.leakage_per_bank > x.leakage_per_bank);
     }
 
     #[test]
@@ -354,48 +373,90 @@ proptest! {
     }
 }
 
-/// Prints the published-comparison configurations (`cargo test -p regwatt-power --release
-/// report_numbers -- --ignored --nocapture`).
+/// Asserts `got` equals a figure printed with `printed`'s number of decimals (the README's
+/// tables), to within half a unit of its last digit.
+fn assert_printed(what: &str, got: f64, printed: &str) {
+    let want: f64 = printed.parse().unwrap();
+    let decimals = printed.split('.').nth(1).map_or(0, str::len) as i32;
+    let half_ulp = 0.5 * 10f64.powi(-decimals);
+    assert!(
+        (got - want).abs() <= half_ulp + 1e-12,
+        "{what}: model {got}, README {printed}: update the README's seed reference points"
+    );
+}
+
+/// Issue 25: the README's "seed reference points" table, asserted. Both configurations are
+/// the seeds' own (seed 002 Table 2, CACTI 5.3 at 40 nm, `calibrations/published-sram.toml`):
+/// a 4 KB register bank (16 B rows, 1R + 1W) and the 1 KB renaming table (4 banks, 2 B rows,
+/// 1R + 1W). Two checks each:
+/// * against the published figure, like for like. Energy within 25 %: we follow CACTI 7,
+///   whose ITRS device tables differ from 5.3's and which widens each row by 1/8 for ECC
+///   (~+15 % read energy). Leakage between 0.8x and 3x: CACTI 7 at 360 K with ECC, while the
+///   paper's temperature is unstated; the 40 nm HP device leaks ~2.6x more at 360 K than at
+///   300 K (`tech/README.md`), times 9/8 for the ECC columns.
+/// * against the README's table to its printed digits, so the table cannot go stale.
 #[test]
-#[ignore]
-fn report_numbers() {
-    for nm in [40.0, 12.0] {
-        let t = tech(nm);
-        let rb = regbank(nm);
+fn seed_reference_points() {
+    let rename = |nm: f64| {
         let mut rt = SramSpec::ram(1024, 2, nm);
         rt.banks = 4;
         rt.rw_ports = 0;
         rt.rd_ports = 1;
         rt.wr_ports = 1;
-        for (name, s) in [
-            ("4KB regbank 16B 1R1W", rb),
-            ("1KB rename 4 banks 2B 1R1W", rt),
-        ] {
-            let r = estimate(&s, &t).unwrap();
-            println!(
-                "{nm} nm {name}: read {:.3} pJ write {:.3} pJ leak {:.3} mW/bank (sub {:.3} + gate {:.3}) area {:.5} mm2 access {:.3} ns org {:?}",
-                r.read_energy.pj(),
-                r.write_energy.pj(),
-                r.total_leakage_per_bank().mw(),
-                r.leakage_per_bank.mw(),
-                r.gate_leakage_per_bank.mw(),
-                r.area.mm2(),
-                r.access_time.ns(),
-                r.organisation
+        rt
+    };
+    // (config, node, published read pJ, published leakage mW/bank, README figures:
+    //  read pJ, write pJ, leakage mW/bank, area mm2, access ns)
+    let rows: [(&str, SramSpec, f64, f64, [&str; 5]); 4] = [
+        (
+            "4 KB bank",
+            regbank(40.0),
+            4.68,
+            2.8,
+            ["4.33", "11.3", "5.89", "0.0260", "0.27"],
+        ),
+        (
+            "1 KB renaming table",
+            rename(40.0),
+            1.14,
+            0.27,
+            ["0.98", "1.14", "0.41", "0.0109", "0.20"],
+        ),
+        (
+            "4 KB bank",
+            regbank(12.0),
+            f64::NAN,
+            f64::NAN,
+            ["1.83", "3.97", "2.73", "0.0089", "0.26"],
+        ),
+        (
+            "1 KB renaming table",
+            rename(12.0),
+            f64::NAN,
+            f64::NAN,
+            ["0.40", "0.45", "0.20", "0.0037", "0.21"],
+        ),
+    ];
+    for (name, spec, pub_read, pub_leak, readme) in rows {
+        let nm = spec.node_nm;
+        let r = estimate(&spec, &tech(nm)).unwrap();
+        let what = format!("{name} at {nm} nm");
+        if pub_read.is_finite() {
+            let ratio = r.read_energy.pj() / pub_read;
+            assert!(
+                (ratio - 1.0).abs() <= 0.25,
+                "{what}: read / published = {ratio}"
             );
-            let t0 = std::time::Instant::now();
-            for _ in 0..50 {
-                let _ = estimate(&s, &t).unwrap();
-            }
-            println!("   search {:?}", t0.elapsed() / 50);
+            let ratio = r.total_leakage_per_bank().mw() / pub_leak;
+            assert!(
+                (0.8..=3.0).contains(&ratio),
+                "{what}: leakage / published = {ratio}"
+            );
         }
+        assert_printed(&what, r.read_energy.pj(), readme[0]);
+        assert_printed(&what, r.write_energy.pj(), readme[1]);
+        assert_printed(&what, r.total_leakage_per_bank().mw(), readme[2]);
+        assert_printed(&what, r.area.mm2(), readme[3]);
+        assert_printed(&what, r.access_time.ns(), readme[4]);
     }
-    let t = tech(40.0);
-    let mut big = SramSpec::ram(256 * 1024, 128, 40.0);
-    big.banks = 8;
-    let t0 = std::time::Instant::now();
-    for _ in 0..20 {
-        let _ = estimate(&big, &t).unwrap();
-    }
-    println!("256KB 8x32KB search {:?}", t0.elapsed() / 20);
 }
