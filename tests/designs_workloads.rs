@@ -141,6 +141,24 @@ fn energy_scales_with_node_and_static_energy_with_cycles() {
         for a in &n40.e.components {
             assert!(a.dynamic.j() > 0.0, "{p}: {} has no dynamic energy", a.name);
         }
+        // Issue 26 acceptance: the operand delivery costs less than the banks on
+        // matrixMul_naive, on both presets at both nodes (the full-width crossbar it replaced
+        // cost 2.6-5.0x the banks).
+        for (node, o) in [("40nm", &n40), ("12nm", &n12)] {
+            let dyn_of = |name: &str| {
+                o.e.components
+                    .iter()
+                    .find(|c| c.name == name)
+                    .map(|c| c.dynamic)
+                    .expect(name)
+            };
+            assert!(
+                dyn_of("operand_bus") <= dyn_of("rf_banks"),
+                "{p} {node}: operand bus {} nJ, banks {} nJ",
+                dyn_of("operand_bus").nj(),
+                dyn_of("rf_banks").nj()
+            );
+        }
         // static energy is leakage x time: twice the cycles, twice the static energy
         let ratio = n40.e2.static_energy / n40.e.static_energy;
         assert!((ratio - 2.0).abs() < 1e-9, "{p}: ratio {ratio}");

@@ -148,7 +148,9 @@ impl<'de> Deserialize<'de> for Node {
     }
 }
 
-/// Physical organisation of the register-file banks. A *logical* bank of the timing model
+/// Physical organisation of the register-file banks. (The ports of a bank are the timing
+/// model's `gpu.sm.register_file.ports_per_bank`, which the power model reads too: one key,
+/// issue 26.) A *logical* bank of the timing model
 /// (one arbiter queue, one warp register per access) is `slices_per_bank` physical SRAM
 /// banks accessed together, each holding `row_bits / 32` lanes of every row (seed 002 §2.1:
 /// the same bank of the 8 SIMT clusters, 128-bit rows of 4 lanes).
@@ -161,8 +163,6 @@ pub struct RfPhysical {
     pub row_bits: u32,
     /// Capacity of one physical bank, bytes.
     pub bank_bytes: u32,
-    /// Read/write ports per physical bank.
-    pub bank_ports: u32,
     /// SECDED ECC columns in the banks (1 check bit per 8 data bits, CACTI "Add ECC").
     pub ecc: bool,
     /// Source operand slots per operand collector unit.
@@ -406,9 +406,6 @@ impl ResolvedConfig {
                     r.bank_bytes, s.limits.registers
                 ),
             ));
-        }
-        if r.bank_ports == 0 || r.bank_ports > 8 {
-            return Err(bad("rf.bank_ports", "must be in 1..=8".into()));
         }
         if r.collector_operands == 0 || r.collector_operands > 16 {
             return Err(bad("rf.collector_operands", "must be in 1..=16".into()));

@@ -51,6 +51,22 @@ pub struct SpecSimulation {
     pub activity: DesignActivity,
     /// Final contents of every spec buffer.
     pub buffers: BTreeMap<String, HostData>,
+    /// Of `activity.cycles`, the cycles of the launch latencies ([`launch_cycles`]).
+    pub launch_cycles: u64,
+}
+
+/// Cycles of `spec`'s launches spent in the preset's launch latencies before any CTA runs:
+/// per launch `kernel_launch_latency + cta_launch_latency × CTAs` (GPGPU-Sim
+/// `-gpgpu_kernel_launch_latency`, `-gpgpu_TB_launch_latency`; the timing model counts them
+/// in `cycles`, as GPGPU-Sim's `gpu_sim_cycle` does).
+pub fn launch_cycles(spec: &LaunchSpec, cfg: &ResolvedConfig) -> u64 {
+    spec.launches
+        .iter()
+        .map(|l| {
+            let ctas: u64 = l.grid.iter().map(|&d| u64::from(d)).product();
+            u64::from(cfg.gpu.kernel_launch_latency) + u64::from(cfg.gpu.cta_launch_latency) * ctas
+        })
+        .sum()
 }
 
 /// Runs every launch of `spec` in order through the timing model with `design` on `cfg`
@@ -73,7 +89,11 @@ pub fn simulate_spec(
         file: spec.file.clone(),
         message: "the spec has no launches".into(),
     })?;
-    Ok(SpecSimulation { activity, buffers })
+    Ok(SpecSimulation {
+        activity,
+        buffers,
+        launch_cycles: launch_cycles(spec, cfg),
+    })
 }
 
 /// Builds the functional model of every launch of `spec` in order (buffers persist across

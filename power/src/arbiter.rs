@@ -58,11 +58,11 @@ pub fn arbiter(
     }
     let r = requesters as f64;
     let f = t.layout.f;
-    let ntn1 = f * (13.5 / 2.0);
-    let ptn1 = f * (76.0 / 2.0);
+    let ntn1 = t.w(f * (13.5 / 2.0));
+    let ptn1 = t.w(f * (76.0 / 2.0));
     let (ntn2, ptn2) = (ntn1, ptn1);
-    let nti = f * (12.5 / 2.0);
-    let pti = f * (25.0 / 2.0);
+    let nti = t.w(f * (12.5 / 2.0));
+    let pti = t.w(f * (25.0 / 2.0));
     let cg = |w: Length| t.cg(w);
     let cdn = |w: Length| t.cd(w, true);
     let cdp = |w: Length| t.cd(w, false);

@@ -133,9 +133,7 @@ impl LogicTech {
                 .device(peri)
                 .map_err(|e| StructureError::Technology(e.to_string()))?
                 .clone(),
-            layout: Layout {
-                f: tech.feature_size,
-            },
+            layout: Layout::of(tech),
             wire: tech.wires.semi_global.clone(),
             local_wire: tech.wires.local.clone(),
         })
@@ -144,9 +142,15 @@ impl LogicTech {
     pub fn wn(&self) -> Length {
         self.layout.min_w_nmos()
     }
-    /// Minimum PMOS width (`n/p drive ratio × min NMOS`).
+    /// Minimum PMOS width (`n/p drive ratio × 1.5 F` drawn; whole fins at a FinFET node).
     pub fn wp(&self) -> Length {
-        self.layout.min_w_nmos() * self.dev.n_to_p_drive_ratio
+        self.layout
+            .transistor(self.layout.f * (1.5 * self.dev.n_to_p_drive_ratio))
+    }
+    /// Effective width of a transistor CACTI draws `drawn` wide (whole fins at a FinFET
+    /// node, [`Layout::transistor`]).
+    pub fn w(&self, drawn: Length) -> Length {
+        self.layout.transistor(drawn)
     }
     /// Drain capacitance at the standard cell height.
     pub fn cd(&self, w: Length, n: bool) -> Capacitance {

@@ -2,6 +2,7 @@
 //! calibration against CACTI 7 runs).
 
 pub mod arbiter;
+pub mod bus;
 pub mod cacti_cfg;
 pub mod calibrate;
 pub mod cam;

@@ -72,8 +72,15 @@ fn run_job(
         .map_err(|e| format!("{e:#}"))?;
     let mut out = Vec::new();
     for (_, ncfg, inv) in &invs[job.gpu] {
-        let mut r = RunReport::new(job.workload.name, job.design, ncfg, inv, &sim.activity)
-            .map_err(|e| e.to_string())?;
+        let mut r = RunReport::new(
+            job.workload.name,
+            job.design,
+            ncfg,
+            inv,
+            &sim.activity,
+            sim.launch_cycles,
+        )
+        .map_err(|e| e.to_string())?;
         r.output_check = sim.check.as_ref().map(Result::is_ok);
         out.push(r);
     }

@@ -67,6 +67,8 @@ pub struct Args {
 /// Outcome of simulating one workload/spec once.
 pub(crate) struct Simulated {
     pub activity: DesignActivity,
+    /// Cycles of the launch latencies (`regwatt_designs::exec_model::launch_cycles`).
+    pub launch_cycles: u64,
     pub buffers: std::collections::BTreeMap<String, HostData>,
     /// Reference check of a built-in workload: `Some(Err(first mismatch))` on failure.
     pub check: Option<Result<(), String>>,
@@ -90,6 +92,7 @@ pub(crate) fn simulate(
     });
     Ok(Simulated {
         activity: sim.activity,
+        launch_cycles: sim.launch_cycles,
         buffers: sim.buffers,
         check,
     })
@@ -200,6 +203,14 @@ pub(crate) fn print_text(r: &RunReport) -> anyhow::Result<()> {
         r.energy.overhead_vs_baseline.energy * 100.0,
         r.area.overhead_vs_baseline * 100.0
     );
+    if r.launch_latency.cycles > 0 {
+        outln!(
+            "energy over the kernels' {} cycles; the launch latency's {} cycles leak {:.3} nJ more (not in the totals)",
+            r.cycles - r.launch_latency.cycles,
+            r.launch_latency.cycles,
+            r.launch_latency.static_energy.nj()
+        );
+    }
     Ok(())
 }
 
@@ -222,7 +233,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let sim = simulate(&spec, workload, design, &cfg, &opts)?;
     let inv = inventory(design, &cfg)?;
     let name = workload.map_or_else(|| spec.file.clone(), |w| w.name.to_string());
-    let mut report = RunReport::new(&name, design, &cfg, &inv, &sim.activity)?;
+    let mut report = RunReport::new(&name, design, &cfg, &inv, &sim.activity, sim.launch_cycles)?;
     report.output_check = sim.check.as_ref().map(Result::is_ok);
     if design == DesignSpec::Baseline {
         let base = report.clone();

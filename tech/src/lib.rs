@@ -10,5 +10,6 @@ pub mod units;
 mod fin12;
 
 pub use tech::{
-    Cell, Device, DeviceFlavor, DramCell, SenseAmp, TechError, Technology, Wire, WireLayer, Wires,
+    Cell, Device, DeviceFlavor, DramCell, Fin, SenseAmp, TechError, Technology, Wire, WireLayer,
+    Wires,
 };

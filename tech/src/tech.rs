@@ -319,6 +319,15 @@ pub struct SenseAmp {
     pub energy: Energy,
 }
 
+/// Fin geometry of a FinFET node (issue 26: logic and periphery in whole fins).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Fin {
+    /// Fin pitch: the layout footprint one fin takes along the gate.
+    pub pitch: Length,
+    /// Effective channel width of one fin, `2 H_fin + W_fin`.
+    pub effective_width: Length,
+}
+
 /// A resolved technology: one node at one temperature.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Technology {
@@ -332,6 +341,9 @@ pub struct Technology {
     /// per fin), and a µm of footprint holds `(2 H_fin + W_fin) / fin_pitch` of it, so layout
     /// area per unit of device width is divided by this factor.
     pub width_per_footprint: f64,
+    /// Fin geometry of a FinFET node (`None`: planar). Transistors are then built of whole
+    /// fins ([`Technology::transistor_width`]).
+    pub fin: Option<Fin>,
     /// Temperature the leakage currents are resolved at.
     pub temperature: Temperature,
     /// True when interpolated between two tabulated nodes.
@@ -375,6 +387,8 @@ struct RawFile {
     #[serde(default)]
     interpolated: bool,
     width_per_footprint: f64,
+    #[serde(default)]
+    fin: Option<RawFin>,
     devices: BTreeMap<String, RawDevice>,
     wires: RawWires,
     sram_cell: RawCell,
@@ -382,6 +396,15 @@ struct RawFile {
     #[serde(default)]
     dram_cells: BTreeMap<String, RawDram>,
     sense_amp: RawSense,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFin {
+    #[allow(dead_code)]
+    source: String,
+    pitch: String,
+    effective_width: String,
 }
 
 #[derive(Deserialize)]
@@ -693,10 +716,37 @@ fn resolve(file: &str, text: &str, temperature: Temperature) -> Result<Technolog
             ),
         });
     }
+    let fin = match &raw.fin {
+        None => None,
+        Some(rf) => {
+            let fin = Fin {
+                pitch: Length(cx.q("fin.pitch", &rf.pitch, Dim::LENGTH)?),
+                effective_width: Length(cx.q(
+                    "fin.effective_width",
+                    &rf.effective_width,
+                    Dim::LENGTH,
+                )?),
+            };
+            let ratio = fin.effective_width.0 / fin.pitch.0;
+            if !(fin.pitch.0 > 0.0 && ratio.is_finite())
+                || (ratio / raw.width_per_footprint - 1.0).abs() > 1e-3
+            {
+                return Err(TechError::Parse {
+                    file: file.to_string(),
+                    message: format!(
+                        "fin: effective_width / pitch = {ratio} must equal width_per_footprint = {}",
+                        raw.width_per_footprint
+                    ),
+                });
+            }
+            Some(fin)
+        }
+    };
     Ok(Technology {
         node_nm: raw.node_nm,
         feature_size: Length(f),
         width_per_footprint: raw.width_per_footprint,
+        fin,
         temperature,
         interpolated: raw.interpolated,
         provenance: file.to_string(),
@@ -843,6 +893,21 @@ impl DramCell {
 }
 
 impl Technology {
+    /// Effective width of a transistor drawn `drawn` wide (CACTI's F-scaled widths). Planar
+    /// nodes: `drawn`. FinFET nodes: the footprint holds `round(drawn / fin pitch)` fins, at
+    /// least one, each of the fin's effective width (issue 26: at 12 nm CACTI's minimum NMOS
+    /// of 1.5 F = 18 nm is one fin, 92 nm of effective width; a device drawn many pitches
+    /// wide gets `effective_width / pitch` = `width_per_footprint` times its footprint).
+    pub fn transistor_width(&self, drawn: Length) -> Length {
+        match self.fin {
+            None => drawn,
+            Some(fin) => {
+                let fins = (drawn.0 / fin.pitch.0).round().max(1.0);
+                Length(fins * fin.effective_width.0)
+            }
+        }
+    }
+
     /// Resolves a node (nm) at a temperature. See the module docs for what is accepted.
     pub fn for_node(nm: f64, temperature: Temperature) -> Result<Technology, TechError> {
         check_temperature(temperature)?;
@@ -912,6 +977,8 @@ impl Technology {
             node_nm: nm,
             feature_size: Length::from_nm(nm),
             width_per_footprint: lerp(a.width_per_footprint, b.width_per_footprint, alpha),
+            // CACTI's nodes are planar; an interpolated node between them is too
+            fin: None,
             temperature: a.temperature,
             interpolated: true,
             provenance: format!(

@@ -5,16 +5,18 @@
 //!
 //! | component | instance | events (energy per event) |
 //! |---|---|---|
-//! | `rf_banks` | one physical SRAM bank: `rf.bank_bytes`, `rf.row_bits`-wide rows, `rf.bank_ports` RW ports, ECC per `rf.ecc` (CACTI-style model, `regwatt_power::sram::estimate`) | `read`, `write` of one row (`SramResult::read_energy` / `write_energy`) |
+//! | `rf_banks` | one physical SRAM bank: `rf.bank_bytes`, `rf.row_bits`-wide rows, `gpu.sm.register_file.ports_per_bank` RW ports, ECC per `rf.ecc` (CACTI-style model, `regwatt_power::sram::estimate`) | `read`, `write` of one row (`SramResult::read_energy` / `write_energy`) |
 //! | `operand_collectors` | one collector unit: `rf.collector_operands` operands of 1024 bits in a flip-flop array (`regwatt_power::flipflop`, McPAT `DFFCell`, via [`circuits::operand_buffers`]) | `operand_write` (one 1024-bit operand in), `operand_read` (one operand out) |
-//! | `crossbar` | one bank → collector crossbar per sub-core and slice: `banks` inputs, `collectors` outputs, `rf.row_bits` wide (`regwatt_power::crossbar`, CACTI 7 `crossbar.cc`), wires spanning the sub-core's bank row: input wires `banks × bank width`, output wires one bank height, from the SRAM model's bank dimensions ([`circuits::bank_row_geometry`]) | `transfer` |
-//! | `arbiter` | one per logical bank: a matrix arbiter among the sub-core's collectors (`regwatt_power::arbiter`, CACTI 7 `arbiter.cc`) whose grant drives the crossbar's input-wire-long control line | `grant` |
+//! | `operand_bus` | one lane-slice column of a sub-core: a line per bank and bit over the bank slices, a `banks`:1 mux per bit in each collector ([`circuits::operand_bus`], `regwatt_power::bus`), placed by [`circuits::ColumnPlacement`] from the bank's and collectors' dimensions | `transfer` (one `rf.row_bits` slice of an operand) |
+//! | `writeback_bus` | one lane-slice column: one line per bit from the lanes to every bank slice's write drivers ([`circuits::writeback_bus`]) | `write` (one slice of a result) |
+//! | `arbiter` | one per logical bank: a matrix arbiter among the sub-core's collectors (`regwatt_power::arbiter`, CACTI 7 `arbiter.cc`) whose grant line crosses the sub-core's columns | `grant` |
 //!
 //! Event mapping (from the timing model's `CoreActivity` and the design's [`BaselineStats`]):
 //! `rf_banks.read = slice_reads`, `rf_banks.write = slice_writes` (a warp register is one row
 //! in each slice; writes only touch slices with written lanes);
 //! `operand_collectors.operand_write = collector_writes`, `.operand_read = collector_reads`;
-//! `crossbar.transfer = crossbar_transfers × slices` (each slice's crossbar carries its lanes);
+//! `operand_bus.transfer = crossbar_transfers × slices` (each column's bus carries its lanes);
+//! `writeback_bus.write = slice_writes`;
 //! `arbiter.grant = Σ bank_reads` (reads are arbitrated; writes have priority, seed 003 §II).
 
 use std::collections::BTreeMap;
@@ -29,7 +31,7 @@ use crate::config::ResolvedConfig;
 use crate::energy::circuits;
 use crate::energy::{Component, EnergyError, EventCounts, Inventory};
 
-/// One register bank as an SRAM array: `rf.bank_bytes` with `rf.row_bits` rows, `rf.bank_ports`
+/// One register bank as an SRAM array: `rf.bank_bytes` with `rf.row_bits` rows, `gpu.sm.register_file.ports_per_bank`
 /// read/write ports, ECC as configured, HP cells and periphery, at the configured node and
 /// temperature.
 fn bank_spec(cfg: &ResolvedConfig) -> SramSpec {
@@ -38,7 +40,7 @@ fn bank_spec(cfg: &ResolvedConfig) -> SramSpec {
         cfg.rf.row_bits / 8,
         cfg.power.node.nm(),
     );
-    spec.rw_ports = cfg.rf.bank_ports;
+    spec.rw_ports = cfg.gpu.sm.register_file.ports_per_bank;
     spec.ecc = cfg.rf.ecc;
     spec.temperature = cfg.power.temperature;
     spec.cell_flavor = DeviceFlavor::ItrsHp;
@@ -64,14 +66,17 @@ pub fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
 
     let logic = circuits::logic_tech(&tech)?;
     let cu = circuits::operand_buffers(&logic, cfg.rf.collector_operands, 1024)?;
-    let xbar = circuits::crossbar(
-        &logic,
-        s.register_file.banks_per_sub_core,
+    let bank_count = s.register_file.banks_per_sub_core;
+    let place = circuits::ColumnPlacement::new(
+        &bank,
+        bank_count,
+        cu.area,
         collectors,
-        cfg.rf.row_bits,
-        circuits::bank_row_geometry(&bank, s.register_file.banks_per_sub_core),
-    )?;
-    let arb = circuits::arbiter(&logic, collectors, xbar.wire)?;
+        cfg.rf.slices_per_bank,
+    );
+    let (ob, ob_detail) = circuits::operand_bus(&logic, cfg.rf.row_bits, &place, collectors)?;
+    let (wb, wb_detail) = circuits::writeback_bus(&logic, cfg.rf.row_bits, &place)?;
+    let arb = circuits::arbiter(&logic, collectors, place.sub_core_width())?;
 
     let ev = |pairs: &[(&str, Energy)]| -> BTreeMap<String, Energy> {
         pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
@@ -85,7 +90,10 @@ pub fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
                 name: "rf_banks".into(),
                 description: format!(
                     "{} B SRAM bank, {}-bit rows, {} RW port(s), ECC {}",
-                    cfg.rf.bank_bytes, cfg.rf.row_bits, cfg.rf.bank_ports, cfg.rf.ecc
+                    cfg.rf.bank_bytes,
+                    cfg.rf.row_bits,
+                    cfg.gpu.sm.register_file.ports_per_bank,
+                    cfg.rf.ecc
                 ),
                 instances: sms * sub * banks * slices,
                 event_energy: ev(&[("read", bank.read_energy), ("write", bank.write_energy)]),
@@ -109,18 +117,39 @@ pub fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
                 source: "regwatt_power::flipflop::flipflop_array (McPAT 1.3 DFFCell on CACTI 7 primitives)".into(),
             },
             Component {
-                name: "crossbar".into(),
+                name: "operand_bus".into(),
                 description: format!(
-                    "{} banks x {} collectors matrix crossbar, {} bits",
-                    banks, collectors, cfg.rf.row_bits
+                    "one lane-slice column: {} bank lines x {} bits, a {}:1 mux per bit in each of {} collectors",
+                    bank_count, cfg.rf.row_bits, bank_count, collectors
                 ),
                 instances: sms * sub * slices,
-                event_energy: ev(&[("transfer", xbar.op_energy)]),
-                leakage: xbar.leakage,
-                area: xbar.area,
+                event_energy: ev(&[("transfer", ob.op_energy)]),
+                leakage: ob.leakage,
+                area: ob.area,
                 source: format!(
-                    "regwatt_power::crossbar::crossbar (CACTI 7 crossbar.cc), input wires {:.1} um along the bank row; area = pitch-limited crosspoint matrix + wire repeaters",
-                    xbar.wire.um()
+                    "regwatt_power::bus (bit-sliced lines over the banks, ORION 2.0 mux tree, random-data activity 0.5); line {:.1} um (column {:.1} um wide, banks {:.1} um, collectors {:.1} um high), {:.1} fJ per bit of wire, routing beyond the arrays {:.1} um2",
+                    place.operand_line().um(),
+                    place.width.um(),
+                    place.bank_height.um(),
+                    place.collector_height.um(),
+                    ob_detail.wire_energy.fj() / f64::from(cfg.rf.row_bits),
+                    ob_detail.routing_area.um2()
+                ),
+            },
+            Component {
+                name: "writeback_bus".into(),
+                description: format!(
+                    "one lane-slice column: one {}-bit write line from the lanes to {} banks",
+                    cfg.rf.row_bits, bank_count
+                ),
+                instances: sms * sub * slices,
+                event_energy: ev(&[("write", wb.op_energy)]),
+                leakage: wb.leakage,
+                area: wb.area,
+                source: format!(
+                    "regwatt_power::bus (Tap::Driver, random-data activity 0.5); line {:.1} um, {:.1} fJ per bit of wire",
+                    place.writeback_line().um(),
+                    wb_detail.wire_energy.fj() / f64::from(cfg.rf.row_bits)
                 ),
             },
             Component {
@@ -130,7 +159,10 @@ pub fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
                 event_energy: ev(&[("grant", arb.op_energy)]),
                 leakage: arb.leakage,
                 area: arb.area,
-                source: "regwatt_power::arbiter::arbiter (CACTI 7 arbiter.cc, Orion matrix arbiter)".into(),
+                source: format!(
+                    "regwatt_power::arbiter::arbiter (CACTI 7 arbiter.cc, Orion matrix arbiter), grant line {:.1} um across the sub-core",
+                    place.sub_core_width().um()
+                ),
             },
         ],
     })
@@ -149,7 +181,8 @@ pub fn events(cfg: &ResolvedConfig, core: &CoreActivity, stats: &BaselineStats) 
     put("rf_banks", "write", stats.slice_writes);
     put("operand_collectors", "operand_write", core.collector_writes);
     put("operand_collectors", "operand_read", core.collector_reads);
-    put("crossbar", "transfer", core.crossbar_transfers * slices);
+    put("operand_bus", "transfer", core.crossbar_transfers * slices);
+    put("writeback_bus", "write", stats.slice_writes);
     put("arbiter", "grant", core.bank_reads.iter().sum());
     e
 }
@@ -207,25 +240,47 @@ mod tests {
         assert!(b12.total_leakage_per_bank() < b40.total_leakage_per_bank());
     }
 
+    /// Issue 26: the operand bus is placed by the banks' and collectors' own dimensions: a
+    /// bank's line runs at least over the collector stack and at most over every bank and the
+    /// collector stack. (Its energy against the banks' on a workload: tests/designs_workloads.rs.)
     #[test]
-    fn crossbar_spans_the_bank_floorplan() {
-        let c = preset(GpuPreset::Rtx2060).expect("preset");
-        let tech = Technology::for_node(c.power.node.nm(), c.power.temperature).expect("node");
-        let inv = inventory(&c).expect("inventory");
-        let bank = estimate(&bank_spec(&c), &tech).expect("bank");
-        let banks = c.gpu.sm.register_file.banks_per_sub_core;
-        let logic = circuits::logic_tech(&tech).expect("logic");
-        let x = circuits::crossbar(
-            &logic,
-            banks,
-            c.gpu.sm.collectors.units_per_sub_core,
-            c.rf.row_bits,
-            circuits::bank_row_geometry(&bank, banks),
-        )
-        .expect("xbar");
-        // input wires at least the bank row (raised only to CACTI's pitch minimum)
-        assert!(x.wire >= bank.bank_width * f64::from(banks));
-        assert!(inv.components.iter().any(|c| c.name == "crossbar"));
+    fn issue26_operand_bus_follows_the_placement() {
+        for p in GpuPreset::ALL {
+            for node in [Node::N40, Node::N12] {
+                let ov = Overrides {
+                    node: Some(node),
+                    ..Overrides::default()
+                };
+                let c = resolve(p, &ov).expect("config");
+                let tech =
+                    Technology::for_node(c.power.node.nm(), c.power.temperature).expect("node");
+                let bank = estimate(&bank_spec(&c), &tech).expect("bank");
+                let logic = circuits::logic_tech(&tech).expect("logic");
+                let banks = c.gpu.sm.register_file.banks_per_sub_core;
+                let collectors = c.gpu.sm.collectors.units_per_sub_core;
+                let cu = circuits::operand_buffers(&logic, c.rf.collector_operands, 1024)
+                    .expect("collectors");
+                let place = circuits::ColumnPlacement::new(
+                    &bank,
+                    banks,
+                    cu.area,
+                    collectors,
+                    c.rf.slices_per_bank,
+                );
+                let line = place.operand_line();
+                assert!(line >= place.collector_height, "{p} {node}");
+                assert!(
+                    line <= place.collector_height + bank.bank_height * f64::from(banks),
+                    "{p} {node}"
+                );
+                // the operand lines mostly run over the arrays: what does not fit (gtx480 at
+                // 40 nm: 4 x 128 tracks over a 79 um column at 0.16 um pitch, 21 too many)
+                // is a small part of the bus's area
+                let (cost, detail) =
+                    circuits::operand_bus(&logic, c.rf.row_bits, &place, collectors).expect("bus");
+                assert!(detail.routing_area <= cost.area * 0.5, "{p} {node}");
+            }
+        }
     }
 
     #[test]
@@ -233,7 +288,8 @@ mod tests {
         let c = preset(GpuPreset::Rtx2060).expect("preset");
         let i = inventory(&c).expect("inventory");
         let n: Vec<u64> = i.components.iter().map(|c| c.instances).collect();
-        // banks 30x4x2, collectors 30x4x2, crossbars 30x4, arbiters 30x4x2
-        assert_eq!(n, vec![240, 240, 120, 240]);
+        // bank slices 30 SMs x 4 sub-cores x 2 banks x 8 slices, collectors 30x4x2, operand
+        // and write-back buses one per sub-core column 30x4x8, arbiters one per bank 30x4x2
+        assert_eq!(n, vec![1920, 240, 960, 960, 240]);
     }
 }

@@ -1,6 +1,6 @@
 //! Adapters from `regwatt-power`'s logic estimators to inventory costs: operand buffers
-//! (flip-flop arrays, [`regwatt_power::flipflop`]), the bank → collector crossbar
-//! ([`regwatt_power::crossbar`], CACTI 7 `crossbar.cc`) and the per-bank arbiter
+//! (flip-flop arrays, [`regwatt_power::flipflop`]), the lane-sliced operand and write-back
+//! buses ([`regwatt_power::bus`]) placed by [`ColumnPlacement`], and the per-bank arbiter
 //! ([`regwatt_power::arbiter`], CACTI 7 `arbiter.cc`). No cost model lives here: each function
 //! chooses the estimator's inputs from the design's structure and floorplan and folds the
 //! result into a [`LogicCost`] (leakage = subthreshold + gate).
@@ -8,9 +8,8 @@
 //! All peripheral logic uses the technology's `itrs-hp` devices, as the RF arrays do.
 
 use regwatt_power::arbiter::arbiter as power_arbiter;
-use regwatt_power::crossbar::{
-    crossbar as power_crossbar, CrossbarSpec, Geometry, LogicTech, StructureError, Topology,
-};
+use regwatt_power::bus::{bus, BusResult, BusSpec, Tap, RANDOM_DATA_ACTIVITY};
+use regwatt_power::crossbar::{LogicTech, StructureError};
 use regwatt_power::flipflop::{flipflop_array, FlipFlopSpec};
 use regwatt_power::sram::SramResult;
 use regwatt_tech::units::{Area, Energy, Length, Power};
@@ -75,49 +74,147 @@ pub fn operand_buffers(
     })
 }
 
-/// The floorplan a bank → collector crossbar spans: the `banks` banks of one sub-core sit
-/// side by side, so each bank's input bus runs along the whole bank row (`banks` × bank
-/// width) and each collector's output bus runs along one bank's height (the collectors line
-/// the bank row). Dimensions come from the SRAM model's bank (`SramResult::bank_width`,
-/// `bank_height`).
-pub fn bank_row_geometry(bank: &SramResult, banks: u32) -> Geometry {
-    Geometry::Sides {
-        input_side: bank.bank_width * f64::from(banks.max(1)),
-        output_side: bank.bank_height,
+/// Where the parts of one lane-slice column of a sub-core sit (issue 26), from the models'
+/// own dimensions. Gebhart et al., ISCA 2011, Fig. 2 and §2 (seed 002 §2.1): a SIMT cluster's
+/// lanes have their own slice of every register bank, their operand buffering and their
+/// execution lanes in one column. Here the `banks` bank slices are stacked above the
+/// collectors' operand slices, which sit above the lanes:
+///
+/// * column width: one bank slice's width ([`SramResult::bank_width`]);
+/// * bank stack: `banks` × [`SramResult::bank_height`];
+/// * collector stack: the `collectors` collector units' flip-flops of this slice
+///   (`collector area / slices` each) spread over the column width;
+/// * the sub-core's `slices` columns side by side (its width: the select lines' length).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct ColumnPlacement {
+    /// Width of a column.
+    pub width: Length,
+    /// Height of one bank slice.
+    pub bank_height: Length,
+    /// Height of the collector stack.
+    pub collector_height: Length,
+    /// Bank slices stacked in a column.
+    pub banks: u32,
+    /// Columns of the sub-core.
+    pub slices: u32,
+}
+
+impl ColumnPlacement {
+    /// From the bank slice's SRAM result and one collector unit's area.
+    pub fn new(
+        bank: &SramResult,
+        banks: u32,
+        collector_area: Area,
+        collectors: u32,
+        slices: u32,
+    ) -> ColumnPlacement {
+        let width = bank.bank_width;
+        let per_column = collector_area * (f64::from(collectors) / f64::from(slices.max(1)));
+        ColumnPlacement {
+            width,
+            bank_height: bank.bank_height,
+            collector_height: Length::from_m(per_column.m2() / width.m().max(1e-12)),
+            banks,
+            slices,
+        }
+    }
+
+    /// Mean length of a bank's operand line: from bank `b`'s outputs (bank 0 next to the
+    /// collectors) over the banks between and the whole collector stack,
+    /// `b · h_bank + h_collectors`, averaged over the banks (registers are spread evenly
+    /// over the banks).
+    pub fn operand_line(&self) -> Length {
+        self.bank_height * (f64::from(self.banks.saturating_sub(1)) / 2.0) + self.collector_height
+    }
+
+    /// Length of the write-back line: from the lanes below the collectors up to the
+    /// farthest bank's write drivers, `h_collectors + (banks − 1) · h_bank` (one line taps
+    /// every bank).
+    pub fn writeback_line(&self) -> Length {
+        self.collector_height + self.bank_height * f64::from(self.banks.saturating_sub(1))
+    }
+
+    /// Width of the sub-core (its columns side by side): a collector's select lines and an
+    /// arbiter's grant run across it.
+    pub fn sub_core_width(&self) -> Length {
+        self.width * f64::from(self.slices)
     }
 }
 
-/// A `n_in` × `n_out` crossbar of `width_bits`-bit ports over `geometry`
-/// ([`regwatt_power::crossbar::crossbar`], multiplexer-tree crosspoints: a register file's
-/// bank → collector crossbar has few, very wide ports, where CACTI's wire-sized tristate per
-/// crosspoint and bit would put `N·M·width` repeater-sized drivers on the die).
-/// `op_energy` = one transfer.
-pub fn crossbar(
+/// The operand bus of one column: one line per bank and bit, a `banks`:1 multiplexer per bit
+/// in each collector ([`regwatt_power::bus`]). `op_energy` = one transfer of `bits` bits.
+pub fn operand_bus(
     t: &LogicTech,
-    n_in: u32,
-    n_out: u32,
-    width_bits: u32,
-    geometry: Geometry,
-) -> Result<LogicCost, EnergyError> {
-    let r = power_crossbar(
+    bits: u32,
+    place: &ColumnPlacement,
+    collectors: u32,
+) -> Result<(LogicCost, BusResult), EnergyError> {
+    let r = bus(
         t,
-        &CrossbarSpec {
-            inputs: n_in,
-            outputs: n_out,
-            width_bits,
-            geometry,
-            topology: Topology::MuxTree,
+        &BusSpec {
+            bits,
+            lines: place.banks,
+            receivers: collectors,
+            tap: Tap::Mux,
+            line_length: place.operand_line(),
+            select_length: place.sub_core_width(),
+            over_array_width: place.width,
+            track_layers: BUS_TRACK_LAYERS,
+            activity: RANDOM_DATA_ACTIVITY,
         },
     )
-    .map_err(structure("crossbar"))?;
-    Ok(LogicCost {
-        op_energy: r.energy_per_transfer,
-        op2_energy: Energy::ZERO,
-        leakage: r.leakage + r.gate_leakage,
-        area: r.area,
-        wire: r.width,
-    })
+    .map_err(structure("operand_bus"))?;
+    Ok((
+        LogicCost {
+            op_energy: r.energy_per_transfer,
+            op2_energy: Energy::ZERO,
+            leakage: r.leakage + r.gate_leakage,
+            area: r.area,
+            wire: place.sub_core_width(),
+        },
+        r,
+    ))
 }
+
+/// The write-back bus of one column: one line per bit from the lanes to every bank's write
+/// drivers ([`regwatt_power::bus`], [`Tap::Driver`]). `op_energy` = one write of `bits` bits.
+pub fn writeback_bus(
+    t: &LogicTech,
+    bits: u32,
+    place: &ColumnPlacement,
+) -> Result<(LogicCost, BusResult), EnergyError> {
+    let r = bus(
+        t,
+        &BusSpec {
+            bits,
+            lines: 1,
+            receivers: place.banks,
+            tap: Tap::Driver,
+            line_length: place.writeback_line(),
+            select_length: Length::ZERO,
+            over_array_width: place.width,
+            track_layers: BUS_TRACK_LAYERS,
+            activity: RANDOM_DATA_ACTIVITY,
+        },
+    )
+    .map_err(structure("writeback_bus"))?;
+    Ok((
+        LogicCost {
+            op_energy: r.energy_per_transfer,
+            op2_energy: Energy::ZERO,
+            leakage: r.leakage + r.gate_leakage,
+            area: r.area,
+            wire: Length::ZERO,
+        },
+        r,
+    ))
+}
+
+/// Metal layers the vertical bus lines of a column may use over the arrays: one (the
+/// semi-global layer running along the bitlines; the layer across carries the wordline
+/// straps and select lines). A choice: every further layer only lowers the routing area
+/// (`regwatt_power::bus`), and the presets' buses fit over their arrays on one.
+pub const BUS_TRACK_LAYERS: u32 = 1;
 
 /// A matrix arbiter among `requesters` whose grant drives a control line of `grant_wire`
 /// (the crossbar input wire it enables; [`regwatt_power::arbiter::arbiter`]).
@@ -140,7 +237,6 @@ pub fn arbiter(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use regwatt_power::crossbar::repeated_wire;
     use regwatt_tech::units::Temperature;
 
     fn lt(nm: f64) -> LogicTech {
@@ -148,29 +244,27 @@ mod tests {
         logic_tech(&t).expect("logic")
     }
 
+    fn place(banks: u32) -> ColumnPlacement {
+        ColumnPlacement {
+            width: Length::from_um(60.0),
+            bank_height: Length::from_um(100.0),
+            collector_height: Length::from_um(40.0),
+            banks,
+            slices: 8,
+        }
+    }
+
+    /// The placement's lengths by hand: 4 banks of 100 um over 40 um of collectors; the
+    /// banks' operand lines are 40, 140, 240 and 340 um long (mean 190 um); the write-back
+    /// line reaches the farthest bank, 40 + 300 = 340 um; 8 columns of 60 um.
     #[test]
-    fn crossbar_hand_value_follows_the_floorplan() {
-        // A 1 x 1, 1-bit crossbar over a 1 mm x 1 mm floorplan: both wires are 1 mm repeated
-        // semi-global wires and a 1-input mux tree has no mux level, so a transfer costs
-        // exactly 2 x E_wire(1 mm).
-        let t = lt(40.0);
-        let side = Length::from_mm(1.0);
-        let g = Geometry::Sides {
-            input_side: side,
-            output_side: side,
-        };
-        let x = crossbar(&t, 1, 1, 1, g).expect("xbar");
-        let w = repeated_wire(&t, side).energy.j();
-        assert!(
-            (x.op_energy.j() - 2.0 * w).abs() < 1e-9 * w,
-            "{} vs {}",
-            x.op_energy.j(),
-            w
-        );
-        // area: the 1 x 1 pitch matrix plus the two wires' repeaters, not the 1 mm² they span
-        let a = t.wire.pitch.um().powi(2) + 2.0 * repeated_wire(&t, side).area.um2();
-        assert!((x.area.um2() - a).abs() < 1e-9 * a);
-        assert!((x.wire.mm() - 1.0).abs() < 1e-12);
+    fn placement_lengths_by_hand() {
+        let p = place(4);
+        assert!((p.operand_line().um() - 190.0).abs() < 1e-9);
+        assert!((p.writeback_line().um() - 340.0).abs() < 1e-9);
+        assert!((p.sub_core_width().um() - 480.0).abs() < 1e-9);
+        let one = place(1);
+        assert!((one.operand_line().um() - 40.0).abs() < 1e-9);
     }
 
     #[test]
@@ -181,12 +275,12 @@ mod tests {
         assert!(a.op_energy.j() > 0.0 && a.op2_energy.j() > 0.0);
         assert!((b.leakage / a.leakage - 2.0).abs() < 1e-9);
         assert!((b.area / a.area - 2.0).abs() < 1e-9);
-        let small = Geometry::Pitch;
-        let x2 = crossbar(&t, 2, 2, 128, small).expect("xbar");
-        let x4 = crossbar(&t, 4, 4, 128, small).expect("xbar");
+        let (x2, _) = operand_bus(&t, 128, &place(2), 2).expect("bus");
+        let (x4, _) = operand_bus(&t, 128, &place(4), 16).expect("bus");
         assert!(x4.op_energy > x2.op_energy && x4.area > x2.area && x4.leakage > x2.leakage);
-        let wide = crossbar(&t, 2, 2, 1024, small).expect("xbar");
-        assert!(wide.op_energy > x2.op_energy);
+        let (w2, _) = writeback_bus(&t, 128, &place(2)).expect("bus");
+        let (w4, _) = writeback_bus(&t, 128, &place(4)).expect("bus");
+        assert!(w4.op_energy > w2.op_energy);
         let a2 = arbiter(&t, 2, Length::ZERO).expect("arb");
         let a16 = arbiter(&t, 16, Length::ZERO).expect("arb");
         assert!(a16.op_energy > a2.op_energy && a16.leakage > a2.leakage);
@@ -202,9 +296,9 @@ mod tests {
         let l12 = operand_buffers(&t12, 3, 1024).expect("ff");
         assert!(l12.op_energy < l40.op_energy && l12.op2_energy < l40.op2_energy);
         assert!(l12.area < l40.area && l12.leakage < l40.leakage);
-        let x40 = crossbar(&t40, 2, 2, 1024, Geometry::Pitch).expect("xbar");
-        let x12 = crossbar(&t12, 2, 2, 1024, Geometry::Pitch).expect("xbar");
-        assert!(x12.op_energy < x40.op_energy && x12.area < x40.area);
+        let (x40, _) = operand_bus(&t40, 128, &place(2), 2).expect("bus");
+        let (x12, _) = operand_bus(&t12, 128, &place(2), 2).expect("bus");
+        assert!(x12.op_energy < x40.op_energy);
         let a40 = arbiter(&t40, 4, Length::ZERO).expect("arb");
         let a12 = arbiter(&t12, 4, Length::ZERO).expect("arb");
         assert!(a12.op_energy < a40.op_energy);
@@ -214,7 +308,8 @@ mod tests {
     fn bad_sizes_are_errors() {
         let t = lt(40.0);
         assert!(operand_buffers(&t, 0, 1024).is_err());
-        assert!(crossbar(&t, 0, 2, 8, Geometry::Pitch).is_err());
+        assert!(operand_bus(&t, 0, &place(2), 2).is_err());
+        assert!(operand_bus(&t, 128, &place(2), 0).is_err());
         assert!(arbiter(&t, 0, Length::ZERO).is_err());
     }
 }

@@ -4,19 +4,45 @@
 //! `technology.cc`, re-derived on the typed [`regwatt_tech::Device`] parameters.
 
 use regwatt_tech::units::{Area, Capacitance, Current, Length};
-use regwatt_tech::Device;
+use regwatt_tech::{Device, Fin, Technology};
 
 /// CACTI's layout rules, all multiples of the feature size F (CACTI 7 `technology.cc`,
 /// `TechnologyParameter::init`: `cell_h_def = 50 F`, `HPOWERRAIL = 2 F`,
 /// `MIN_GAP_BET_P_AND_N_DIFFS = 5 F`, `w_poly_contact = F`, `spacing_poly_to_contact = F`,
-/// `spacing_poly_to_poly = 1.5 F`, `min_w_nmos_ = 1.5 F`).
+/// `spacing_poly_to_poly = 1.5 F`, `min_w_nmos_ = 1.5 F`). At a FinFET node a transistor is a
+/// whole number of fins ([`Layout::transistor`], issue 26) and its footprint along the gate is
+/// its effective width divided by the node's `width_per_footprint` ([`Layout::footprint`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Layout {
     /// Feature size F.
     pub f: Length,
+    /// Fin geometry (`None`: planar).
+    pub fin: Option<Fin>,
 }
 
 impl Layout {
+    /// The layout rules of a technology.
+    pub fn of(tech: &Technology) -> Layout {
+        Layout {
+            f: tech.feature_size,
+            fin: tech.fin,
+        }
+    }
+    /// Effective width of a transistor drawn `drawn` wide ([`Technology::transistor_width`]):
+    /// `drawn` on planar nodes, whole fins on FinFET nodes.
+    pub fn transistor(&self, drawn: Length) -> Length {
+        match self.fin {
+            None => drawn,
+            Some(fin) => fin.effective_width * (drawn / fin.pitch).round().max(1.0),
+        }
+    }
+    /// Layout footprint along the gate of a device of effective width `w`.
+    pub fn footprint(&self, w: Length) -> Length {
+        match self.fin {
+            None => w,
+            Some(fin) => w * (fin.pitch / fin.effective_width),
+        }
+    }
     /// Standard-cell height of peripheral gates (50 F).
     pub fn cell_h_def(&self) -> Length {
         self.f * 50.0
@@ -41,9 +67,9 @@ impl Layout {
     pub fn spacing_poly_to_poly(&self) -> Length {
         self.f * 1.5
     }
-    /// Minimum NMOS width (1.5 F).
+    /// Minimum NMOS width (1.5 F drawn; one fin at a FinFET node).
     pub fn min_w_nmos(&self) -> Length {
-        self.f * 1.5
+        self.transistor(self.f * 1.5)
     }
 }
 
@@ -182,6 +208,7 @@ pub fn igate(dev: &Device, wn: Length, wp: Length, fanin: u32) -> Current {
 /// `spacing_poly_to_poly` per extra input. If the gate is shorter than `h_gate`, its own
 /// height is used.
 pub fn gate_area(layout: &Layout, fanin: u32, wn: Length, wp: Length, h_gate: Length) -> Area {
+    let (wn, wp) = (layout.footprint(wn), layout.footprint(wp));
     let (wn, wp, h) = (wn.um(), wp.um(), h_gate.um());
     if wn <= 0.0 || wp <= 0.0 {
         return Area::ZERO;
@@ -210,7 +237,7 @@ mod tests {
         let t = Technology::for_node(45.0, Temperature::from_k(360.0)).unwrap();
         (
             t.device(DeviceFlavor::ItrsHp).unwrap().clone(),
-            Layout { f: t.feature_size },
+            Layout::of(&t),
         )
     }
 

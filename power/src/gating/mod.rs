@@ -140,9 +140,7 @@ impl GatingTech {
             cell_dev: get(cell)?,
             peri_dev: get(peri)?,
             sleep_dev: get(DeviceFlavor::ItrsLstp)?,
-            layout: Layout {
-                f: tech.feature_size,
-            },
+            layout: Layout::of(tech),
             cell_w: tech.sram_cell.width,
             cell_h: tech.sram_cell.height,
             cell_nmos_w: tech.sram_cell.pull_down_width,

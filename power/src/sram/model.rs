@@ -517,17 +517,21 @@ impl Prep {
         } else {
             (0.05 * vdd_c).max(VBITSENSEMIN)
         };
-        // CACTI parameter.cc TechnologyParameter::init transistor widths.
-        let min_w = 1.5 * f;
+        // CACTI parameter.cc TechnologyParameter::init transistor widths, drawn in F; at a
+        // FinFET node each is a whole number of fins (issue 26,
+        // `Technology::transistor_width`): the minimum device is one fin.
+        let q = |drawn: f64| tech.transistor_width(regwatt_tech::units::Length(drawn)).0;
         let p2n = dp.n_to_p_drive_ratio;
-        let w_pre = 6.0 * p2n * min_w;
-        let w_eq = p2n * min_w;
-        let w_bmux = 6.0 * min_w;
-        let w_samux = 6.0 * min_w;
-        let w_iso = 12.5 * f;
-        let w_sn = 3.75 * f;
-        let w_sp = 7.5 * f;
-        let w_sen = 5.0 * f;
+        let min_w = q(1.5 * f);
+        let w_pre = q(6.0 * p2n * 1.5 * f);
+        let w_eq = q(p2n * 1.5 * f);
+        let w_bmux = q(6.0 * 1.5 * f);
+        let w_samux = q(6.0 * 1.5 * f);
+        let w_iso = q(12.5 * f);
+        let w_sn = q(3.75 * f);
+        let w_sp = q(7.5 * f);
+        let w_sen = q(5.0 * f);
+        let w_p_min = q(p2n * (1.5 * f));
         let c_bmux = drain_c(dp, w_bmux, f);
         let c_iso = drain_c(dp, w_iso, f);
         let c_latch = cg_p * (w_sp + w_sn) + drain_c(dp, w_sn, f) + drain_c(dp, w_sp, f);
@@ -545,8 +549,8 @@ impl Prep {
         let e_sa = c_sa_ld * vdd_p * vdd_p;
         // Unit inverter (CACTI kinv/FO4 in parameter.cc).
         let r0 = dp.r_nch_on.0 / min_w;
-        let c0 = cg_p * min_w * (1.0 + p2n);
-        let cp = drain_c(dp, min_w, f) + drain_c(dp, p2n * min_w, f);
+        let c0 = cg_p * (min_w + w_p_min);
+        let cp = drain_c(dp, min_w, f) + drain_c(dp, w_p_min, f);
         let t_fo4 = 0.69 * r0 * (cp + STAGE_EFFORT * c0);
         let cd_per_w_p =
             dp.c_junc.0 * 3.0 * f + dp.c_junc_sidewall.0 + dp.c_fringe.0 + dp.c_overlap.0;
@@ -586,17 +590,7 @@ impl Prep {
         // CACTI mat.cc compute_sa_delay: idle sense amp leaks through the enable transistor.
         let sa_leak = w_sen * ioff_p * vdd_p;
         let sa_gleak = (w_sn + w_sp + w_iso) * ig_p * vdd_p * 0.5;
-        let wire = rep_wire(
-            r_s,
-            c_s,
-            r0,
-            c0,
-            cp,
-            vdd_p,
-            min_w * (1.0 + p2n),
-            ioff_p,
-            ig_p,
-        );
+        let wire = rep_wire(r_s, c_s, r0, c0, cp, vdd_p, min_w + w_p_min, ioff_p, ig_p);
         // CACTI htree2.cc: every branch node of an intra-bank H-tree is a gate sized like the
         // wire's repeater: a NAND2 in the address and data-in trees (`input_nand`; n-width
         // s (1 + p) / (2 + p) so its input matches a repeater, driving the two branch
