@@ -90,20 +90,47 @@ impl FromStr for GpuPreset {
 /// Technology nodes the designs are evaluated at (a closed set).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Node {
+    /// 90 nm (CACTI 7 / ITRS).
+    N90,
+    /// 65 nm (CACTI 7 / ITRS).
+    N65,
+    /// 45 nm (CACTI 7 / ITRS).
+    N45,
     /// 40 nm (CACTI-interpolated between 45 and 32 nm; seed 002's node).
     N40,
+    /// 32 nm (CACTI 7 / ITRS).
+    N32,
+    /// 22 nm (CACTI 7 / ITRS).
+    N22,
     /// 12 nm (regwatt's FinFET node file).
     N12,
 }
 
 impl Node {
-    /// Every node, in report order.
-    pub const ALL: [Node; 2] = [Node::N40, Node::N12];
+    /// Every node the technology layer has, largest first.
+    pub const ALL: [Node; 7] = [
+        Node::N90,
+        Node::N65,
+        Node::N45,
+        Node::N40,
+        Node::N32,
+        Node::N22,
+        Node::N12,
+    ];
+
+    /// The nodes `regwatt report` evaluates every run at, in report order (the presets'
+    /// nodes: seed 002's 40 nm and TU106's 12 nm).
+    pub const REPORT: [Node; 2] = [Node::N40, Node::N12];
 
     /// Feature size in nm.
     pub fn nm(self) -> f64 {
         match self {
+            Node::N90 => 90.0,
+            Node::N65 => 65.0,
+            Node::N45 => 45.0,
             Node::N40 => 40.0,
+            Node::N32 => 32.0,
+            Node::N22 => 22.0,
             Node::N12 => 12.0,
         }
     }
@@ -111,7 +138,12 @@ impl Node {
     /// Name on the command line and in reports (`40nm`).
     pub fn name(self) -> &'static str {
         match self {
+            Node::N90 => "90nm",
+            Node::N65 => "65nm",
+            Node::N45 => "45nm",
             Node::N40 => "40nm",
+            Node::N32 => "32nm",
+            Node::N22 => "22nm",
             Node::N12 => "12nm",
         }
     }
@@ -127,11 +159,12 @@ impl FromStr for Node {
     type Err = ConfigError;
     fn from_str(s: &str) -> Result<Self, ConfigError> {
         let t: String = s.chars().filter(|c| !c.is_whitespace()).collect();
-        match t.to_ascii_lowercase().as_str() {
-            "40nm" | "40" => Ok(Node::N40),
-            "12nm" | "12" => Ok(Node::N12),
-            _ => Err(ConfigError::UnknownNode(s.to_string())),
-        }
+        let l = t.to_ascii_lowercase();
+        let n = l.strip_suffix("nm").unwrap_or(&l);
+        Node::ALL
+            .into_iter()
+            .find(|node| node.name().strip_suffix("nm") == Some(n))
+            .ok_or_else(|| ConfigError::UnknownNode(s.to_string()))
     }
 }
 
@@ -194,7 +227,7 @@ pub struct ResolvedConfig {
 pub enum ConfigError {
     #[error("unknown GPU preset `{0}` (known: gtx480, rtx2060)")]
     UnknownGpu(String),
-    #[error("unknown technology node `{0}` (known: 40nm, 12nm)")]
+    #[error("unknown technology node `{0}` (known: 90nm, 65nm, 45nm, 40nm, 32nm, 22nm, 12nm)")]
     UnknownNode(String),
     #[error("{file}: {message}")]
     Toml { file: String, message: String },

@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! regwatt run (SPEC.toml | --workload NAME) --gpu gtx480|rtx2060 [--design baseline]
-//!             [--node 40nm|12nm] [--config FILE]... [--set KEY=VALUE]... [--json]
+//!             [--node 90nm|65nm|45nm|40nm|32nm|22nm|12nm] [--config FILE]... [--set KEY=VALUE]... [--json]
 //!             [--dump DIR] [--out DIR]
 //! ```
 //!
@@ -42,7 +42,8 @@ pub struct Args {
     /// Register-file design: baseline.
     #[arg(long, default_value = "baseline")]
     pub design: String,
-    /// Technology node: 40nm | 12nm (default: the preset's `power.node`).
+    /// Technology node: 90nm, 65nm, 45nm, 40nm, 32nm, 22nm or 12nm (default: the preset's
+    /// `power.node`).
     #[arg(long)]
     pub node: Option<String>,
     /// Override file(s) with the preset's structure (`[gpu]`, `[rf]`, `[power]`).
