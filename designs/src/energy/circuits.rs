@@ -141,6 +141,27 @@ impl ColumnPlacement {
     }
 }
 
+/// One bus column through [`regwatt_power::bus`], folded into a [`LogicCost`] whose `wire`
+/// is `wire` (the line a driver of the component follows).
+fn column_bus(
+    t: &LogicTech,
+    component: &str,
+    spec: &BusSpec,
+    wire: Length,
+) -> Result<(LogicCost, BusResult), EnergyError> {
+    let r = bus(t, spec).map_err(structure(component))?;
+    Ok((
+        LogicCost {
+            op_energy: r.energy_per_transfer,
+            op2_energy: Energy::ZERO,
+            leakage: r.leakage + r.gate_leakage,
+            area: r.area,
+            wire,
+        },
+        r,
+    ))
+}
+
 /// The operand bus of one column: one line per bank and bit, a `banks`:1 multiplexer per bit
 /// in each collector ([`regwatt_power::bus`]). `op_energy` = one transfer of `bits` bits.
 pub fn operand_bus(
@@ -149,31 +170,18 @@ pub fn operand_bus(
     place: &ColumnPlacement,
     collectors: u32,
 ) -> Result<(LogicCost, BusResult), EnergyError> {
-    let r = bus(
-        t,
-        &BusSpec {
-            bits,
-            lines: place.banks,
-            receivers: collectors,
-            tap: Tap::Mux,
-            line_length: place.operand_line(),
-            select_length: place.sub_core_width(),
-            over_array_width: place.width,
-            track_layers: BUS_TRACK_LAYERS,
-            activity: RANDOM_DATA_ACTIVITY,
-        },
-    )
-    .map_err(structure("operand_bus"))?;
-    Ok((
-        LogicCost {
-            op_energy: r.energy_per_transfer,
-            op2_energy: Energy::ZERO,
-            leakage: r.leakage + r.gate_leakage,
-            area: r.area,
-            wire: place.sub_core_width(),
-        },
-        r,
-    ))
+    let spec = BusSpec {
+        bits,
+        lines: place.banks,
+        receivers: collectors,
+        tap: Tap::Mux,
+        line_length: place.operand_line(),
+        select_length: place.sub_core_width(),
+        over_array_width: place.width,
+        track_layers: BUS_TRACK_LAYERS,
+        activity: RANDOM_DATA_ACTIVITY,
+    };
+    column_bus(t, "operand_bus", &spec, place.sub_core_width())
 }
 
 /// The write-back bus of one column: one line per bit from the lanes to every bank's write
@@ -183,31 +191,18 @@ pub fn writeback_bus(
     bits: u32,
     place: &ColumnPlacement,
 ) -> Result<(LogicCost, BusResult), EnergyError> {
-    let r = bus(
-        t,
-        &BusSpec {
-            bits,
-            lines: 1,
-            receivers: place.banks,
-            tap: Tap::Driver,
-            line_length: place.writeback_line(),
-            select_length: Length::ZERO,
-            over_array_width: place.width,
-            track_layers: BUS_TRACK_LAYERS,
-            activity: RANDOM_DATA_ACTIVITY,
-        },
-    )
-    .map_err(structure("writeback_bus"))?;
-    Ok((
-        LogicCost {
-            op_energy: r.energy_per_transfer,
-            op2_energy: Energy::ZERO,
-            leakage: r.leakage + r.gate_leakage,
-            area: r.area,
-            wire: Length::ZERO,
-        },
-        r,
-    ))
+    let spec = BusSpec {
+        bits,
+        lines: 1,
+        receivers: place.banks,
+        tap: Tap::Driver,
+        line_length: place.writeback_line(),
+        select_length: Length::ZERO,
+        over_array_width: place.width,
+        track_layers: BUS_TRACK_LAYERS,
+        activity: RANDOM_DATA_ACTIVITY,
+    };
+    column_bus(t, "writeback_bus", &spec, Length::ZERO)
 }
 
 /// Metal layers the vertical bus lines of a column may use over the arrays: one (the
