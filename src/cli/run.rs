@@ -55,7 +55,7 @@ pub struct Args {
     /// execution units) | gpu (+ L2, interconnect, DRAM).
     #[arg(long, default_value = "rf")]
     pub scope: String,
-    /// Override file(s) with the preset's structure (`[gpu]`, `[rf]`, `[power]`).
+    /// Override file(s) with the preset's structure (`[gpu]`, `[rf]`, `[power]`, `[beyond_rf]`).
     #[arg(long)]
     pub config: Vec<PathBuf>,
     /// Override one value: `--set gpu.sms=10` (or `--set sms=10`).

@@ -13,7 +13,7 @@
 //! | `Sp` | FP32 fused multiply-add = FP32 multiply + FP32 add | 3.7 + 0.9 = 4.6 pJ at 45 nm | Horowitz, "Computing's energy problem", ISSCC 2014, Fig. 1.1.9 (FP32 add 0.9 pJ, mult 3.7 pJ, 45 nm, 0.9 V) |
 //! | `Int` | 32-bit integer add | 0.1 pJ at 45 nm | Horowitz 2014, same figure |
 //! | `Sfu`, `IntDiv`, `FpDiv` | one SFU operation = FP32 FMA × McPAT's SFU / FPU energy ratio 84.04 / 40.97 = 2.051 | 9.44 pJ at 45 nm | McPAT as built in AccelWattch (accel-sim/gpgpu-sim_distribution @ 667834cf, `src/accelwattch/logic.cc`, `FunctionalUnit`), per-op energies at 40 nm: FPU 40.97 pJ, SFU ("MUL") 84.04 pJ |
-//! | `Dp`, `DpDiv` | 64-bit floating-point operation | 50 pJ at 40 nm | Dally, SC09 keynote, slide 14: "64b FPU 0.1mm2 50pJ/op 1.5GHz" (40 nm); Keckler et al., IEEE Micro 31(5) 2011, Table 1 (DFMA, 40 nm) |
+//! | `Dp`, `DpDiv` | 64-bit floating-point operation | 50 pJ at 40 nm | Dally, SC09 keynote, slide 14: "64b FPU 0.1mm2 50pJ/op 1.5GHz" (40 nm); consistent with Keckler et al., IEEE Micro 31(5) 2011, p. 9: moving its 256 operand bits 10 mm (310 pJ, random data) is "six times greater" than the 40 nm DFMA (≈ 52 pJ) |
 //! | `Tensor` | — | no model: a run with tensor instructions is an error | (no PTX `mma` is executed by the simulator yet) |
 //! | `Mem`, `Branch`, `Barrier`, `Exit`, `Nop` | nothing here: loads and stores are charged as L1D / shared / L2 / DRAM events, and branch, barrier and exit logic has no per-op source | — | — |
 //!
@@ -49,7 +49,8 @@ pub const FP32_MUL_PJ_45NM: f64 = 3.7;
 pub const MCPAT_SFU_PJ_40NM: f64 = 84.04;
 /// See [`MCPAT_SFU_PJ_40NM`].
 pub const MCPAT_FPU_PJ_40NM: f64 = 40.97;
-/// Dally, SC09 keynote slide 14 / Keckler et al. 2011 Table 1: a 64-bit FP operation at 40 nm.
+/// Dally, SC09 keynote slide 14 ("64b FPU ... 50pJ/op"): a 64-bit FP operation at 40 nm
+/// (Keckler et al. 2011 put a 40 nm DFMA at one sixth of 310 pJ, ≈ 52 pJ).
 pub const FP64_OP_PJ_40NM: f64 = 50.0;
 
 /// One class of execution-unit operation: the event name, the unit classes it covers and its

@@ -60,8 +60,9 @@
 //!   `shader.h` `READ_PACKET_SIZE 8`, `WRITE_PACKET_SIZE 8`). A read sends an 8 B request and
 //!   gets a 40 B reply; a write sends 40 B and gets an 8 B acknowledgement. Per bit:
 //!   `E_bit = p_toggle · ½ · (E_wire(L) + E_xbar / width)`, where `E_wire` and `E_xbar` are
-//!   the models' full-swing `C·V²` energies (`regwatt_power::crossbar::repeated_wire`, global
-//!   wires as McPAT's NoC links, which start at wiring level 3 = global, McPAT `noc.cc`;
+//!   the models' full-swing `C·V²` energies (`regwatt_power::crossbar::repeated_wire` on
+//!   global wires, as McPAT's NoC links: `noc.cc` builds them as pipelinable
+//!   `interconnect`s, which `interconnect.cc` treats as global wires routed over logic;
 //!   `regwatt_power::crossbar::crossbar`, ORION 2.0 multiplexer tree at wire pitch), a
 //!   transition dissipates `½ C V²`, and random data toggles with probability
 //!   `p_toggle = 0.5` (Keckler et al., "GPUs and the future of parallel computing", IEEE
