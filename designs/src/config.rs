@@ -5,20 +5,26 @@
 //! A resolved configuration has three tables: `[gpu]` (the timing model's [`GpuConfig`],
 //! every field required), `[rf]` ([`RfPhysical`], the physical organisation of the
 //! register-file banks) and `[power]` ([`PowerPoint`], node and temperature of the power
-//! models). A preset file here holds `[rf]` and `[power]`; its `[gpu]` table is the timing
-//! model's own preset ([`regwatt_sim::timing::config::GTX480_TOML`] /
+//! models), and a fourth, `[beyond_rf]` ([`BeyondRf`]: the energy scope and the parameters of
+//! the structures outside the register file), which every preset sets but which the resolved
+//! configuration keeps only when its scope is `sm` or `gpu`: at the default scope `rf` nothing
+//! outside the register file is evaluated, and results stay byte for byte what they were
+//! before scopes existed (a configuration or report without `beyond_rf` is an `rf` one).
+//!
+//! A preset file here holds `[rf]`, `[power]` and `[beyond_rf]`; its `[gpu]` table is the
+//! timing model's own preset ([`regwatt_sim::timing::config::GTX480_TOML`] /
 //! [`regwatt_sim::timing::config::RTX2060_TOML`]), so every timing value is written (and
-//! sourced) once. Overrides come
-//! from a TOML file with the same structure and from `key=value` pairs (`gpu.sms=10`; a path
-//! whose first segment is not `gpu`, `rf` or `power` is looked up under `gpu`, so `sms=10`
-//! works too). An override may only name keys the preset has: anything else is an error
+//! sourced) once. Overrides come from a TOML file with the same structure and from
+//! `key=value` pairs (`gpu.sms=10`; a path whose first segment is not `gpu`, `rf`, `power` or
+//! `beyond_rf` is looked up under `gpu`, so `sms=10` works too), then `--node` and `--scope`.
+//! An override may only name keys the preset has: anything else is an error
 //! naming the file (or `--set`) and the key.
 
 use std::fmt;
 use std::str::FromStr;
 
 use regwatt_sim::timing::config::{self as timing_config, GpuConfig};
-use regwatt_tech::units::Temperature;
+use regwatt_tech::units::{Area, Energy, Temperature};
 use serde::{Deserialize, Serialize};
 
 const GTX480_TOML: &str = include_str!("../presets/gtx480.toml");
@@ -181,6 +187,71 @@ impl<'de> Deserialize<'de> for Node {
     }
 }
 
+/// What the energy and area totals of a run include (`--scope`; a closed set, nested:
+/// `rf` ⊂ `sm` ⊂ `gpu`).
+///
+/// * `rf`: the design's register-file components only (the default; the report is what it
+///   was before scopes existed).
+/// * `sm`: `rf` + the per-SM structures: L1D data and tag arrays, shared memory, execution
+///   units.
+/// * `gpu`: `sm` + the L2 slices (data and tag), the SM ↔ L2 interconnect and the DRAM.
+///
+/// At `sm` and `gpu` the breakdown lists every component of all three levels; the totals
+/// include the scope's levels only (`energy.scope` in the report names them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Scope {
+    /// Register-file components only.
+    #[default]
+    Rf,
+    /// Register file + per-SM structures.
+    Sm,
+    /// The whole GPU and its DRAM.
+    Gpu,
+}
+
+impl Scope {
+    /// Every scope, innermost first.
+    pub const ALL: [Scope; 3] = [Scope::Rf, Scope::Sm, Scope::Gpu];
+
+    /// Name on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scope::Rf => "rf",
+            Scope::Sm => "sm",
+            Scope::Gpu => "gpu",
+        }
+    }
+}
+
+impl fmt::Display for Scope {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Scope {
+    type Err = ConfigError;
+    fn from_str(s: &str) -> Result<Self, ConfigError> {
+        Scope::ALL
+            .into_iter()
+            .find(|x| x.name().eq_ignore_ascii_case(s.trim()))
+            .ok_or_else(|| ConfigError::UnknownScope(s.to_string()))
+    }
+}
+
+impl Serialize for Scope {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for Scope {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 /// Physical organisation of the register-file banks. (The ports of a bank are the timing
 /// model's `gpu.sm.register_file.ports_per_bank`, which the power model reads too: one key,
 /// issue 26.) A *logical* bank of the timing model
@@ -212,6 +283,25 @@ pub struct PowerPoint {
     pub temperature: Temperature,
 }
 
+/// The energy scope and the parameters of the structures outside the register file that
+/// the timing configuration does not hold (`[beyond_rf]`; the structures themselves are
+/// sized from `[gpu]`, see `crate::gpu_side`). Every value in a preset cites its source.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BeyondRf {
+    /// What the energy and area totals include.
+    pub scope: Scope,
+    /// Die area of the GPU: the SM ↔ L2 interconnect's mean wire length is half the side of
+    /// a square die of this area.
+    pub die_area: Area,
+    /// DRAM access energy per bit moved (array, data movement and I/O), per sector read or
+    /// written.
+    pub dram_energy_per_bit: Energy,
+    /// SECDED ECC columns (1 check bit per 8 data bits, CACTI "Add ECC") in the L1D, shared
+    /// memory and L2 arrays.
+    pub cache_ecc: bool,
+}
+
 /// A preset with all overrides applied and validated: what every result is computed from
 /// and what is written next to it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -220,6 +310,9 @@ pub struct ResolvedConfig {
     pub gpu: GpuConfig,
     pub rf: RfPhysical,
     pub power: PowerPoint,
+    /// Present when the scope is `sm` or `gpu` (see the module docs); absent = scope `rf`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub beyond_rf: Option<BeyondRf>,
 }
 
 /// Errors resolving a configuration. Each names the file (or `--set`) and the key.
@@ -229,6 +322,8 @@ pub enum ConfigError {
     UnknownGpu(String),
     #[error("unknown technology node `{0}` (known: 90nm, 65nm, 45nm, 40nm, 32nm, 22nm, 12nm)")]
     UnknownNode(String),
+    #[error("unknown energy scope `{0}` (known: rf, sm, gpu)")]
+    UnknownScope(String),
     #[error("{file}: {message}")]
     Toml { file: String, message: String },
     #[error("{file}: unknown key `{key}` (the preset has no such field)")]
@@ -258,6 +353,8 @@ pub struct Overrides {
     pub sets: Vec<String>,
     /// Node chosen on the command line (wins over the preset's `power.node`).
     pub node: Option<Node>,
+    /// Scope chosen on the command line (wins over the preset's `beyond_rf.scope`).
+    pub scope: Option<Scope>,
 }
 
 impl Overrides {
@@ -326,7 +423,7 @@ fn apply_set(root: &mut toml::Table, set: &str) -> Result<(), ConfigError> {
     }
     let mut path: Vec<&str> = key.split('.').map(str::trim).collect();
     let full;
-    if !matches!(path[0], "gpu" | "rf" | "power") {
+    if !matches!(path[0], "gpu" | "rf" | "power" | "beyond_rf") {
         full = format!("gpu.{key}");
         path = full.split('.').map(str::trim).collect();
     }
@@ -378,19 +475,35 @@ pub fn resolve(preset: GpuPreset, ov: &Overrides) -> Result<ResolvedConfig, Conf
             p.insert("node".into(), toml::Value::String(n.name().into()));
         }
     }
+    if let Some(sc) = ov.scope {
+        if let Some(toml::Value::Table(b)) = root.get_mut("beyond_rf") {
+            b.insert("scope".into(), toml::Value::String(sc.name().into()));
+        }
+    }
     let shown = if ov.files.is_empty() && ov.sets.is_empty() {
         file.to_string()
     } else {
         format!("{file} + overrides")
     };
-    let cfg: ResolvedConfig =
+    let mut cfg: ResolvedConfig =
         toml::Value::Table(root)
             .try_into()
             .map_err(|e: toml::de::Error| ConfigError::Toml {
                 file: shown.clone(),
                 message: e.message().to_string(),
             })?;
+    if cfg.beyond_rf.is_none() {
+        return Err(ConfigError::Toml {
+            file: file.to_string(),
+            message: "missing table `[beyond_rf]`".into(),
+        });
+    }
     cfg.validate(&shown)?;
+    // scope `rf` evaluates nothing outside the register file: the table is dropped, so the
+    // resolved configuration (and every report) is what it was before scopes existed
+    if cfg.scope() == Scope::Rf {
+        cfg.beyond_rf = None;
+    }
     Ok(cfg)
 }
 
@@ -450,7 +563,29 @@ impl ResolvedConfig {
                 format!("{k} K is outside 300..=400 K (the technology tables' range)"),
             ));
         }
+        if let Some(b) = &self.beyond_rf {
+            // a reticle-limited die is at most ~858 mm² (26 mm x 33 mm scanner field)
+            let a = b.die_area.mm2();
+            if !(a.is_finite() && a > 0.0 && a <= 1000.0) {
+                return Err(bad(
+                    "beyond_rf.die_area",
+                    format!("{a} mm^2 is outside (0, 1000] mm^2"),
+                ));
+            }
+            let e = b.dram_energy_per_bit.pj();
+            if !(e.is_finite() && e > 0.0 && e <= 1000.0) {
+                return Err(bad(
+                    "beyond_rf.dram_energy_per_bit",
+                    format!("{e} pJ is outside (0, 1000] pJ per bit"),
+                ));
+            }
+        }
         Ok(())
+    }
+
+    /// What the energy and area totals include (`rf` when `beyond_rf` is absent).
+    pub fn scope(&self) -> Scope {
+        self.beyond_rf.as_ref().map_or(Scope::Rf, |b| b.scope)
     }
 
     /// Rows (warp registers) per physical bank.
@@ -554,6 +689,80 @@ mod tests {
         assert!(resolve(GpuPreset::Gtx480, &ov).is_err());
         assert!("7nm".parse::<Node>().is_err());
         assert!("gtx1080".parse::<GpuPreset>().is_err());
+    }
+
+    /// Issue 26: the scope comes from `--scope` (or `beyond_rf.scope`); at `rf` the resolved
+    /// configuration has no `[beyond_rf]` (so its TOML is what it was before scopes), at
+    /// `sm`/`gpu` it has the preset's values; bad values name the key.
+    #[test]
+    fn issue26_scope_resolution() {
+        for p in GpuPreset::ALL {
+            let rf = preset(p).expect("preset");
+            assert_eq!(rf.scope(), Scope::Rf);
+            assert!(rf.beyond_rf.is_none());
+            assert!(!rf.to_toml().contains("beyond_rf"));
+            for sc in [Scope::Sm, Scope::Gpu] {
+                let ov = Overrides {
+                    scope: Some(sc),
+                    ..Overrides::default()
+                };
+                let c = resolve(p, &ov).expect("resolves");
+                assert_eq!(c.scope(), sc);
+                let b = c.beyond_rf.as_ref().expect("beyond_rf");
+                assert_eq!(b.dram_energy_per_bit.pj(), 14.0);
+                let back: ResolvedConfig = toml::from_str(&c.to_toml()).expect("parses");
+                assert_eq!(back, c);
+                // everything else is the rf configuration's
+                let mut same = c.clone();
+                same.beyond_rf = None;
+                assert_eq!(same, rf);
+            }
+        }
+        let g = resolve(
+            GpuPreset::Gtx480,
+            &Overrides {
+                sets: vec!["beyond_rf.scope=gpu".into()],
+                ..Overrides::default()
+            },
+        )
+        .expect("resolves");
+        assert_eq!(g.scope(), Scope::Gpu);
+        assert_eq!(g.beyond_rf.as_ref().map(|b| b.die_area.mm2()), Some(529.0));
+        // --scope wins over the file
+        let r = resolve(
+            GpuPreset::Gtx480,
+            &Overrides {
+                sets: vec!["beyond_rf.scope=gpu".into()],
+                scope: Some(Scope::Rf),
+                ..Overrides::default()
+            },
+        )
+        .expect("resolves");
+        assert!(r.beyond_rf.is_none());
+        for (set, key) in [
+            ("beyond_rf.die_area=\"0 mm^2\"", "beyond_rf.die_area"),
+            (
+                "beyond_rf.dram_energy_per_bit=\"-1 pJ\"",
+                "beyond_rf.dram_energy_per_bit",
+            ),
+        ] {
+            let ov = Overrides {
+                sets: vec![set.into()],
+                scope: Some(Scope::Gpu),
+                ..Overrides::default()
+            };
+            let e = resolve(GpuPreset::Rtx2060, &ov).unwrap_err().to_string();
+            assert!(e.contains(key), "{e}");
+        }
+        let ov = Overrides {
+            sets: vec!["beyond_rf.die_area=\"445 mm\"".into()],
+            scope: Some(Scope::Gpu),
+            ..Overrides::default()
+        };
+        assert!(resolve(GpuPreset::Rtx2060, &ov).is_err());
+        let e = "chip".parse::<Scope>().unwrap_err().to_string();
+        assert!(e.contains("chip") && e.contains("rf, sm, gpu"), "{e}");
+        assert_eq!("GPU".parse::<Scope>().expect("scope"), Scope::Gpu);
     }
 
     #[test]

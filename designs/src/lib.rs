@@ -5,6 +5,8 @@
 //! * [`spec`]: [`spec::DesignSpec`], the closed set of designs; one folder per design
 //!   ([`baseline`]).
 //! * [`energy`]: hardware inventories and the energy/area accounting.
+//! * [`gpu_side`]: the GPU beyond the register file (L1D, shared memory, execution units, L2,
+//!   interconnect, DRAM) for `--scope sm|gpu`.
 //! * [`run`]: simulate a launch with a design, evaluate energy at a node, typed reports.
 //!
 //! See `designs/README.md`.
@@ -13,9 +15,10 @@ pub mod baseline;
 pub mod config;
 pub mod energy;
 pub mod exec_model;
+pub mod gpu_side;
 pub mod run;
 pub mod spec;
 
-pub use config::{GpuPreset, Node, Overrides, ResolvedConfig};
+pub use config::{GpuPreset, Node, Overrides, ResolvedConfig, Scope};
 pub use run::{DesignStats, RunReport};
 pub use spec::DesignSpec;

@@ -5,8 +5,10 @@
 //! * [`inventory`] / [`events`]: the design's hardware at a node, and its activity as events.
 //! * [`RunReport`]: the typed record `regwatt run --json` prints and `regwatt report` writes.
 //!
-//! The simulation is node-independent: a workload is simulated once per (GPU, design) and
-//! evaluated at every node from the same activity.
+//! The simulation is node- and scope-independent: a workload is simulated once per (GPU,
+//! design) and evaluated at every node and scope from the same activity. At scope `sm` or
+//! `gpu` ([`crate::config::Scope`]) the report adds the structures beyond the register file
+//! ([`crate::gpu_side`]) to the breakdown and the scope's levels to the totals.
 
 use regwatt_sim::timing::activity::Activity;
 use regwatt_sim::timing::functional::FunctionalWarpModel;
@@ -15,8 +17,11 @@ use regwatt_sim::timing::{RunOptions, TimingError};
 use serde::Serialize;
 
 use crate::baseline::{self, BaselineRf, BaselineStats};
-use crate::config::{Node, ResolvedConfig};
-use crate::energy::{AreaSummary, EnergyError, EnergySummary, EventCounts, Inventory};
+use crate::config::{Node, ResolvedConfig, Scope};
+use crate::energy::{
+    combine_levels, AreaSummary, EnergyError, EnergySummary, EventCounts, Inventory,
+};
+use crate::gpu_side::{self, BeyondRfInventory};
 use crate::spec::DesignSpec;
 use regwatt_tech::units::Energy;
 
@@ -150,8 +155,17 @@ pub struct LaunchLatency {
     pub static_energy: Energy,
 }
 
+/// The hardware beyond the RF of `cfg` when its scope needs it (`None` at scope `rf`).
+pub fn beyond_rf_inventory(cfg: &ResolvedConfig) -> Result<Option<BeyondRfInventory>, EnergyError> {
+    match cfg.scope() {
+        Scope::Rf => Ok(None),
+        _ => gpu_side::inventory(cfg).map(Some),
+    }
+}
+
 impl RunReport {
-    /// Evaluates `act` with the inventory `inv` (built from `cfg`, which carries the node);
+    /// Evaluates `act` with the inventory `inv` (built from `cfg`, which carries the node and
+    /// the scope; the hardware beyond the RF is built here when the scope needs it);
     /// `launch_cycles` of `act.cycles` are launch latency ([`LaunchLatency`],
     /// [`crate::exec_model::launch_cycles`]).
     pub fn new(
@@ -162,9 +176,49 @@ impl RunReport {
         act: &DesignActivity,
         launch_cycles: u64,
     ) -> Result<RunReport, EnergyError> {
+        Self::with_beyond_rf(workload, design, cfg, inv, None, act, launch_cycles)
+    }
+
+    /// [`Self::new`] with the hardware beyond the RF built beforehand
+    /// ([`beyond_rf_inventory`]; `None`: built here if the scope needs it).
+    pub fn with_beyond_rf(
+        workload: &str,
+        design: DesignSpec,
+        cfg: &ResolvedConfig,
+        inv: &Inventory,
+        beyond: Option<&BeyondRfInventory>,
+        act: &DesignActivity,
+        launch_cycles: u64,
+    ) -> Result<RunReport, EnergyError> {
         let launch_cycles = launch_cycles.min(act.cycles);
-        let (energy, area) = inv.evaluate(act.cycles - launch_cycles, &events(cfg, act))?;
-        let (idle, _) = inv.evaluate(launch_cycles, &EventCounts::new())?;
+        let window = act.cycles - launch_cycles;
+        let none = EventCounts::new();
+        let rf = inv.evaluate(window, &events(cfg, act))?;
+        let rf_idle = inv.evaluate(launch_cycles, &none)?;
+        let ((energy, area), idle) = match cfg.scope() {
+            Scope::Rf => (rf, rf_idle.0),
+            scope => {
+                let built;
+                let b = match beyond {
+                    Some(b) => b,
+                    None => {
+                        built = gpu_side::inventory(cfg)?;
+                        &built
+                    }
+                };
+                let (sm_events, gpu_events) = gpu_side::events(cfg, &act.core, &act.memory)?;
+                let sm = b.sm.evaluate(window, &sm_events)?;
+                let gpu = b.gpu.evaluate(window, &gpu_events)?;
+                let idle = combine_levels(
+                    scope,
+                    rf_idle,
+                    b.sm.evaluate(launch_cycles, &none)?,
+                    b.gpu.evaluate(launch_cycles, &none)?,
+                )
+                .0;
+                (combine_levels(scope, rf, sm, gpu), idle)
+            }
+        };
         let ipc = if act.cycles > 0 {
             act.core.warp_instructions as f64 / act.cycles as f64
         } else {
@@ -219,6 +273,11 @@ impl RunReport {
                 None => "-",
             }
             .to_string(),
+            scope: self
+                .energy
+                .scope
+                .as_ref()
+                .map(|s| s.scope.name().to_string()),
         }
     }
 }
@@ -240,14 +299,27 @@ pub struct SummaryRow {
     pub energy_overhead: f64,
     pub area_overhead: f64,
     pub output_check: String,
+    /// What the totals include, at scope `sm` or `gpu` (absent at `rf`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
 }
 
 impl SummaryRow {
     /// CSV header matching [`SummaryRow::csv`].
     pub const CSV_HEADER: &'static str = "workload,gpu,design,node,cycles,warp_instructions,ipc,dynamic_energy_nj,static_energy_nj,total_energy_nj,area_mm2,energy_overhead,area_overhead,output_check";
 
-    /// The row as CSV (no newline). Names never contain commas or quotes (they are preset,
-    /// design and workload identifiers); they are quoted anyway if they do.
+    /// [`Self::CSV_HEADER`], with a `scope` column when the rows have one (scope `sm`/`gpu`).
+    pub fn csv_header(scoped: bool) -> String {
+        if scoped {
+            format!("{},scope", Self::CSV_HEADER)
+        } else {
+            Self::CSV_HEADER.to_string()
+        }
+    }
+
+    /// The row as CSV (no newline; a trailing `scope` column at scope `sm`/`gpu`). Names never
+    /// contain commas or quotes (they are preset, design and workload identifiers); they are
+    /// quoted anyway if they do.
     pub fn csv(&self) -> String {
         let q = |s: &str| {
             if s.contains([',', '"', '\n']) {
@@ -272,18 +344,28 @@ impl SummaryRow {
             self.energy_overhead,
             self.area_overhead,
             q(&self.output_check)
-        )
+        ) + &self
+            .scope
+            .as_ref()
+            .map_or_else(String::new, |sc| format!(",{}", q(sc)))
     }
 }
 
-/// Per-component CSV of one report: `component,instances,dynamic_nj,static_nj,total_nj,area_mm2`.
+/// Per-component CSV of one report: `component,instances,dynamic_nj,static_nj,total_nj,area_mm2`,
+/// and at scope `sm`/`gpu` two more columns: the component's `level` and whether the totals
+/// include it (`in_total`).
 pub fn components_csv(r: &RunReport) -> String {
+    let scope = r.energy.scope.as_ref();
     let mut s = String::from(
-        "component,instances,dynamic_energy_nj,static_energy_nj,total_energy_nj,area_mm2\n",
+        "component,instances,dynamic_energy_nj,static_energy_nj,total_energy_nj,area_mm2",
     );
+    if scope.is_some() {
+        s.push_str(",level,in_total");
+    }
+    s.push('\n');
     for c in &r.energy.components {
         s.push_str(&format!(
-            "{},{},{:.6},{:.6},{:.6},{:.6}\n",
+            "{},{},{:.6},{:.6},{:.6},{:.6}",
             c.name,
             c.instances,
             c.dynamic.nj(),
@@ -291,6 +373,15 @@ pub fn components_csv(r: &RunReport) -> String {
             c.total.nj(),
             c.area.mm2()
         ));
+        if let Some(sc) = scope {
+            let level = sc
+                .component_levels
+                .get(&c.name)
+                .copied()
+                .unwrap_or(Scope::Rf);
+            s.push_str(&format!(",{},{}", level, level <= sc.scope));
+        }
+        s.push('\n');
     }
     s
 }
@@ -358,6 +449,101 @@ mod tests {
                 .expect("simulates");
             let r2 = RunReport::new("k", DesignSpec::Baseline, &cfg, &inv, &a2, 0).expect("report");
             assert_eq!(j1, serde_json::to_string(&r2).expect("json"));
+        }
+    }
+
+    /// Issue 26: one simulation evaluated at every scope. The `rf` report is the plain one
+    /// (no `scope` field, RF components only); `sm` and `gpu` list every component of the
+    /// three levels and total the scope's levels; the RF components are the same at every
+    /// scope.
+    #[test]
+    fn issue26_scopes_share_one_simulation_and_nest() {
+        use crate::config::{resolve, Overrides, Scope};
+        for p in GpuPreset::ALL {
+            let rf_cfg = preset(p).expect("preset");
+            let Some(mut m) = synthetic(20, 128) else {
+                panic!("synthetic model did not build");
+            };
+            let a = simulate(
+                DesignSpec::Baseline,
+                &rf_cfg,
+                &mut m,
+                &RunOptions::default(),
+            )
+            .expect("simulates");
+            let inv = inventory(DesignSpec::Baseline, &rf_cfg).expect("inventory");
+            let rf = RunReport::new("k", DesignSpec::Baseline, &rf_cfg, &inv, &a, 0).expect("rf");
+            let json = serde_json::to_value(&rf).expect("json");
+            assert!(json["energy"].get("scope").is_none());
+            assert!(json["config"].get("beyond_rf").is_none());
+            let at = |sc: Scope| {
+                let cfg = resolve(
+                    p,
+                    &Overrides {
+                        scope: Some(sc),
+                        ..Overrides::default()
+                    },
+                )
+                .expect("resolves");
+                RunReport::new("k", DesignSpec::Baseline, &cfg, &inv, &a, 0).expect("report")
+            };
+            let (sm, gpu) = (at(Scope::Sm), at(Scope::Gpu));
+            for r in [&sm, &gpu] {
+                let s = r.energy.scope.as_ref().expect("scope summary");
+                // the RF components are the rf report's, first, unchanged
+                assert_eq!(
+                    r.energy.components[..rf.energy.components.len()],
+                    rf.energy.components[..]
+                );
+                assert_eq!(s.rf.total, rf.energy.total);
+                assert_eq!(s.rf.area, rf.area.total);
+                for c in [
+                    "l1d_data",
+                    "l1d_tag",
+                    "shared_memory",
+                    "exec_units",
+                    "l2_data",
+                    "l2_tag",
+                    "interconnect",
+                    "dram",
+                ] {
+                    assert!(r.energy.components.iter().any(|x| x.name == c), "{c}");
+                }
+                let exec = r
+                    .energy
+                    .components
+                    .iter()
+                    .find(|c| c.name == "exec_units")
+                    .expect("exec");
+                assert!(
+                    exec.dynamic.j() > 0.0,
+                    "{p}: FMA kernel without execution energy"
+                );
+            }
+            let s = sm.energy.scope.as_ref().expect("sm");
+            assert_eq!(s.levels_in_total, vec![Scope::Rf, Scope::Sm]);
+            assert_eq!(
+                s.not_in_total,
+                ["l2_data", "l2_tag", "interconnect", "dram"]
+            );
+            assert_eq!(s.component_levels["l1d_data"], Scope::Sm);
+            assert_eq!(s.component_levels["rf_banks"], Scope::Rf);
+            let rel = |x: f64, y: f64| (x - y).abs() <= 1e-12 * y.abs();
+            assert!(rel(sm.energy.total.j(), s.rf.total.j() + s.sm.total.j()));
+            assert!(rel(sm.area.total.m2(), s.rf.area.m2() + s.sm.area.m2()));
+            let g = gpu.energy.scope.as_ref().expect("gpu");
+            assert!(g.not_in_total.is_empty());
+            assert!(rel(
+                gpu.energy.total.j(),
+                g.rf.total.j() + g.sm.total.j() + g.gpu.total.j()
+            ));
+            assert!(rel(
+                gpu.energy.dynamic.j() + gpu.energy.static_energy.j(),
+                gpu.energy.total.j()
+            ));
+            // the levels are the same whichever scope totals them
+            assert_eq!((s.rf, s.sm, s.gpu), (g.rf, g.sm, g.gpu));
+            assert!(rf.energy.total < sm.energy.total && sm.energy.total < gpu.energy.total);
         }
     }
 }

@@ -15,15 +15,21 @@
 //!
 //! A progress bar goes to stderr; the summary table to stdout. Exits non-zero if any run
 //! failed or any output did not match its reference (after writing everything).
+//!
+//! `--scope rf|sm|gpu` (default `rf`) chooses what the energy and area totals include (see
+//! `regwatt run`); the simulations are the same for every scope. At `rf` the report is what
+//! it was before scopes existed; at `sm`/`gpu` the summary gains a `scope` column, every run
+//! JSON an `energy.scope` record and every configuration its `[beyond_rf]` table.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use anyhow::Context;
-use regwatt_designs::config::{preset, GpuPreset, Node, ResolvedConfig};
+use regwatt_designs::config::{resolve, GpuPreset, Node, Overrides, ResolvedConfig, Scope};
 use regwatt_designs::energy::Inventory;
-use regwatt_designs::run::{at_node, inventory, SummaryRow};
+use regwatt_designs::gpu_side::BeyondRfInventory;
+use regwatt_designs::run::{at_node, beyond_rf_inventory, inventory, SummaryRow};
 use regwatt_designs::{DesignSpec, RunReport};
 use regwatt_sim::timing::RunOptions;
 use regwatt_workloads::Workload;
@@ -40,6 +46,10 @@ pub struct Args {
     /// Only these workloads (comma-separated; default: all).
     #[arg(long, value_delimiter = ',')]
     pub workloads: Vec<String>,
+    /// What the energy/area totals include: rf (register file) | sm (+ L1D, shared memory,
+    /// execution units) | gpu (+ L2, interconnect, DRAM).
+    #[arg(long, default_value = "rf")]
+    pub scope: String,
     #[command(flatten)]
     pub limits: super::RunLimits,
 }
@@ -53,6 +63,10 @@ struct Job {
 /// Outcome of one job: one report per node, or an error.
 type Outcome = Result<Vec<RunReport>, String>;
 
+/// The hardware of one GPU preset at one node: its configuration, the RF inventory and (at
+/// scope `sm`/`gpu`) the hardware beyond the RF.
+type NodeHardware = (Node, ResolvedConfig, Inventory, Option<BeyondRfInventory>);
+
 fn write(path: &Path, text: &str) -> anyhow::Result<()> {
     if let Some(d) = path.parent() {
         std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
@@ -63,7 +77,7 @@ fn write(path: &Path, text: &str) -> anyhow::Result<()> {
 fn run_job(
     job: &Job,
     cfgs: &[ResolvedConfig],
-    invs: &[Vec<(Node, ResolvedConfig, Inventory)>],
+    invs: &[Vec<NodeHardware>],
     opts: &RunOptions,
 ) -> Outcome {
     let cfg = &cfgs[job.gpu];
@@ -71,12 +85,13 @@ fn run_job(
     let sim = super::run::simulate(&spec, Some(job.workload), job.design, cfg, opts)
         .map_err(|e| format!("{e:#}"))?;
     let mut out = Vec::new();
-    for (_, ncfg, inv) in &invs[job.gpu] {
-        let mut r = RunReport::new(
+    for (_, ncfg, inv, beyond) in &invs[job.gpu] {
+        let mut r = RunReport::with_beyond_rf(
             job.workload.name,
             job.design,
             ncfg,
             inv,
+            beyond.as_ref(),
             &sim.activity,
             sim.launch_cycles,
         )
@@ -103,18 +118,24 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .map(|n| regwatt_workloads::get(n))
             .collect::<Result<_, _>>()?
     };
+    let scope: Scope = args.scope.parse()?;
+    let ov = Overrides {
+        scope: Some(scope),
+        ..Overrides::default()
+    };
     let cfgs: Vec<ResolvedConfig> = GpuPreset::ALL
         .iter()
-        .map(|p| preset(*p))
+        .map(|p| resolve(*p, &ov))
         .collect::<Result<_, _>>()?;
     // inventories per (gpu, node) for every design; only the baseline exists so far
-    let mut invs: Vec<Vec<(Node, ResolvedConfig, Inventory)>> = Vec::new();
+    let mut invs: Vec<Vec<NodeHardware>> = Vec::new();
     for cfg in &cfgs {
         let mut v = Vec::new();
         for node in Node::REPORT {
             let c = at_node(cfg, node);
             let inv = inventory(DesignSpec::Baseline, &c)?;
-            v.push((node, c, inv));
+            let beyond = beyond_rf_inventory(&c)?;
+            v.push((node, c, inv, beyond));
         }
         invs.push(v);
     }
@@ -194,7 +215,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
     let out = &args.out;
     for (g, cfg) in cfgs.iter().enumerate() {
-        for (node, c, _) in &invs[g] {
+        for (node, c, _, _) in &invs[g] {
             write(
                 &out.join("config")
                     .join(format!("{}-{}.toml", cfg.gpu.name, node)),
@@ -203,7 +224,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     }
     let rows: Vec<SummaryRow> = reports.iter().map(|(_, r)| r.summary_row()).collect();
-    let mut csv = String::from(SummaryRow::CSV_HEADER);
+    let mut csv = SummaryRow::csv_header(scope != Scope::Rf);
     csv.push('\n');
     for r in &rows {
         csv.push_str(&r.csv());
@@ -224,6 +245,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         )?;
     }
 
+    if scope != Scope::Rf {
+        let levels: Vec<&str> = Scope::ALL
+            .iter()
+            .filter(|l| **l <= scope)
+            .map(|l| l.name())
+            .collect();
+        outln!(
+            "scope {scope}: energy and area totals include the levels {}",
+            levels.join(" + ")
+        );
+    }
     outln!(
         "{:<16} {:<8} {:<9} {:>11} {:>6} {:>13} {:>13} {:>10} {:>10} {:>6}",
         "workload",

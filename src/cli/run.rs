@@ -3,8 +3,8 @@
 //!
 //! ```text
 //! regwatt run (SPEC.toml | --workload NAME) --gpu gtx480|rtx2060 [--design baseline]
-//!             [--node 90nm|65nm|45nm|40nm|32nm|22nm|12nm] [--config FILE]... [--set KEY=VALUE]... [--json]
-//!             [--dump DIR] [--out DIR]
+//!             [--node 90nm|65nm|45nm|40nm|32nm|22nm|12nm] [--scope rf|sm|gpu]
+//!             [--config FILE]... [--set KEY=VALUE]... [--json] [--dump DIR] [--out DIR]
 //! ```
 //!
 //! * Prints cycles, IPC, the activity summary and the per-component energy/area breakdown,
@@ -15,11 +15,17 @@
 //! * Built-in workloads are checked against their Rust reference: non-zero exit on mismatch.
 //! * `--node` defaults to the preset's `power.node` (gtx480: 40nm, rtx2060: 12nm); the node
 //!   used is in the output and in the resolved configuration.
+//! * `--scope` (default `rf`) chooses what the energy and area totals include: `rf` the
+//!   register file (the output is what it was before scopes existed), `sm` + L1D, shared
+//!   memory and execution units, `gpu` + L2, interconnect and DRAM. At `sm` and `gpu` every
+//!   component of all three levels is listed with its level, and the scope is in the
+//!   resolved configuration (`[beyond_rf]`) and the JSON (`energy.scope`).
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
-use regwatt_designs::config::{resolve, GpuPreset, Node, Overrides, ResolvedConfig};
+use regwatt_designs::config::{resolve, GpuPreset, Node, Overrides, ResolvedConfig, Scope};
+use regwatt_designs::energy::ScopeSummary;
 use regwatt_designs::exec_model::simulate_spec;
 use regwatt_designs::run::{components_csv, inventory, DesignActivity};
 use regwatt_designs::{DesignSpec, RunReport};
@@ -46,7 +52,11 @@ pub struct Args {
     /// `power.node`).
     #[arg(long)]
     pub node: Option<String>,
-    /// Override file(s) with the preset's structure (`[gpu]`, `[rf]`, `[power]`).
+    /// What the energy/area totals include: rf (register file) | sm (+ L1D, shared memory,
+    /// execution units) | gpu (+ L2, interconnect, DRAM).
+    #[arg(long, default_value = "rf")]
+    pub scope: String,
+    /// Override file(s) with the preset's structure (`[gpu]`, `[rf]`, `[power]`, `[beyond_rf]`).
     #[arg(long)]
     pub config: Vec<PathBuf>,
     /// Override one value: `--set gpu.sms=10` (or `--set sms=10`).
@@ -103,6 +113,7 @@ pub(crate) fn simulate(
 pub(crate) fn config(
     gpu: &str,
     node: Option<&str>,
+    scope: &str,
     files: &[PathBuf],
     sets: &[String],
 ) -> anyhow::Result<ResolvedConfig> {
@@ -110,6 +121,7 @@ pub(crate) fn config(
     let mut ov = Overrides {
         sets: sets.to_vec(),
         node: node.map(str::parse::<Node>).transpose()?,
+        scope: Some(scope.parse::<Scope>()?),
         ..Overrides::default()
     };
     for f in files {
@@ -168,6 +180,10 @@ pub(crate) fn print_text(r: &RunReport) -> anyhow::Result<()> {
         m.l2_sector_read_hits,
         m.dram_sector_reads + m.dram_sector_writes
     );
+    if let Some(sc) = &r.energy.scope {
+        print_scoped(r, sc)?;
+        return print_launch_latency(r);
+    }
     outln!(
         "{:<20} {:>9} {:>14} {:>14} {:>14} {:>12}",
         "component",
@@ -204,6 +220,11 @@ pub(crate) fn print_text(r: &RunReport) -> anyhow::Result<()> {
         r.energy.overhead_vs_baseline.energy * 100.0,
         r.area.overhead_vs_baseline * 100.0
     );
+    print_launch_latency(r)
+}
+
+/// The launch-latency line (nothing when the preset has none).
+fn print_launch_latency(r: &RunReport) -> anyhow::Result<()> {
     if r.launch_latency.cycles > 0 {
         outln!(
             "energy over the kernels' {} cycles; the launch latency's {} cycles leak {:.3} nJ more (not in the totals)",
@@ -215,10 +236,94 @@ pub(crate) fn print_text(r: &RunReport) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The energy/area breakdown of a report at scope `sm` or `gpu`: every component with its
+/// level, the sum of each level, and the total of the scope.
+fn print_scoped(r: &RunReport, sc: &ScopeSummary) -> anyhow::Result<()> {
+    let names: Vec<&str> = sc.levels_in_total.iter().map(|l| l.name()).collect();
+    outln!(
+        "scope {}: the totals include the levels {} (components marked * are listed but not in the totals)",
+        sc.scope,
+        names.join(" + ")
+    );
+    outln!(
+        "{:<20} {:<5} {:>9} {:>14} {:>14} {:>14} {:>12}",
+        "component",
+        "level",
+        "instances",
+        "dynamic [nJ]",
+        "static [nJ]",
+        "total [nJ]",
+        "area [mm2]"
+    );
+    for comp in &r.energy.components {
+        let level = sc
+            .component_levels
+            .get(&comp.name)
+            .copied()
+            .unwrap_or(Scope::Rf);
+        let name = if level <= sc.scope {
+            comp.name.clone()
+        } else {
+            format!("{}*", comp.name)
+        };
+        outln!(
+            "{:<20} {:<5} {:>9} {:>14.3} {:>14.3} {:>14.3} {:>12.4}",
+            name,
+            level.name(),
+            comp.instances,
+            comp.dynamic.nj(),
+            comp.static_energy.nj(),
+            comp.total.nj(),
+            comp.area.mm2()
+        );
+    }
+    for (level, t) in [
+        (Scope::Rf, &sc.rf),
+        (Scope::Sm, &sc.sm),
+        (Scope::Gpu, &sc.gpu),
+    ] {
+        outln!(
+            "{:<20} {:<5} {:>9} {:>14.3} {:>14.3} {:>14.3} {:>12.4}",
+            format!("level {}", level.name()),
+            if level <= sc.scope { "" } else { "*" },
+            "",
+            t.dynamic.nj(),
+            t.static_energy.nj(),
+            t.total.nj(),
+            t.area.mm2()
+        );
+    }
+    outln!(
+        "{:<20} {:<5} {:>9} {:>14.3} {:>14.3} {:>14.3} {:>12.4}",
+        format!("total (scope {})", sc.scope),
+        "",
+        "",
+        r.energy.dynamic.nj(),
+        r.energy.static_energy.nj(),
+        r.energy.total.nj(),
+        r.area.total.mm2()
+    );
+    outln!(
+        "time {:.3} us  average power (scope {}) {:.3} W  overhead vs baseline: energy {:+.2} %  area {:+.2} %",
+        r.energy.time.s() * 1e6,
+        sc.scope,
+        r.energy.average_power.w(),
+        r.energy.overhead_vs_baseline.energy * 100.0,
+        r.area.overhead_vs_baseline * 100.0
+    );
+    Ok(())
+}
+
 /// Runs `regwatt run`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let design: DesignSpec = args.design.parse()?;
-    let cfg = config(&args.gpu, args.node.as_deref(), &args.config, &args.sets)?;
+    let cfg = config(
+        &args.gpu,
+        args.node.as_deref(),
+        &args.scope,
+        &args.config,
+        &args.sets,
+    )?;
     let (spec, workload) = match (&args.spec, &args.workload) {
         (Some(p), None) => (
             LaunchSpec::load(p).with_context(|| format!("loading {}", p.display()))?,

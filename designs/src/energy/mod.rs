@@ -23,7 +23,7 @@ use std::collections::BTreeMap;
 use regwatt_tech::units::{Area, Energy, Power, Temperature, Time};
 use serde::Serialize;
 
-use crate::config::Node;
+use crate::config::{Node, Scope};
 
 /// One kind of hardware block of a design, at one operating point.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -94,6 +94,39 @@ pub struct EnergySummary {
     /// Average power `total / time`.
     pub average_power: Power,
     pub overhead_vs_baseline: Overhead,
+    /// At scope `sm` or `gpu`: which components the totals include, and the sum of each
+    /// level. Absent at scope `rf` (the totals are the register file's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<ScopeSummary>,
+}
+
+/// Energy and area of the components of one scope level.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct LevelTotal {
+    pub dynamic: Energy,
+    #[serde(rename = "static")]
+    pub static_energy: Energy,
+    pub total: Energy,
+    pub area: Area,
+}
+
+/// What the totals of a run at scope `sm` or `gpu` include ([`combine_levels`]).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ScopeSummary {
+    /// The scope of the totals.
+    pub scope: Scope,
+    /// Levels summed into the totals (energy `dynamic`, `static`, `total`, `average_power`;
+    /// area `total`): `rf` up to the scope.
+    pub levels_in_total: Vec<Scope>,
+    /// Level of every component in the breakdown (`rf`: the design's register file; `sm`:
+    /// L1D, shared memory, execution units; `gpu`: L2, interconnect, DRAM).
+    pub component_levels: BTreeMap<String, Scope>,
+    /// Components in the breakdown whose energy and area the totals leave out.
+    pub not_in_total: Vec<String>,
+    /// Sums of each level, whether in the totals or not.
+    pub rf: LevelTotal,
+    pub sm: LevelTotal,
+    pub gpu: LevelTotal,
 }
 
 /// Area of the design's hardware.
@@ -123,6 +156,10 @@ pub enum EnergyError {
         #[source]
         source: regwatt_power::crossbar::StructureError,
     },
+    #[error("{component}: {message}")]
+    NoModel { component: String, message: String },
+    #[error("the configuration has no `[beyond_rf]` table (kept only at scope `sm` or `gpu`), so nothing outside the register file can be evaluated")]
+    MissingBeyondRf,
     #[error("SRAM model, {component}: {source}")]
     Sram {
         component: String,
@@ -197,6 +234,7 @@ impl Inventory {
                 total,
                 average_power,
                 overhead_vs_baseline: Overhead::default(),
+                scope: None,
             },
             AreaSummary {
                 node: self.node,
@@ -206,6 +244,87 @@ impl Inventory {
             },
         ))
     }
+}
+
+/// Combines the evaluations of the three levels of a run (same cycles and clock) into one
+/// summary at `scope`: the breakdown lists every component of every level (register file
+/// first, then `sm`, then `gpu`); the totals sum the levels `rf ..= scope`
+/// ([`ScopeSummary`]).
+pub fn combine_levels(
+    scope: Scope,
+    rf: (EnergySummary, AreaSummary),
+    sm: (EnergySummary, AreaSummary),
+    gpu: (EnergySummary, AreaSummary),
+) -> (EnergySummary, AreaSummary) {
+    let level_total = |e: &EnergySummary, a: &AreaSummary| LevelTotal {
+        dynamic: e.dynamic,
+        static_energy: e.static_energy,
+        total: e.total,
+        area: a.total,
+    };
+    let parts = [(Scope::Rf, rf), (Scope::Sm, sm), (Scope::Gpu, gpu)];
+    let (time, node, temperature) = (
+        parts[0].1 .0.time,
+        parts[0].1 .0.node,
+        parts[0].1 .0.temperature,
+    );
+    let mut components = Vec::new();
+    let mut areas = BTreeMap::new();
+    let mut component_levels = BTreeMap::new();
+    let mut not_in_total = Vec::new();
+    let mut totals = [LevelTotal::default(); 3];
+    let (mut dynamic, mut static_energy, mut area_total) = (Energy::ZERO, Energy::ZERO, Area::ZERO);
+    for (i, (level, (e, a))) in parts.into_iter().enumerate() {
+        totals[i] = level_total(&e, &a);
+        let included = level <= scope;
+        if included {
+            dynamic += e.dynamic;
+            static_energy += e.static_energy;
+            area_total += a.total;
+        }
+        for c in e.components {
+            component_levels.insert(c.name.clone(), level);
+            if !included {
+                not_in_total.push(c.name.clone());
+            }
+            components.push(c);
+        }
+        areas.extend(a.components);
+    }
+    let total = dynamic + static_energy;
+    let average_power = if time.s() > 0.0 {
+        Power::from_w(total.j() / time.s())
+    } else {
+        Power::ZERO
+    };
+    (
+        EnergySummary {
+            node,
+            temperature,
+            time,
+            components,
+            dynamic,
+            static_energy,
+            total,
+            average_power,
+            overhead_vs_baseline: Overhead::default(),
+            scope: Some(ScopeSummary {
+                scope,
+                levels_in_total: Scope::ALL.into_iter().filter(|l| *l <= scope).collect(),
+                component_levels,
+                not_in_total,
+                rf: totals[0],
+                sm: totals[1],
+                gpu: totals[2],
+            }),
+        },
+        AreaSummary {
+            node,
+            components: areas,
+            total: area_total,
+            overhead_vs_baseline: 0.0,
+        },
+    )
 }
 
 fn frac(x: f64, base: f64) -> f64 {
