@@ -199,6 +199,202 @@ pub struct RfActivity {
     pub per_register_allocated_cycles: Log2Histogram,
     /// Physical registers (warp-wide, 32 lanes) per SM tracked.
     pub physical_registers: u64,
+    /// Cycles in each power state, when the design tracks them (a power mode other than
+    /// always-on; absent otherwise, so always-on records are unchanged).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub power_states: Option<PowerStateCycles>,
+}
+
+/// Exact power-state accounting of a design's register rows and sub-arrays (issue 27), from
+/// the timestamps of allocations, frees and accesses (never a histogram): for every mode the
+/// cycles each row (or sub-array) spends in each state and the number of wake-ups, summed
+/// over rows, sub-arrays and SMs. Every state total adds up to `row_cycles` (or
+/// `subarray_cycles`) exactly: the off / drowsy cycles are the rest.
+///
+/// * Register gating: a row is on from the first write after its allocation until it is
+///   freed (seed 002 §8.3's per-register sleep transistor without lifetime knowledge);
+///   `register_wakeups` counts the on periods.
+/// * Sub-array gating: a sub-array is on from the first write to an allocated register in it
+///   until every register in it is free (seed 002 §8.3, Fig. 10a).
+/// * Drowsy: a row is awake for `drowsy_timeout` cycles after each access (and after the
+///   start of the count), drowsy otherwise; an access to a drowsy row wakes it (Flautner et al., ISCA 2002;
+///   Abdel-Majeed & Annavaram, HPCA 2013, with timeout 0: drowsy right after every access).
+/// * Tri-modal: off while unallocated; allocated rows follow the drowsy rule, starting awake
+///   at their allocation (a wake-up from off).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct PowerStateCycles {
+    /// The drowsy timeout the drowsy and tri-modal figures were counted with, cycles.
+    pub drowsy_timeout: u64,
+    /// Register rows tracked (summed over SMs).
+    pub rows: u64,
+    /// Sub-arrays tracked (summed over SMs).
+    pub subarrays: u64,
+    /// Σ over rows of the cycles tracked (rows × cycles of the launch).
+    pub row_cycles: u64,
+    /// Σ over sub-arrays of the cycles tracked.
+    pub subarray_cycles: u64,
+    /// Register gating: row-cycles on.
+    pub register_on_cycles: u64,
+    /// Register gating: off → on transitions.
+    pub register_wakeups: u64,
+    /// Sub-array gating: sub-array-cycles on.
+    pub subarray_on_cycles: u64,
+    /// Sub-array gating: off → on transitions.
+    pub subarray_wakeups: u64,
+    /// Drowsy: row-cycles awake (the rest drowsy).
+    pub drowsy_awake_cycles: u64,
+    /// Drowsy: drowsy → awake transitions.
+    pub drowsy_wakeups: u64,
+    /// Tri-modal: row-cycles awake (allocated).
+    pub tri_awake_cycles: u64,
+    /// Tri-modal: row-cycles drowsy (allocated); off = `row_cycles` − awake − drowsy.
+    pub tri_drowsy_cycles: u64,
+    /// Tri-modal: off → on transitions (allocations).
+    pub tri_wakeups_from_off: u64,
+    /// Tri-modal: drowsy → awake transitions.
+    pub tri_wakeups_from_drowsy: u64,
+}
+
+impl PowerStateCycles {
+    /// Adds another record (another SM or launch, same timeout).
+    pub fn merge(&mut self, o: &PowerStateCycles) {
+        self.drowsy_timeout = self.drowsy_timeout.max(o.drowsy_timeout);
+        self.rows += o.rows;
+        self.subarrays += o.subarrays;
+        self.row_cycles += o.row_cycles;
+        self.subarray_cycles += o.subarray_cycles;
+        self.register_on_cycles += o.register_on_cycles;
+        self.register_wakeups += o.register_wakeups;
+        self.subarray_on_cycles += o.subarray_on_cycles;
+        self.subarray_wakeups += o.subarray_wakeups;
+        self.drowsy_awake_cycles += o.drowsy_awake_cycles;
+        self.drowsy_wakeups += o.drowsy_wakeups;
+        self.tri_awake_cycles += o.tri_awake_cycles;
+        self.tri_drowsy_cycles += o.tri_drowsy_cycles;
+        self.tri_wakeups_from_off += o.tri_wakeups_from_off;
+        self.tri_wakeups_from_drowsy += o.tri_wakeups_from_drowsy;
+    }
+}
+
+/// Power-state timestamps of one register row.
+#[derive(Clone, Copy, Debug)]
+struct PowerRow {
+    /// Last access (or cycle 0): the drowsy timer starts here.
+    last_touch: u64,
+    /// Tri-modal: last access or allocation while allocated; `NONE` while unallocated.
+    tri_last: u64,
+    /// Register gating: start of the current on period; `NONE` while off.
+    on_since: u64,
+}
+
+/// The power-state side of a [`RegTracker`] (kept apart: always-on runs never touch it).
+#[derive(Clone, Debug)]
+struct PowerTrack {
+    timeout: u64,
+    /// First cycle counted.
+    start: u64,
+    rows: Vec<PowerRow>,
+    sub_on_since: Vec<u64>,
+    counts: PowerStateCycles,
+}
+
+impl PowerTrack {
+    /// An access (read or write) to row `i` at `now`.
+    #[inline]
+    fn access(&mut self, i: usize, now: u64) {
+        let t = self.timeout;
+        let Some(r) = self.rows.get_mut(i) else {
+            return;
+        };
+        let d = now.saturating_sub(r.last_touch);
+        self.counts.drowsy_awake_cycles += d.min(t);
+        self.counts.drowsy_wakeups += u64::from(d > t);
+        r.last_touch = now;
+        if r.tri_last != NONE {
+            let d = now.saturating_sub(r.tri_last);
+            self.counts.tri_awake_cycles += d.min(t);
+            self.counts.tri_drowsy_cycles += d - d.min(t);
+            self.counts.tri_wakeups_from_drowsy += u64::from(d > t);
+            r.tri_last = now;
+        }
+    }
+
+    /// A write to row `i` (in sub-array `s`) at `now`: turns the gated row and sub-array on
+    /// if the row is allocated.
+    #[inline]
+    fn written(&mut self, i: usize, s: usize, now: u64) {
+        let Some(r) = self.rows.get_mut(i) else {
+            return;
+        };
+        if r.tri_last == NONE {
+            return; // not allocated
+        }
+        if r.on_since == NONE {
+            r.on_since = now;
+            self.counts.register_wakeups += 1;
+        }
+        if let Some(since) = self.sub_on_since.get_mut(s) {
+            if *since == NONE {
+                *since = now;
+                self.counts.subarray_wakeups += 1;
+            }
+        }
+    }
+
+    fn allocate(&mut self, i: usize, now: u64) {
+        if let Some(r) = self.rows.get_mut(i) {
+            r.tri_last = now;
+            self.counts.tri_wakeups_from_off += 1;
+        }
+    }
+
+    /// Row `i` is freed at `now`; `sub_empty`: its sub-array has no allocated row left.
+    fn free(&mut self, i: usize, s: usize, now: u64, sub_empty: bool) {
+        let t = self.timeout;
+        if let Some(r) = self.rows.get_mut(i) {
+            if r.tri_last != NONE {
+                let d = now.saturating_sub(r.tri_last);
+                self.counts.tri_awake_cycles += d.min(t);
+                self.counts.tri_drowsy_cycles += d - d.min(t);
+                r.tri_last = NONE;
+            }
+            if r.on_since != NONE {
+                self.counts.register_on_cycles += now.saturating_sub(r.on_since);
+                r.on_since = NONE;
+            }
+        }
+        if sub_empty {
+            if let Some(since) = self.sub_on_since.get_mut(s) {
+                if *since != NONE {
+                    self.counts.subarray_on_cycles += now.saturating_sub(*since);
+                    *since = NONE;
+                }
+            }
+        }
+    }
+
+    /// Closes the drowsy timers at `now` (after every row was freed) and returns the counts.
+    fn finish(&mut self, now: u64) -> PowerStateCycles {
+        let t = self.timeout;
+        for r in &mut self.rows {
+            self.counts.drowsy_awake_cycles += now.saturating_sub(r.last_touch).min(t);
+            r.last_touch = now;
+        }
+        let rows = self.rows.len() as u64;
+        let subs = self.sub_on_since.len() as u64;
+        self.counts.rows += rows;
+        self.counts.subarrays += subs;
+        let span = now.saturating_sub(self.start);
+        self.counts.row_cycles += rows * span;
+        self.counts.subarray_cycles += subs * span;
+        std::mem::replace(
+            &mut self.counts,
+            PowerStateCycles {
+                drowsy_timeout: t,
+                ..PowerStateCycles::default()
+            },
+        )
+    }
 }
 
 impl RfActivity {
@@ -214,6 +410,11 @@ impl RfActivity {
         self.per_register_allocated_cycles
             .merge(&o.per_register_allocated_cycles);
         self.physical_registers += o.physical_registers;
+        match (&mut self.power_states, &o.power_states) {
+            (Some(a), Some(b)) => a.merge(b),
+            (None, Some(b)) => self.power_states = Some(b.clone()),
+            _ => {}
+        }
     }
 }
 
@@ -243,6 +444,8 @@ pub struct RegTracker {
     sub_active_since: Vec<u64>,
     sub_active: Vec<u64>,
     sub_alloc_cycles: Vec<u64>,
+    /// Power-state accounting ([`PowerStateCycles`]), when asked for.
+    power: Option<PowerTrack>,
 }
 
 /// Access timestamps of one physical register (16-byte aligned: never split across two
@@ -290,7 +493,40 @@ impl RegTracker {
             sub_active_since: vec![NONE; subs],
             sub_active: vec![0; subs],
             sub_alloc_cycles: vec![0; subs],
+            power: None,
         }
+    }
+
+    /// [`Self::new`], also counting the cycles of every power state ([`PowerStateCycles`])
+    /// from cycle `start` (the end of the kernel-launch latency: the energy accounting window
+    /// begins there) with a drowsy timeout of `drowsy_timeout` cycles; the registers start
+    /// awake at `start`.
+    pub fn with_power_states(
+        regs: usize,
+        rows_per_subarray: u32,
+        drowsy_timeout: u64,
+        start: u64,
+    ) -> RegTracker {
+        let mut t = RegTracker::new(regs, rows_per_subarray);
+        let subs = t.sub_alloc_count.len();
+        t.power = Some(PowerTrack {
+            timeout: drowsy_timeout,
+            start,
+            rows: vec![
+                PowerRow {
+                    last_touch: start,
+                    tri_last: NONE,
+                    on_since: NONE,
+                };
+                regs
+            ],
+            sub_on_since: vec![NONE; subs],
+            counts: PowerStateCycles {
+                drowsy_timeout,
+                ..PowerStateCycles::default()
+            },
+        });
+        t
     }
 
     fn sub(&self, i: usize) -> usize {
@@ -311,6 +547,9 @@ impl RegTracker {
             self.sub_active_since[s] = now;
         }
         self.sub_alloc_count[s] += 1;
+        if let Some(p) = &mut self.power {
+            p.allocate(i, now);
+        }
     }
 
     /// Physical register `i` is freed at `now`.
@@ -330,9 +569,13 @@ impl RegTracker {
         act.allocated_register_cycles += d;
         self.sub_alloc_cycles[s] += d;
         self.sub_alloc_count[s] -= 1;
-        if self.sub_alloc_count[s] == 0 {
+        let empty = self.sub_alloc_count[s] == 0;
+        if empty {
             self.sub_active[s] += now.saturating_sub(self.sub_active_since[s]);
             self.sub_active_since[s] = NONE;
+        }
+        if let Some(p) = &mut self.power {
+            p.free(i, s, now, empty);
         }
     }
 
@@ -348,6 +591,13 @@ impl RegTracker {
             }
             if last != NONE {
                 self.note_interval(now.saturating_sub(last));
+            }
+        }
+        if self.power.is_some() {
+            let s = self.sub(i);
+            if let Some(p) = &mut self.power {
+                p.access(i, now);
+                p.written(i, s, now);
             }
         }
     }
@@ -389,6 +639,9 @@ impl RegTracker {
                 self.note_interval(now.saturating_sub(last));
             }
         }
+        if let Some(p) = &mut self.power {
+            p.access(i, now);
+        }
     }
 
     /// The value in `i` is dead (released) at `now`.
@@ -413,6 +666,13 @@ impl RegTracker {
             act.per_register_allocated_cycles.add(r.allocated);
         }
         act.physical_registers += self.regs.len() as u64;
+        if let Some(p) = &mut self.power {
+            let c = p.finish(now);
+            match &mut act.power_states {
+                Some(a) => a.merge(&c),
+                None => act.power_states = Some(c),
+            }
+        }
         self.sub_alloc_cycles.fill(0);
         self.sub_active.fill(0);
         for r in self.alloc.iter_mut() {
@@ -620,5 +880,150 @@ mod tests {
         t.write(0, 3, &mut a);
         t.finish(9, &mut a);
         assert_eq!(a.access_intervals, Log2Histogram::default());
+    }
+}
+
+#[cfg(test)]
+mod power_state_tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Issue 27: a hand-made trace, every count by hand (timeout 3; 2 rows in 1 sub-array):
+    /// t=2 alloc r0; t=4 write r0; t=5 alloc r1; t=6 read r0; t=12 read r0; t=15 free r0;
+    /// finish at 20 (frees r1, never written).
+    /// * drowsy, r0: awake [0,3) [4,6) [6,9) [12,15) = 11, wakes at 4 and 12; r1: [0,3) = 3.
+    /// * tri-modal, r0: awake [2,4) [4,6) [6,9) [12,15) = 10, drowsy [9,12) = 3, woken from
+    ///   drowsy at 12; r1: awake [5,8) = 3, drowsy [8,20) = 12; 2 wakes from off.
+    /// * register gating: r0 on [4,15) = 11 (1 wake); r1 never written, never on.
+    /// * sub-array gating: on from r0's first write (4) until both rows are free (20) = 16.
+    #[test]
+    fn issue27_hand_trace() {
+        let mut t = RegTracker::with_power_states(2, 2, 3, 0);
+        let mut act = RfActivity::default();
+        t.allocate(0, 2);
+        t.write(0, 4, &mut act);
+        t.allocate(1, 5);
+        t.read(0, 6, &mut act);
+        t.read(0, 12, &mut act);
+        t.free(0, 15, &mut act);
+        t.finish(20, &mut act);
+        let p = act.power_states.expect("tracked");
+        let want = PowerStateCycles {
+            drowsy_timeout: 3,
+            rows: 2,
+            subarrays: 1,
+            row_cycles: 40,
+            subarray_cycles: 20,
+            register_on_cycles: 11,
+            register_wakeups: 1,
+            subarray_on_cycles: 16,
+            subarray_wakeups: 1,
+            drowsy_awake_cycles: 14,
+            drowsy_wakeups: 2,
+            tri_awake_cycles: 13,
+            tri_drowsy_cycles: 15,
+            tri_wakeups_from_off: 2,
+            tri_wakeups_from_drowsy: 1,
+        };
+        assert_eq!(p, want);
+        // the allocated row-cycles are exactly the tri-modal awake + drowsy ones
+        assert_eq!(act.allocated_register_cycles, 13 + 15);
+    }
+
+    /// Without a power mode nothing is tracked and the record is unchanged.
+    #[test]
+    fn no_power_states_unless_asked() {
+        let mut t = RegTracker::new(4, 2);
+        let mut act = RfActivity::default();
+        t.allocate(1, 0);
+        t.write(1, 3, &mut act);
+        t.finish(10, &mut act);
+        assert!(act.power_states.is_none());
+    }
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        Alloc(usize),
+        Free(usize),
+        Read(usize),
+        Write(usize),
+    }
+
+    fn op() -> impl Strategy<Value = (u64, Op)> {
+        (
+            0u64..20,
+            prop_oneof![
+                (0usize..8).prop_map(Op::Alloc),
+                (0usize..8).prop_map(Op::Free),
+                (0usize..8).prop_map(Op::Read),
+                (0usize..8).prop_map(Op::Write),
+            ],
+        )
+    }
+
+    /// Runs `ops` (time steps and operations) on 8 rows in sub-arrays of 3 with `timeout`.
+    fn run(ops: &[(u64, Op)], timeout: u64) -> (RfActivity, u64, u64) {
+        let mut t = RegTracker::with_power_states(8, 3, timeout, 0);
+        let mut act = RfActivity::default();
+        let (mut now, mut accesses) = (0u64, 0u64);
+        for (dt, o) in ops {
+            now += dt;
+            match *o {
+                Op::Alloc(i) => t.allocate(i, now),
+                Op::Free(i) => t.free(i, now, &mut act),
+                Op::Read(i) => {
+                    accesses += 1;
+                    t.read(i, now, &mut act)
+                }
+                Op::Write(i) => {
+                    accesses += 1;
+                    t.write(i, now, &mut act)
+                }
+            }
+        }
+        let end = now + 7;
+        t.finish(end, &mut act);
+        (act, end, accesses)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: 256,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(27001),
+            ..ProptestConfig::default()
+        })]
+
+        /// Issue 27: every row is in exactly one state at every moment (the state totals add
+        /// up to the rows' cycles), and each transition is counted once.
+        #[test]
+        fn issue27_states_partition_every_row_cycle(
+            ops in prop::collection::vec(op(), 0..60),
+            timeout in 0u64..12,
+        ) {
+            let (act, end, accesses) = run(&ops, timeout);
+            let p = act.power_states.clone().expect("tracked");
+            prop_assert_eq!(p.rows, 8);
+            prop_assert_eq!(p.subarrays, 3);
+            prop_assert_eq!(p.row_cycles, 8 * end);
+            prop_assert_eq!(p.subarray_cycles, 3 * end);
+            // tri-modal: awake + drowsy = allocated row-cycles; off is the rest
+            prop_assert_eq!(p.tri_awake_cycles + p.tri_drowsy_cycles, act.allocated_register_cycles);
+            // gating: a row or sub-array is on only while allocated
+            prop_assert!(p.register_on_cycles <= act.allocated_register_cycles);
+            let active: u64 = act.subarray_active_cycles.iter().sum();
+            prop_assert!(p.subarray_on_cycles <= active);
+            // drowsy: awake at most the timeout after each access and after cycle 0
+            prop_assert!(p.drowsy_awake_cycles <= p.row_cycles);
+            prop_assert!(p.drowsy_awake_cycles <= timeout * (accesses + 8));
+            prop_assert!(p.drowsy_wakeups <= accesses);
+            prop_assert!(p.tri_wakeups_from_drowsy <= accesses);
+            prop_assert!(p.register_wakeups <= p.tri_wakeups_from_off);
+            // a timeout past the end: always awake, never woken
+            let (late, end2, _) = run(&ops, end + 1);
+            let q = late.power_states.expect("tracked");
+            prop_assert_eq!(q.drowsy_awake_cycles, 8 * end2);
+            prop_assert_eq!(q.drowsy_wakeups, 0);
+            prop_assert_eq!(q.tri_drowsy_cycles, 0);
+        }
     }
 }
