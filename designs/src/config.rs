@@ -281,6 +281,82 @@ pub struct PowerPoint {
     pub node: Node,
     /// Junction temperature the leakage is evaluated at.
     pub temperature: Temperature,
+    /// Power management of the register rows (`--power-mode`; issue 27).
+    pub mode: PowerMode,
+    /// Drowsy and tri-modal modes: cycles without an access after which a row drops to its
+    /// retention voltage (0: right after every access, as Warped RF).
+    pub drowsy_timeout: u64,
+    /// Performance-loss budget the sleep transistors are sized for (CACTI-P's "Power Gating
+    /// Performance Loss"; the fraction by which the header's resistance may slow the cells).
+    pub gating_perf_loss: f64,
+}
+
+/// Power management of a design's register rows (`--power-mode`, issue 27); a closed set.
+/// What each mode turns off or down and when: `regwatt_sim::timing::activity::PowerStateCycles`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PowerMode {
+    /// Every row at full supply for the whole run (no state accounting).
+    #[default]
+    AlwaysOn,
+    /// A sub-array is on from the first write to a register in it until all are free.
+    SubarrayGating,
+    /// A register row is on from its first write until it is freed.
+    RegisterGating,
+    /// A row drops to its retention voltage after `drowsy_timeout` idle cycles.
+    Drowsy,
+    /// Drowsy, and off while unallocated.
+    TriModal,
+}
+
+impl PowerMode {
+    /// Every mode.
+    pub const ALL: [PowerMode; 5] = [
+        PowerMode::AlwaysOn,
+        PowerMode::SubarrayGating,
+        PowerMode::RegisterGating,
+        PowerMode::Drowsy,
+        PowerMode::TriModal,
+    ];
+
+    /// Name on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            PowerMode::AlwaysOn => "always-on",
+            PowerMode::SubarrayGating => "subarray-gating",
+            PowerMode::RegisterGating => "register-gating",
+            PowerMode::Drowsy => "drowsy",
+            PowerMode::TriModal => "tri-modal",
+        }
+    }
+}
+
+impl fmt::Display for PowerMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for PowerMode {
+    type Err = ConfigError;
+    fn from_str(s: &str) -> Result<Self, ConfigError> {
+        PowerMode::ALL
+            .into_iter()
+            .find(|m| m.name().eq_ignore_ascii_case(s.trim()))
+            .ok_or_else(|| ConfigError::UnknownPowerMode(s.to_string()))
+    }
+}
+
+impl Serialize for PowerMode {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for PowerMode {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
 }
 
 /// The energy scope and the parameters of the structures outside the register file that
@@ -324,6 +400,8 @@ pub enum ConfigError {
     UnknownNode(String),
     #[error("unknown energy scope `{0}` (known: rf, sm, gpu)")]
     UnknownScope(String),
+    #[error("unknown power mode `{0}` (known: always-on, subarray-gating, register-gating, drowsy, tri-modal)")]
+    UnknownPowerMode(String),
     #[error("{file}: {message}")]
     Toml { file: String, message: String },
     #[error("{file}: unknown key `{key}` (the preset has no such field)")]
@@ -355,6 +433,8 @@ pub struct Overrides {
     pub node: Option<Node>,
     /// Scope chosen on the command line (wins over the preset's `beyond_rf.scope`).
     pub scope: Option<Scope>,
+    /// Power mode chosen on the command line (wins over the preset's `power.mode`).
+    pub power_mode: Option<PowerMode>,
 }
 
 impl Overrides {
@@ -475,6 +555,11 @@ pub fn resolve(preset: GpuPreset, ov: &Overrides) -> Result<ResolvedConfig, Conf
             p.insert("node".into(), toml::Value::String(n.name().into()));
         }
     }
+    if let Some(m) = ov.power_mode {
+        if let Some(toml::Value::Table(p)) = root.get_mut("power") {
+            p.insert("mode".into(), toml::Value::String(m.name().into()));
+        }
+    }
     if let Some(sc) = ov.scope {
         if let Some(toml::Value::Table(b)) = root.get_mut("beyond_rf") {
             b.insert("scope".into(), toml::Value::String(sc.name().into()));
@@ -561,6 +646,20 @@ impl ResolvedConfig {
             return Err(bad(
                 "power.temperature",
                 format!("{k} K is outside 300..=400 K (the technology tables' range)"),
+            ));
+        }
+        // a timeout beyond 2^40 cycles is longer than any run `--max-cycles` allows
+        if self.power.drowsy_timeout > 1 << 40 {
+            return Err(bad(
+                "power.drowsy_timeout",
+                format!("{} cycles: must be at most 2^40", self.power.drowsy_timeout),
+            ));
+        }
+        let pl = self.power.gating_perf_loss;
+        if !(pl.is_finite() && pl > 0.0 && pl <= 0.5) {
+            return Err(bad(
+                "power.gating_perf_loss",
+                format!("{pl}: must be in (0, 0.5] (a fraction of the cells' speed)"),
             ));
         }
         if let Some(b) = &self.beyond_rf {

@@ -17,11 +17,12 @@ use regwatt_sim::timing::{RunOptions, TimingError};
 use serde::Serialize;
 
 use crate::baseline::{self, BaselineRf, BaselineStats};
-use crate::config::{Node, ResolvedConfig, Scope};
+use crate::config::{Node, PowerMode, ResolvedConfig, Scope};
 use crate::energy::{
     combine_levels, AreaSummary, EnergyError, EnergySummary, EventCounts, Inventory,
 };
 use crate::gpu_side::{self, BeyondRfInventory};
+use crate::power_modes::{self, PowerManagement, RowDomains};
 use crate::spec::DesignSpec;
 use regwatt_tech::units::Energy;
 
@@ -106,6 +107,13 @@ pub fn inventory(design: DesignSpec, cfg: &ResolvedConfig) -> Result<Inventory, 
     }
 }
 
+/// The power-managed domains of the design's register rows ([`crate::power_modes`]).
+pub fn power_domains(design: DesignSpec, cfg: &ResolvedConfig) -> Result<RowDomains, EnergyError> {
+    match design {
+        DesignSpec::Baseline => baseline::hardware::power_domains(cfg),
+    }
+}
+
 /// The run's activity as events of the design's inventory.
 pub fn events(cfg: &ResolvedConfig, act: &DesignActivity) -> EventCounts {
     match &act.design_stats {
@@ -132,6 +140,9 @@ pub struct RunReport {
     /// The launch latencies, reported apart from `energy`.
     pub launch_latency: LaunchLatency,
     pub area: AreaSummary,
+    /// The power mode's states, wake-ups and energies (absent when always on).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub power_management: Option<PowerManagement>,
     /// The functional result matched the workload's reference (`None`: no reference).
     pub output_check: Option<bool>,
     pub activity: DesignActivity,
@@ -193,7 +204,26 @@ impl RunReport {
         let launch_cycles = launch_cycles.min(act.cycles);
         let window = act.cycles - launch_cycles;
         let none = EventCounts::new();
-        let rf = inv.evaluate(window, &events(cfg, act))?;
+        let mut rf = inv.evaluate(window, &events(cfg, act))?;
+        let power_management = match cfg.power.mode {
+            PowerMode::AlwaysOn => None,
+            mode => {
+                let counts = act.rf.power_states.as_ref().ok_or_else(|| EnergyError::NoModel {
+                    component: "rf_banks".into(),
+                    message: format!(
+                        "power mode {mode}: the design counted no power states (regwatt_designs::power_modes::tracker)"
+                    ),
+                })?;
+                let pm = power_modes::evaluate(
+                    mode,
+                    &power_domains(design, cfg)?,
+                    counts,
+                    inv.core_clock_mhz,
+                );
+                power_modes::apply(&pm, &mut rf.0, &mut rf.1);
+                Some(pm)
+            }
+        };
         let rf_idle = inv.evaluate(launch_cycles, &none)?;
         let ((energy, area), idle) = match cfg.scope() {
             Scope::Rf => (rf, rf_idle.0),
@@ -239,6 +269,7 @@ impl RunReport {
                 static_energy: idle.static_energy,
             },
             area,
+            power_management,
             output_check: None,
             activity: act.clone(),
             config: cfg.clone(),

@@ -112,6 +112,13 @@ fn config(gpu: &str) -> ResolvedConfig {
             f.insert("memory".into(), m.clone());
         }
     }
+    // `[power]` and `[beyond_rf]` configure the energy evaluation (node, temperature, power
+    // mode, scope), which the snapshot does not record: taken from the current preset too
+    for section in ["power", "beyond_rf"] {
+        if let Some(v) = current.get(section) {
+            frozen.insert(section.into(), v.clone());
+        }
+    }
     let cfg: ResolvedConfig = toml::Value::Table(frozen)
         .try_into()
         .expect("frozen config deserialises");

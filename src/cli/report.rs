@@ -26,7 +26,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use anyhow::Context;
-use regwatt_designs::config::{resolve, GpuPreset, Node, Overrides, ResolvedConfig, Scope};
+use regwatt_designs::config::{
+    resolve, GpuPreset, Node, Overrides, PowerMode, ResolvedConfig, Scope,
+};
 use regwatt_designs::energy::Inventory;
 use regwatt_designs::gpu_side::BeyondRfInventory;
 use regwatt_designs::run::{at_node, beyond_rf_inventory, inventory, SummaryRow};
@@ -50,6 +52,10 @@ pub struct Args {
     /// execution units) | gpu (+ L2, interconnect, DRAM).
     #[arg(long, default_value = "rf")]
     pub scope: String,
+    /// Power management of the register rows: always-on | subarray-gating |
+    /// register-gating | drowsy | tri-modal.
+    #[arg(long, default_value = "always-on")]
+    pub power_mode: String,
     #[command(flatten)]
     pub limits: super::RunLimits,
 }
@@ -121,6 +127,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let scope: Scope = args.scope.parse()?;
     let ov = Overrides {
         scope: Some(scope),
+        power_mode: Some(args.power_mode.parse::<PowerMode>()?),
         ..Overrides::default()
     };
     let cfgs: Vec<ResolvedConfig> = GpuPreset::ALL

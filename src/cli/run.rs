@@ -24,7 +24,9 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
-use regwatt_designs::config::{resolve, GpuPreset, Node, Overrides, ResolvedConfig, Scope};
+use regwatt_designs::config::{
+    resolve, GpuPreset, Node, Overrides, PowerMode, ResolvedConfig, Scope,
+};
 use regwatt_designs::energy::ScopeSummary;
 use regwatt_designs::exec_model::simulate_spec;
 use regwatt_designs::run::{components_csv, inventory, DesignActivity};
@@ -56,6 +58,11 @@ pub struct Args {
     /// execution units) | gpu (+ L2, interconnect, DRAM).
     #[arg(long, default_value = "rf")]
     pub scope: String,
+    /// Power management of the register rows: always-on | subarray-gating |
+    /// register-gating | drowsy | tri-modal (`power.drowsy_timeout`, `power.gating_perf_loss`
+    /// with `--set`).
+    #[arg(long, default_value = "always-on")]
+    pub power_mode: String,
     /// Override file(s) with the preset's structure (`[gpu]`, `[rf]`, `[power]`, `[beyond_rf]`).
     #[arg(long)]
     pub config: Vec<PathBuf>,
@@ -114,6 +121,7 @@ pub(crate) fn config(
     gpu: &str,
     node: Option<&str>,
     scope: &str,
+    power_mode: &str,
     files: &[PathBuf],
     sets: &[String],
 ) -> anyhow::Result<ResolvedConfig> {
@@ -122,6 +130,7 @@ pub(crate) fn config(
         sets: sets.to_vec(),
         node: node.map(str::parse::<Node>).transpose()?,
         scope: Some(scope.parse::<Scope>()?),
+        power_mode: Some(power_mode.parse::<PowerMode>()?),
         ..Overrides::default()
     };
     for f in files {
@@ -182,6 +191,7 @@ pub(crate) fn print_text(r: &RunReport) -> anyhow::Result<()> {
     );
     if let Some(sc) = &r.energy.scope {
         print_scoped(r, sc)?;
+        print_power_mode(r)?;
         return print_launch_latency(r);
     }
     outln!(
@@ -220,7 +230,34 @@ pub(crate) fn print_text(r: &RunReport) -> anyhow::Result<()> {
         r.energy.overhead_vs_baseline.energy * 100.0,
         r.area.overhead_vs_baseline * 100.0
     );
+    print_power_mode(r)?;
     print_launch_latency(r)
+}
+
+/// The power-mode line (nothing when always on).
+fn print_power_mode(r: &RunReport) -> anyhow::Result<()> {
+    if let Some(pm) = &r.power_management {
+        let states: Vec<String> = pm
+            .states
+            .iter()
+            .map(|s| format!("{} {} ({:.3} nJ)", s.state, s.cycles, s.energy.nj()))
+            .collect();
+        let wakes: Vec<String> = pm
+            .wakeups
+            .iter()
+            .map(|w| format!("{} {} ({:.3} nJ)", w.kind, w.count, w.energy.nj()))
+            .collect();
+        outln!(
+            "power mode {}: register-row cells {:.3} nJ static (always on: {:.3} nJ); states {}; wake-ups {}; headers {:.4} mm2",
+            pm.mode,
+            pm.cells.nj(),
+            pm.cells_always_on.nj(),
+            states.join(", "),
+            wakes.join(", "),
+            pm.area.mm2()
+        );
+    }
+    Ok(())
 }
 
 /// The launch-latency line (nothing when the preset has none).
@@ -321,6 +358,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         &args.gpu,
         args.node.as_deref(),
         &args.scope,
+        &args.power_mode,
         &args.config,
         &args.sets,
     )?;

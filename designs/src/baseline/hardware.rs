@@ -30,6 +30,7 @@ use super::BaselineStats;
 use crate::config::ResolvedConfig;
 use crate::energy::circuits;
 use crate::energy::{Component, EnergyError, EventCounts, Inventory};
+use crate::power_modes::RowDomains;
 
 /// One register bank as an SRAM array: `rf.bank_bytes` with `rf.row_bits` rows, `gpu.sm.register_file.ports_per_bank`
 /// read/write ports, ECC as configured, HP cells and periphery, at the configured node and
@@ -166,6 +167,30 @@ pub fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
             },
         ],
     })
+}
+
+/// The power-managed domains of the baseline's register rows (issue 27): a register row is
+/// one row of each of the `slices` bank slices, `row_bits` (+ 1/8 with ECC) cells each.
+pub fn power_domains(cfg: &ResolvedConfig) -> Result<RowDomains, EnergyError> {
+    let tech = Technology::for_node(cfg.power.node.nm(), cfg.power.temperature)?;
+    let bank = estimate(&bank_spec(cfg), &tech).map_err(|source| EnergyError::Sram {
+        component: "rf_banks".into(),
+        source,
+    })?;
+    let bits = cfg.rf.row_bits;
+    let cols = if cfg.rf.ecc {
+        bits + bits.div_ceil(8)
+    } else {
+        bits
+    };
+    RowDomains::new(
+        cfg,
+        &bank,
+        cfg.rows_per_bank(),
+        cols,
+        cfg.rf.slices_per_bank,
+        cfg.gpu.sm.register_file.rows_per_subarray,
+    )
 }
 
 /// Maps a baseline run's activity onto the inventory's events.

@@ -158,7 +158,11 @@ impl BaselineRf {
             cells: vec![ZERO_ROW; sub_cores * banks * rows],
             warps: vec![WarpAlloc::default(); max_warps],
             access: vec![WarpAccess::default(); max_warps],
-            tracker: RegTracker::new(sub_cores * banks * rows, s.register_file.rows_per_subarray),
+            tracker: crate::power_modes::tracker(
+                cfg,
+                sub_cores * banks * rows,
+                s.register_file.rows_per_subarray,
+            ),
             stats: BaselineStats::default(),
             partial_writes: 0,
         }

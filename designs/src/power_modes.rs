@@ -1,0 +1,391 @@
+//! Power-managed register rows (issue 27): `--power-mode always-on | subarray-gating |
+//! register-gating | drowsy | tri-modal`, an axis every design can use.
+//!
+//! **Accounting.** A design creates its [`RegTracker`] with [`tracker`]; in any mode but
+//! always-on the tracker counts, from transition timestamps, the cycles every register row and
+//! sub-array spends in each state and the wake-ups
+//! ([`regwatt_sim::timing::activity::PowerStateCycles`]). The design tells the tracker when
+//! rows are allocated, accessed and freed; the state machine is the tracker's, not the
+//! design's, so later designs get every mode by using it.
+//!
+//! **Energy.** Only the cells of the register rows change state; the banks' periphery
+//! (decoders, sense amplifiers, H-trees) stays on. With `P` the cells' leakage of one row (every
+//! slice of the row) in a state, `n` the row- (or sub-array-) cycles in it and `E` a wake-up:
+//!
+//! ```text
+//! E_static,cells = Σ_states n_state × P_state / f_core + Σ_kinds wake-ups × E_wake
+//! E_static(rf_banks) = E_static,always-on(rf_banks) − rows × P_on × cycles / f_core + E_static,cells
+//! ```
+//!
+//! The per-state figures come from `regwatt_power::gating` (CACTI-P's sleep-transistor sizing
+//! for a `gating_perf_loss` budget; Retention::Off: the header's off current; Retention::Vccmin:
+//! the cells at the node's retention voltage, DIBL-aware, `regwatt_power::drowsy`):
+//! * register gating and tri-modal's off state: one header per slice row
+//!   (`register_gating(.., Retention::Off)`);
+//! * drowsy and tri-modal's drowsy state: one header per slice row switching the row to
+//!   V_ccmin (`register_gating(.., Retention::Vccmin)`);
+//! * sub-array gating: one header per column of a sub-array of `rows_per_subarray` rows
+//!   (`subarray_gating(.., Retention::Off)`), per slice.
+//!
+//! Area adds the headers. Wake-ups are hidden in the operand-collector stage (seed 002 §8.3:
+//! a one-cycle wake-up inside the 2–3-cycle collection), so cycles do not change.
+
+use regwatt_power::gating::{register_gating, subarray_gating, CellLeakage, GatingTech, Retention};
+use regwatt_power::sram::SramResult;
+use regwatt_sim::timing::activity::{PowerStateCycles, RegTracker};
+use regwatt_tech::units::{Area, Energy, Power};
+use regwatt_tech::DeviceFlavor;
+use serde::Serialize;
+
+use crate::config::{PowerMode, ResolvedConfig};
+use crate::energy::{AreaSummary, EnergyError, EnergySummary};
+
+/// The register tracker of a design of `regs` rows in sub-arrays of `rows_per_subarray`:
+/// counting power states unless the mode is always-on (from the end of the kernel-launch
+/// latency, where the energy window starts).
+pub fn tracker(cfg: &ResolvedConfig, regs: usize, rows_per_subarray: u32) -> RegTracker {
+    match cfg.power.mode {
+        PowerMode::AlwaysOn => RegTracker::new(regs, rows_per_subarray),
+        _ => RegTracker::with_power_states(
+            regs,
+            rows_per_subarray,
+            cfg.power.drowsy_timeout,
+            u64::from(cfg.gpu.kernel_launch_latency),
+        ),
+    }
+}
+
+/// What one register row and one sub-array leak in each state, and what a wake-up costs, for
+/// a design whose register row is `slices` bank rows of `cols` cells each.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct RowDomains {
+    /// Cells of one register row at full supply (all slices).
+    pub row_on: Power,
+    /// The row power-gated.
+    pub row_off: Power,
+    /// The row at the retention voltage.
+    pub row_drowsy: Power,
+    /// Waking a gated row.
+    pub row_wake_from_off: Energy,
+    /// Waking a drowsy row.
+    pub row_wake_from_drowsy: Energy,
+    /// Cells of one sub-array (all slices) at full supply.
+    pub subarray_on: Power,
+    /// The sub-array gated.
+    pub subarray_off: Power,
+    /// Waking a gated sub-array.
+    pub subarray_wake: Energy,
+    /// Headers of one row for register gating (all slices).
+    pub row_gating_area: Area,
+    /// Headers of one row for the drowsy switch (all slices).
+    pub row_drowsy_area: Area,
+    /// Headers of one sub-array (all slices).
+    pub subarray_gating_area: Area,
+}
+
+impl RowDomains {
+    /// From one bank slice's SRAM result (its cells' leakage, spread evenly over its `rows`
+    /// rows of `cols` cells, data and ECC columns), `slices` slices per register row, and
+    /// sub-arrays of `rows_per_subarray` register rows.
+    pub fn new(
+        cfg: &ResolvedConfig,
+        bank: &SramResult,
+        rows: u32,
+        cols: u32,
+        slices: u32,
+        rows_per_subarray: u32,
+    ) -> Result<RowDomains, EnergyError> {
+        let tech = regwatt_tech::Technology::for_node(cfg.power.node.nm(), cfg.power.temperature)?;
+        let gt = GatingTech::new(&tech, DeviceFlavor::ItrsHp, DeviceFlavor::ItrsHp)
+            .map_err(gating_err)?;
+        let cells = f64::from(rows.max(1)) * f64::from(cols.max(1));
+        let leak = CellLeakage {
+            subthreshold_per_cell: bank.data.leakage.cells / cells,
+            gate_per_cell: bank.data.gate_leakage.cells / cells,
+        };
+        let pl = cfg.power.gating_perf_loss;
+        let off = register_gating(&gt, cols, &leak, Retention::Off, pl).map_err(gating_err)?;
+        let dro = register_gating(&gt, cols, &leak, Retention::Vccmin, pl).map_err(gating_err)?;
+        let sub = subarray_gating(
+            &gt,
+            rows_per_subarray.max(1),
+            cols,
+            &leak,
+            Retention::Off,
+            pl,
+        )
+        .map_err(gating_err)?;
+        let s = f64::from(slices);
+        Ok(RowDomains {
+            row_on: off.active_leakage * s,
+            row_off: off.gated_leakage * s,
+            row_drowsy: dro.gated_leakage * s,
+            row_wake_from_off: off.wakeup_energy * s,
+            row_wake_from_drowsy: dro.wakeup_energy * s,
+            subarray_on: sub.active_leakage * s,
+            subarray_off: sub.gated_leakage * s,
+            subarray_wake: sub.wakeup_energy * s,
+            row_gating_area: off.sleep_area * s,
+            row_drowsy_area: dro.sleep_area * s,
+            subarray_gating_area: sub.sleep_area * s,
+        })
+    }
+}
+
+fn gating_err(e: regwatt_power::gating::GatingError) -> EnergyError {
+    EnergyError::NoModel {
+        component: "rf_banks".into(),
+        message: format!("power gating model: {e}"),
+    }
+}
+
+/// Energy of the cells in one state over a run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StateEnergy {
+    /// State name (`on`, `off`, `awake`, `drowsy`).
+    pub state: &'static str,
+    /// Row-cycles (sub-array-cycles for sub-array gating) in the state.
+    pub cycles: u64,
+    /// Leakage energy of the cells in the state.
+    pub energy: Energy,
+}
+
+/// Wake-ups of one kind over a run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Wakeups {
+    /// Kind (`off_to_on`, `drowsy_to_awake`).
+    pub kind: &'static str,
+    /// How many.
+    pub count: u64,
+    /// Their energy.
+    pub energy: Energy,
+}
+
+/// The power mode's part of a run's energy and area (rf_banks' cells).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PowerManagement {
+    /// The mode.
+    pub mode: PowerMode,
+    /// Drowsy timeout, cycles (drowsy and tri-modal).
+    pub drowsy_timeout: u64,
+    /// The cells in each state.
+    pub states: Vec<StateEnergy>,
+    /// The wake-ups.
+    pub wakeups: Vec<Wakeups>,
+    /// The cells' static energy always on, over the same cycles.
+    pub cells_always_on: Energy,
+    /// The cells' static energy in this mode (states + wake-ups).
+    pub cells: Energy,
+    /// Area the mode adds (headers of every row or sub-array, all SMs).
+    pub area: Area,
+    /// The state counts the energies come from.
+    pub counts: PowerStateCycles,
+    /// Per-state leakage and wake-up figures.
+    pub domains: RowDomains,
+}
+
+/// The mode's cells energy from the state counts (see the module docs).
+pub fn evaluate(
+    mode: PowerMode,
+    d: &RowDomains,
+    c: &PowerStateCycles,
+    core_clock_mhz: f64,
+) -> PowerManagement {
+    let t = |cycles: u64| cycles as f64 / (core_clock_mhz * 1e6);
+    let st = |state: &'static str, cycles: u64, p: Power| StateEnergy {
+        state,
+        cycles,
+        energy: Energy::from_j(p.w() * t(cycles)),
+    };
+    let wk = |kind: &'static str, count: u64, e: Energy| Wakeups {
+        kind,
+        count,
+        energy: e * count as f64,
+    };
+    let rest = |total: u64, part: u64| total.saturating_sub(part);
+    let (states, wakeups, area) = match mode {
+        PowerMode::AlwaysOn => (vec![st("on", c.row_cycles, d.row_on)], vec![], Area::ZERO),
+        PowerMode::RegisterGating => (
+            vec![
+                st("on", c.register_on_cycles, d.row_on),
+                st("off", rest(c.row_cycles, c.register_on_cycles), d.row_off),
+            ],
+            vec![wk("off_to_on", c.register_wakeups, d.row_wake_from_off)],
+            d.row_gating_area * c.rows as f64,
+        ),
+        PowerMode::SubarrayGating => (
+            vec![
+                st("on", c.subarray_on_cycles, d.subarray_on),
+                st(
+                    "off",
+                    rest(c.subarray_cycles, c.subarray_on_cycles),
+                    d.subarray_off,
+                ),
+            ],
+            vec![wk("off_to_on", c.subarray_wakeups, d.subarray_wake)],
+            d.subarray_gating_area * c.subarrays as f64,
+        ),
+        PowerMode::Drowsy => (
+            vec![
+                st("awake", c.drowsy_awake_cycles, d.row_on),
+                st(
+                    "drowsy",
+                    rest(c.row_cycles, c.drowsy_awake_cycles),
+                    d.row_drowsy,
+                ),
+            ],
+            vec![wk(
+                "drowsy_to_awake",
+                c.drowsy_wakeups,
+                d.row_wake_from_drowsy,
+            )],
+            d.row_drowsy_area * c.rows as f64,
+        ),
+        PowerMode::TriModal => (
+            vec![
+                st("awake", c.tri_awake_cycles, d.row_on),
+                st("drowsy", c.tri_drowsy_cycles, d.row_drowsy),
+                st(
+                    "off",
+                    rest(c.row_cycles, c.tri_awake_cycles + c.tri_drowsy_cycles),
+                    d.row_off,
+                ),
+            ],
+            vec![
+                wk("off_to_on", c.tri_wakeups_from_off, d.row_wake_from_off),
+                wk(
+                    "drowsy_to_awake",
+                    c.tri_wakeups_from_drowsy,
+                    d.row_wake_from_drowsy,
+                ),
+            ],
+            (d.row_gating_area + d.row_drowsy_area) * c.rows as f64,
+        ),
+    };
+    let cells: Energy = states.iter().map(|s| s.energy).sum::<Energy>()
+        + wakeups.iter().map(|w| w.energy).sum::<Energy>();
+    PowerManagement {
+        mode,
+        drowsy_timeout: c.drowsy_timeout,
+        states,
+        wakeups,
+        cells_always_on: Energy::from_j(d.row_on.w() * t(c.row_cycles)),
+        cells,
+        area,
+        counts: c.clone(),
+        domains: *d,
+    }
+}
+
+/// Replaces the always-on static energy of `rf_banks`' cells in `energy` (evaluated always
+/// on) by the mode's, and adds the mode's headers to its area. When the counts are the
+/// always-on ones (a drowsy timeout longer than the run: every row awake, no wake-up) the
+/// energy is left untouched, bit for bit; the headers are still there.
+pub fn apply(pm: &PowerManagement, energy: &mut EnergySummary, area: &mut AreaSummary) {
+    let always_on_counts = pm.wakeups.iter().all(|w| w.count == 0)
+        && pm
+            .states
+            .iter()
+            .all(|s| matches!(s.state, "on" | "awake") || s.cycles == 0);
+    let delta = pm.cells - pm.cells_always_on;
+    for c in energy
+        .components
+        .iter_mut()
+        .filter(|c| c.name == "rf_banks")
+    {
+        if !always_on_counts {
+            c.static_energy += delta;
+            c.total = c.dynamic + c.static_energy;
+        }
+        c.area += pm.area;
+    }
+    if let Some(a) = area.components.get_mut("rf_banks") {
+        *a += pm.area;
+    }
+    if !always_on_counts {
+        energy.static_energy = energy.components.iter().map(|c| c.static_energy).sum();
+        energy.total = energy.dynamic + energy.static_energy;
+        energy.average_power = if energy.time.s() > 0.0 {
+            Power::from_w(energy.total.j() / energy.time.s())
+        } else {
+            Power::ZERO
+        };
+    }
+    area.total = area.components.values().copied().sum();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn domains() -> RowDomains {
+        RowDomains {
+            row_on: Power::from_uw(10.0),
+            row_off: Power::from_uw(1.0),
+            row_drowsy: Power::from_uw(3.0),
+            row_wake_from_off: Energy::from_pj(2.0),
+            row_wake_from_drowsy: Energy::from_pj(0.5),
+            subarray_on: Power::from_uw(80.0),
+            subarray_off: Power::from_uw(4.0),
+            subarray_wake: Energy::from_pj(10.0),
+            row_gating_area: Area::from_um2(1.0),
+            row_drowsy_area: Area::from_um2(2.0),
+            subarray_gating_area: Area::from_um2(5.0),
+        }
+    }
+
+    /// Issue 27: the energies of the hand trace of `PowerStateCycles` (activity.rs,
+    /// `issue27_hand_trace`: 2 rows, 1 sub-array, 20 cycles) by hand at 1000 MHz (1 ns per
+    /// cycle), with round figures for the domains:
+    /// * register gating: on 11 row-cycles × 10 µW = 110 fJ, off 29 × 1 µW = 29 fJ, 1 wake ×
+    ///   2 pJ: 2.139 pJ;
+    /// * sub-array gating: on 16 × 80 µW = 1.28 pJ, off 4 × 4 µW = 16 fJ, 1 wake × 10 pJ:
+    ///   11.296 pJ;
+    /// * drowsy: awake 14 × 10 µW = 140 fJ, drowsy 26 × 3 µW = 78 fJ, 2 wakes × 0.5 pJ:
+    ///   1.218 pJ;
+    /// * tri-modal: awake 13 × 10 = 130 fJ, drowsy 15 × 3 = 45 fJ, off 12 × 1 = 12 fJ, 2 wakes
+    ///   from off × 2 pJ, 1 from drowsy × 0.5 pJ: 4.687 pJ;
+    /// * always on: 40 × 10 µW = 400 fJ.
+    #[test]
+    fn issue27_hand_trace_energies() {
+        let c = PowerStateCycles {
+            drowsy_timeout: 3,
+            rows: 2,
+            subarrays: 1,
+            row_cycles: 40,
+            subarray_cycles: 20,
+            register_on_cycles: 11,
+            register_wakeups: 1,
+            subarray_on_cycles: 16,
+            subarray_wakeups: 1,
+            drowsy_awake_cycles: 14,
+            drowsy_wakeups: 2,
+            tri_awake_cycles: 13,
+            tri_drowsy_cycles: 15,
+            tri_wakeups_from_off: 2,
+            tri_wakeups_from_drowsy: 1,
+        };
+        let d = domains();
+        let pj = |m: PowerMode| evaluate(m, &d, &c, 1000.0).cells.pj();
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
+        assert!(close(pj(PowerMode::RegisterGating), 2.139));
+        assert!(close(pj(PowerMode::SubarrayGating), 11.296));
+        assert!(close(pj(PowerMode::Drowsy), 1.218));
+        assert!(close(pj(PowerMode::TriModal), 4.687));
+        assert!(close(pj(PowerMode::AlwaysOn), 0.4));
+        let always = evaluate(PowerMode::Drowsy, &d, &c, 1000.0)
+            .cells_always_on
+            .pj();
+        assert!(close(always, 0.4));
+        // areas: 2 rows x (1 + 2) um2 for tri-modal, 1 sub-array x 5 um2
+        assert!((evaluate(PowerMode::TriModal, &d, &c, 1000.0).area.um2() - 6.0).abs() < 1e-12);
+        assert!(
+            (evaluate(PowerMode::SubarrayGating, &d, &c, 1000.0)
+                .area
+                .um2()
+                - 5.0)
+                .abs()
+                < 1e-12
+        );
+    }
+}
