@@ -47,8 +47,9 @@ fn report_writes_every_file_and_is_deterministic() {
     assert_success(&ob, "regwatt report --jobs 2");
     assert_eq!(oa.stdout, ob.stdout, "summary tables differ");
     let csv = std::fs::read_to_string(a.join("summary.csv")).expect("summary.csv");
-    // header + 2 workloads x 2 GPUs x 1 design x 2 nodes
-    assert_eq!(csv.lines().count(), 1 + 8, "{csv}");
+    // header + 2 workloads x 2 GPUs x every design x 2 nodes
+    let designs = regwatt_designs::DesignSpec::ALL.len();
+    assert_eq!(csv.lines().count(), 1 + 8 * designs, "{csv}");
     assert!(csv.lines().skip(1).all(|l| l.ends_with(",ok")), "{csv}");
     let run: serde_json::Value = serde_json::from_slice(
         &std::fs::read(a.join("runs/rtx2060/baseline/vectorAdd-12nm.json")).expect("run json"),
@@ -58,6 +59,14 @@ fn report_writes_every_file_and_is_deterministic() {
         assert!(run.get(k).is_some(), "missing {k}");
     }
     assert!(a.join("config/gtx480-40nm.toml").exists());
+    // a design with parameters has its own resolved configuration with its `[design]` table
+    let ren = std::fs::read_to_string(a.join("config/gtx480-renaming-40nm.toml"))
+        .expect("renaming config");
+    assert!(
+        ren.contains("[design]") && ren.contains("name = \"renaming\""),
+        "{ren}"
+    );
+    assert!(a.join("runs/gtx480/renaming/reduction-40nm.json").exists());
     let (mut fa, mut fb) = (Vec::new(), Vec::new());
     files(&a, &mut fa);
     files(&b, &mut fb);

@@ -15,8 +15,10 @@
 //! timing model's own preset ([`regwatt_sim::timing::config::GTX480_TOML`] /
 //! [`regwatt_sim::timing::config::RTX2060_TOML`]), so every timing value is written (and
 //! sourced) once. Overrides come from a TOML file with the same structure and from
-//! `key=value` pairs (`gpu.sms=10`; a path whose first segment is not `gpu`, `rf`, `power` or
-//! `beyond_rf` is looked up under `gpu`, so `sms=10` works too), then `--node` and `--scope`.
+//! `key=value` pairs (`gpu.sms=10`; a path whose first segment is not `gpu`, `rf`, `power`,
+//! `beyond_rf` or `design` is looked up under `gpu`, so `sms=10` works too), then `--node`
+//! and `--scope`. A design with parameters adds its defaults as `[design]` first
+//! ([`Overrides::design`]), so `design.KEY` overrides are checked like every other key.
 //! An override may only name keys the preset has: anything else is an error
 //! naming the file (or `--set`) and the key.
 
@@ -389,6 +391,19 @@ pub struct ResolvedConfig {
     /// Present when the scope is `sm` or `gpu` (see the module docs); absent = scope `rf`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub beyond_rf: Option<BeyondRf>,
+    /// The design's own parameters (`[design]`, `--set design.KEY=VALUE`), for a design that
+    /// has any; absent for the baseline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub design: Option<DesignParams>,
+}
+
+/// A design's `[design]` table, tagged by its `name` (the defaults of each design:
+/// `designs/src/<name>/defaults.toml`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "name", rename_all = "snake_case")]
+pub enum DesignParams {
+    /// Seed 002 ([`crate::renaming::RenamingParams`]).
+    Renaming(crate::renaming::RenamingParams),
 }
 
 /// Errors resolving a configuration. Each names the file (or `--set`) and the key.
@@ -435,6 +450,9 @@ pub struct Overrides {
     pub scope: Option<Scope>,
     /// Power mode chosen on the command line (wins over the preset's `power.mode`).
     pub power_mode: Option<PowerMode>,
+    /// The design whose `[design]` defaults are added before the overrides (a design
+    /// without parameters, or `None`: no `[design]` table, and a `design.*` key is unknown).
+    pub design: Option<crate::spec::DesignSpec>,
 }
 
 impl Overrides {
@@ -503,7 +521,7 @@ fn apply_set(root: &mut toml::Table, set: &str) -> Result<(), ConfigError> {
     }
     let mut path: Vec<&str> = key.split('.').map(str::trim).collect();
     let full;
-    if !matches!(path[0], "gpu" | "rf" | "power" | "beyond_rf") {
+    if !matches!(path[0], "gpu" | "rf" | "power" | "beyond_rf" | "design") {
         full = format!("gpu.{key}");
         path = full.split('.').map(str::trim).collect();
     }
@@ -543,6 +561,12 @@ pub fn resolve(preset: GpuPreset, ov: &Overrides) -> Result<ResolvedConfig, Conf
         "gpu".into(),
         toml::Value::Table(parse_table(gpu_file, gpu_text)?),
     );
+    if let Some((dfile, dtext)) = ov.design.and_then(|d| d.defaults()) {
+        root.insert(
+            "design".into(),
+            toml::Value::Table(parse_table(dfile, dtext)?),
+        );
+    }
     for (name, text) in &ov.files {
         let t = parse_table(name, text)?;
         merge(&mut root, t, "", name)?;
@@ -661,6 +685,10 @@ impl ResolvedConfig {
                 "power.gating_perf_loss",
                 format!("{pl}: must be in (0, 0.5] (a fraction of the cells' speed)"),
             ));
+        }
+        match &self.design {
+            Some(DesignParams::Renaming(p)) => p.validate().map_err(|(k, m)| bad(k, m))?,
+            None => {}
         }
         if let Some(b) = &self.beyond_rf {
             // a reticle-limited die is at most ~858 mm² (26 mm x 33 mm scanner field)

@@ -3,7 +3,7 @@
 //!
 //! * [`config`]: GPU presets (`designs/presets/*.toml`) + overrides → [`config::ResolvedConfig`].
 //! * [`spec`]: [`spec::DesignSpec`], the closed set of designs; one folder per design
-//!   ([`baseline`]).
+//!   ([`baseline`], [`renaming`]).
 //! * [`energy`]: hardware inventories and the energy/area accounting.
 //! * [`gpu_side`]: the GPU beyond the register file (L1D, shared memory, execution units, L2,
 //!   interconnect, DRAM) for `--scope sm|gpu`.
@@ -17,6 +17,7 @@ pub mod energy;
 pub mod exec_model;
 pub mod gpu_side;
 pub mod power_modes;
+pub mod renaming;
 pub mod run;
 pub mod spec;
 

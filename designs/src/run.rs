@@ -17,12 +17,14 @@ use regwatt_sim::timing::{RunOptions, TimingError};
 use serde::Serialize;
 
 use crate::baseline::{self, BaselineRf, BaselineStats};
+use crate::config::DesignParams;
 use crate::config::{Node, PowerMode, ResolvedConfig, Scope};
 use crate::energy::{
     combine_levels, AreaSummary, EnergyError, EnergySummary, EventCounts, Inventory,
 };
 use crate::gpu_side::{self, BeyondRfInventory};
 use crate::power_modes::{self, PowerManagement, RowDomains};
+use crate::renaming::{self, KernelPlan, RenamingRf, RenamingStats};
 use crate::spec::DesignSpec;
 use regwatt_tech::units::Energy;
 
@@ -31,6 +33,7 @@ use regwatt_tech::units::Energy;
 #[serde(rename_all = "snake_case")]
 pub enum DesignStats {
     Baseline(BaselineStats),
+    Renaming(RenamingStats),
 }
 
 impl DesignStats {
@@ -38,6 +41,8 @@ impl DesignStats {
     pub fn merge(&mut self, o: &DesignStats) {
         match (self, o) {
             (DesignStats::Baseline(a), DesignStats::Baseline(b)) => a.merge(b),
+            (DesignStats::Renaming(a), DesignStats::Renaming(b)) => a.merge(b),
+            _ => {}
         }
     }
 
@@ -45,6 +50,7 @@ impl DesignStats {
     pub fn unallocated_accesses(&self) -> u64 {
         match self {
             DesignStats::Baseline(s) => s.unallocated_accesses,
+            DesignStats::Renaming(s) => s.unallocated_accesses,
         }
     }
 }
@@ -80,6 +86,28 @@ pub fn simulate<F: FunctionalWarpModel>(
             let a = regwatt_sim::timing::run(&cfg.gpu, model, |_| BaselineRf::new(cfg), opts)?;
             Ok(map_stats(a, DesignStats::Baseline))
         }
+        DesignSpec::Renaming => {
+            let p = renaming_params(cfg)?;
+            let plan = KernelPlan::for_launch(cfg, p, model);
+            let a = regwatt_sim::timing::run(
+                &cfg.gpu,
+                model,
+                |_| RenamingRf::new(cfg, p, &plan),
+                opts,
+            )?;
+            Ok(map_stats(a, DesignStats::Renaming))
+        }
+    }
+}
+
+/// The `[design]` parameters of `renaming` in `cfg` (resolved with
+/// `Overrides::design = Some(DesignSpec::Renaming)`).
+pub fn renaming_params(cfg: &ResolvedConfig) -> Result<&renaming::RenamingParams, TimingError> {
+    match &cfg.design {
+        Some(DesignParams::Renaming(p)) => Ok(p),
+        None => Err(TimingError::Rf(regwatt_sim::timing::rf::RfError::Other(
+            "design `renaming`: the configuration has no `[design]` table (resolve it with the design)".into(),
+        ))),
     }
 }
 
@@ -104,13 +132,14 @@ pub fn at_node(cfg: &ResolvedConfig, node: Node) -> ResolvedConfig {
 pub fn inventory(design: DesignSpec, cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
     match design {
         DesignSpec::Baseline => baseline::hardware::inventory(cfg),
+        DesignSpec::Renaming => renaming::hardware::inventory(cfg),
     }
 }
 
 /// The power-managed domains of the design's register rows ([`crate::power_modes`]).
 pub fn power_domains(design: DesignSpec, cfg: &ResolvedConfig) -> Result<RowDomains, EnergyError> {
     match design {
-        DesignSpec::Baseline => baseline::hardware::power_domains(cfg),
+        DesignSpec::Baseline | DesignSpec::Renaming => baseline::hardware::power_domains(cfg),
     }
 }
 
@@ -118,7 +147,19 @@ pub fn power_domains(design: DesignSpec, cfg: &ResolvedConfig) -> Result<RowDoma
 pub fn events(cfg: &ResolvedConfig, act: &DesignActivity) -> EventCounts {
     match &act.design_stats {
         DesignStats::Baseline(s) => baseline::hardware::events(cfg, &act.core, s),
+        DesignStats::Renaming(s) => renaming::hardware::events(cfg, &act.core, s),
     }
+}
+
+/// Register demand of a run, in warp registers (32 lanes × 32 bits), maximum over SMs and
+/// time (seed 002 Fig. 9).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct RegisterDemand {
+    /// Registers the architected allocation held at once: resident warps × registers
+    /// reserved per warp.
+    pub architected_peak: u64,
+    /// Physical registers allocated at once (holding a mapping or reserved).
+    pub allocated_peak: u64,
 }
 
 /// Everything one (workload, GPU, design, node) evaluation reports.
@@ -140,6 +181,8 @@ pub struct RunReport {
     /// The launch latencies, reported apart from `energy`.
     pub launch_latency: LaunchLatency,
     pub area: AreaSummary,
+    /// Register demand (seed 002 Fig. 9).
+    pub registers: RegisterDemand,
     /// The power mode's states, wake-ups and energies (absent when always on).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub power_management: Option<PowerManagement>,
@@ -267,6 +310,10 @@ impl RunReport {
             launch_latency: LaunchLatency {
                 cycles: launch_cycles,
                 static_energy: idle.static_energy,
+            },
+            registers: RegisterDemand {
+                architected_peak: act.rf.architected_peak,
+                allocated_peak: act.rf.allocated_peak,
             },
             area,
             power_management,

@@ -13,21 +13,36 @@ use serde::{Deserialize, Serialize};
 pub enum DesignSpec {
     /// Statically allocated banked RF with operand collectors ([`crate::baseline`]).
     Baseline,
+    /// Registers renamed across warps with compiler release flags (seed 002,
+    /// [`crate::renaming`]).
+    Renaming,
 }
 
 /// Unknown design name.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown design `{0}` (known: baseline)")]
+#[error("unknown design `{0}` (known: baseline, renaming)")]
 pub struct UnknownDesign(pub String);
 
 impl DesignSpec {
     /// Every design, in report order.
-    pub const ALL: [DesignSpec; 1] = [DesignSpec::Baseline];
+    pub const ALL: [DesignSpec; 2] = [DesignSpec::Baseline, DesignSpec::Renaming];
 
     /// Name on the command line and in reports.
     pub fn name(self) -> &'static str {
         match self {
             DesignSpec::Baseline => "baseline",
+            DesignSpec::Renaming => "renaming",
+        }
+    }
+
+    /// File name and text of the design's `[design]` defaults (`None`: no parameters).
+    pub fn defaults(self) -> Option<(&'static str, &'static str)> {
+        match self {
+            DesignSpec::Baseline => None,
+            DesignSpec::Renaming => Some((
+                "designs/src/renaming/defaults.toml",
+                include_str!("renaming/defaults.toml"),
+            )),
         }
     }
 }

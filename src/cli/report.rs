@@ -63,6 +63,8 @@ pub struct Args {
 struct Job {
     workload: &'static Workload,
     gpu: usize,
+    /// Index into [`DesignSpec::ALL`].
+    d: usize,
     design: DesignSpec,
 }
 
@@ -82,16 +84,16 @@ fn write(path: &Path, text: &str) -> anyhow::Result<()> {
 
 fn run_job(
     job: &Job,
-    cfgs: &[ResolvedConfig],
-    invs: &[Vec<NodeHardware>],
+    cfgs: &[Vec<ResolvedConfig>],
+    invs: &[Vec<Vec<NodeHardware>>],
     opts: &RunOptions,
 ) -> Outcome {
-    let cfg = &cfgs[job.gpu];
+    let cfg = &cfgs[job.gpu][job.d];
     let spec = job.workload.load_spec().map_err(|e| e.to_string())?;
     let sim = super::run::simulate(&spec, Some(job.workload), job.design, cfg, opts)
         .map_err(|e| format!("{e:#}"))?;
     let mut out = Vec::new();
-    for (_, ncfg, inv, beyond) in &invs[job.gpu] {
+    for (_, ncfg, inv, beyond) in &invs[job.gpu][job.d] {
         let mut r = RunReport::with_beyond_rf(
             job.workload.name,
             job.design,
@@ -125,35 +127,50 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .collect::<Result<_, _>>()?
     };
     let scope: Scope = args.scope.parse()?;
-    let ov = Overrides {
-        scope: Some(scope),
-        power_mode: Some(args.power_mode.parse::<PowerMode>()?),
-        ..Overrides::default()
-    };
-    let cfgs: Vec<ResolvedConfig> = GpuPreset::ALL
+    let power_mode = args.power_mode.parse::<PowerMode>()?;
+    // configurations per (gpu, design): each design with its own `[design]` defaults
+    let cfgs: Vec<Vec<ResolvedConfig>> = GpuPreset::ALL
         .iter()
-        .map(|p| resolve(*p, &ov))
+        .map(|p| {
+            DesignSpec::ALL
+                .iter()
+                .map(|d| {
+                    let ov = Overrides {
+                        scope: Some(scope),
+                        power_mode: Some(power_mode),
+                        design: Some(*d),
+                        ..Overrides::default()
+                    };
+                    resolve(*p, &ov)
+                })
+                .collect::<Result<Vec<_>, _>>()
+        })
         .collect::<Result<_, _>>()?;
-    // inventories per (gpu, node) for every design; only the baseline exists so far
-    let mut invs: Vec<Vec<NodeHardware>> = Vec::new();
-    for cfg in &cfgs {
-        let mut v = Vec::new();
-        for node in Node::REPORT {
-            let c = at_node(cfg, node);
-            let inv = inventory(DesignSpec::Baseline, &c)?;
-            let beyond = beyond_rf_inventory(&c)?;
-            v.push((node, c, inv, beyond));
+    // inventories per (gpu, design, node)
+    let mut invs: Vec<Vec<Vec<NodeHardware>>> = Vec::new();
+    for per_design in &cfgs {
+        let mut vd = Vec::new();
+        for (d, cfg) in DesignSpec::ALL.iter().zip(per_design) {
+            let mut v = Vec::new();
+            for node in Node::REPORT {
+                let c = at_node(cfg, node);
+                let inv = inventory(*d, &c)?;
+                let beyond = beyond_rf_inventory(&c)?;
+                v.push((node, c, inv, beyond));
+            }
+            vd.push(v);
         }
-        invs.push(v);
+        invs.push(vd);
     }
     let mut jobs = Vec::new();
     for (g, _) in cfgs.iter().enumerate() {
-        for d in DesignSpec::ALL {
+        for (d, design) in DesignSpec::ALL.iter().enumerate() {
             for w in &workloads {
                 jobs.push(Job {
                     workload: w,
                     gpu: g,
-                    design: d,
+                    d,
+                    design: *design,
                 });
             }
         }
@@ -180,7 +197,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(job) = jobs.get(i) else { break };
                 let o = run_job(job, &cfgs, &invs, &opts);
-                bar.set_message(format!("{} {}", cfgs[job.gpu].gpu.name, job.workload.name));
+                bar.set_message(format!(
+                    "{} {} {}",
+                    cfgs[job.gpu][job.d].gpu.name, job.design, job.workload.name
+                ));
                 bar.inc(1);
                 if let Ok(mut r) = results.lock() {
                     r[i] = Some(o);
@@ -201,7 +221,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             Some(Ok(rs)) => reports.extend(rs.into_iter().map(|r| (job.gpu, r))),
             Some(Err(e)) => failures.push(format!(
                 "{} on {} / {}: {e}",
-                job.workload.name, cfgs[job.gpu].gpu.name, job.design
+                job.workload.name, cfgs[job.gpu][job.d].gpu.name, job.design
             )),
             None => failures.push(format!("{}: not run", job.workload.name)),
         }
@@ -221,13 +241,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
 
     let out = &args.out;
-    for (g, cfg) in cfgs.iter().enumerate() {
-        for (node, c, _, _) in &invs[g] {
-            write(
-                &out.join("config")
-                    .join(format!("{}-{}.toml", cfg.gpu.name, node)),
-                &c.to_toml(),
-            )?;
+    for per_design in &invs {
+        for (design, hw) in DesignSpec::ALL.iter().zip(per_design) {
+            for (node, c, _, _) in hw {
+                // the baseline's files keep their names from before designs had parameters
+                let name = match design {
+                    DesignSpec::Baseline => format!("{}-{}.toml", c.gpu.name, node),
+                    d => format!("{}-{}-{}.toml", c.gpu.name, d, node),
+                };
+                write(&out.join("config").join(name), &c.to_toml())?;
+            }
         }
     }
     let rows: Vec<SummaryRow> = reports.iter().map(|(_, r)| r.summary_row()).collect();

@@ -118,6 +118,7 @@ pub(crate) fn simulate(
 
 /// Resolves the configuration from the command-line choices.
 pub(crate) fn config(
+    design: DesignSpec,
     gpu: &str,
     node: Option<&str>,
     scope: &str,
@@ -131,6 +132,7 @@ pub(crate) fn config(
         node: node.map(str::parse::<Node>).transpose()?,
         scope: Some(scope.parse::<Scope>()?),
         power_mode: Some(power_mode.parse::<PowerMode>()?),
+        design: Some(design),
         ..Overrides::default()
     };
     for f in files {
@@ -355,6 +357,7 @@ fn print_scoped(r: &RunReport, sc: &ScopeSummary) -> anyhow::Result<()> {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let design: DesignSpec = args.design.parse()?;
     let cfg = config(
+        design,
         &args.gpu,
         args.node.as_deref(),
         &args.scope,
@@ -381,6 +384,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     report.output_check = sim.check.as_ref().map(Result::is_ok);
     if design == DesignSpec::Baseline {
         let base = report.clone();
+        report.set_baseline(&base);
+    } else {
+        // the overheads are against the baseline on the same configuration (its own
+        // simulation: the designs time differently)
+        let mut bcfg = cfg.clone();
+        bcfg.design = None;
+        let bsim = simulate_spec(&spec, DesignSpec::Baseline, &bcfg, &opts)?;
+        let binv = inventory(DesignSpec::Baseline, &bcfg)?;
+        let base = RunReport::new(
+            &name,
+            DesignSpec::Baseline,
+            &bcfg,
+            &binv,
+            &bsim.activity,
+            bsim.launch_cycles,
+        )?;
         report.set_baseline(&base);
     }
     if let Some(dir) = &args.dump {

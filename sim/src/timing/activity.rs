@@ -199,6 +199,14 @@ pub struct RfActivity {
     pub per_register_allocated_cycles: Log2Histogram,
     /// Physical registers (warp-wide, 32 lanes) per SM tracked.
     pub physical_registers: u64,
+    /// The most warp registers the architected allocation held at once on one SM: resident
+    /// warps × registers reserved per warp (allocation granularity applied), maximum over
+    /// SMs and time (seed 002 Fig. 9, "Architecture Registers").
+    pub architected_peak: u64,
+    /// The most physical registers allocated at once on one SM (holding a mapping, or
+    /// reserved for a warp), maximum over SMs and time (seed 002 Fig. 9, "Physical
+    /// Registers"). Equal to `architected_peak` for a design that allocates at warp launch.
+    pub allocated_peak: u64,
     /// Cycles in each power state, when the design tracks them (a power mode other than
     /// always-on; absent otherwise, so always-on records are unchanged).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -410,6 +418,8 @@ impl RfActivity {
         self.per_register_allocated_cycles
             .merge(&o.per_register_allocated_cycles);
         self.physical_registers += o.physical_registers;
+        self.architected_peak = self.architected_peak.max(o.architected_peak);
+        self.allocated_peak = self.allocated_peak.max(o.allocated_peak);
         match (&mut self.power_states, &o.power_states) {
             (Some(a), Some(b)) => a.merge(b),
             (None, Some(b)) => self.power_states = Some(b.clone()),
@@ -446,6 +456,9 @@ pub struct RegTracker {
     sub_alloc_cycles: Vec<u64>,
     /// Power-state accounting ([`PowerStateCycles`]), when asked for.
     power: Option<PowerTrack>,
+    /// Registers allocated now, and the most at once.
+    allocated_now: u64,
+    allocated_peak: u64,
 }
 
 /// Access timestamps of one physical register (16-byte aligned: never split across two
@@ -494,6 +507,8 @@ impl RegTracker {
             sub_active: vec![0; subs],
             sub_alloc_cycles: vec![0; subs],
             power: None,
+            allocated_now: 0,
+            allocated_peak: 0,
         }
     }
 
@@ -542,6 +557,8 @@ impl RegTracker {
             return;
         }
         r.alloc_since = now;
+        self.allocated_now += 1;
+        self.allocated_peak = self.allocated_peak.max(self.allocated_now);
         let s = self.sub(i);
         if self.sub_alloc_count[s] == 0 {
             self.sub_active_since[s] = now;
@@ -564,6 +581,7 @@ impl RegTracker {
         }
         let d = now.saturating_sub(r.alloc_since);
         r.alloc_since = NONE;
+        self.allocated_now -= 1;
         r.allocated += d;
         h.last_access = NONE;
         act.allocated_register_cycles += d;
@@ -666,6 +684,8 @@ impl RegTracker {
             act.per_register_allocated_cycles.add(r.allocated);
         }
         act.physical_registers += self.regs.len() as u64;
+        act.allocated_peak = act.allocated_peak.max(self.allocated_peak);
+        self.allocated_peak = 0;
         if let Some(p) = &mut self.power {
             let c = p.finish(now);
             match &mut act.power_states {

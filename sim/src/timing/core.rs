@@ -504,6 +504,10 @@ struct Sm<D: RegisterFileDesign> {
     events: Events,
     id: u32,
     design: D,
+    /// Warp registers the architected allocation holds now (resident warps × reserved
+    /// registers per warp), and per warp of the launch (`RfActivity::architected_peak`).
+    arch_regs_now: u64,
+    arch_regs_per_warp: u64,
     warps: Vec<Option<Warp>>,
     /// [`Gate`] per warp slot, refreshed by [`Sm::refresh_gate`] wherever an input changes.
     gates: Vec<Gate>,
@@ -1101,6 +1105,8 @@ impl<D: RegisterFileDesign> Sm<D> {
         Ok(Sm {
             id,
             design,
+            arch_regs_now: 0,
+            arch_regs_per_warp: 0,
             warps: vec![None; s.limits.max_warps as usize],
             gates: vec![Gate::EMPTY; s.limits.max_warps as usize],
             preds: vec![0; s.limits.max_warps as usize * 32],
@@ -1196,6 +1202,9 @@ impl<D: RegisterFileDesign> Sm<D> {
             };
             self.design
                 .allocate_warp(&mut ctx, *w, sh.regs_per_thread)?;
+            self.arch_regs_per_warp = u64::from(sh.reserved_regs_per_warp / 32);
+            self.arch_regs_now += self.arch_regs_per_warp;
+            self.rf_act.architected_peak = self.rf_act.architected_peak.max(self.arch_regs_now);
             let key = cta * wpc + i as u32;
             let next = sh.next_sid(model, key);
             sh.warp_age += 1;
@@ -1627,6 +1636,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             act: &mut self.rf_act,
         };
         self.design.free_warp(&mut ctx, ws);
+        self.arch_regs_now = self.arch_regs_now.saturating_sub(self.arch_regs_per_warp);
         self.warps[usize::from(slot)] = None;
         self.refresh_gate(usize::from(slot));
         let sc = usize::from(ws.sub_core);
@@ -2570,6 +2580,14 @@ impl<D: RegisterFileDesign> Sm<D> {
             slot,
             sub_core: sc as u8,
         };
+        {
+            let mut ctx = RfCtx {
+                now,
+                sm: self.id,
+                act: &mut self.rf_act,
+            };
+            self.design.issued(&mut ctx, ws, info.func, info.pc);
+        }
         let nb = self.subs[sc].bank_q.len();
         let SubCore {
             collectors,

@@ -9,7 +9,7 @@
 //! | stage | call | who decides |
 //! |---|---|---|
 //! | CTA launch / warp exit | [`RegisterFileDesign::can_allocate`], [`allocate_warp`](RegisterFileDesign::allocate_warp), [`free_warp`](RegisterFileDesign::free_warp) | capacity, placement |
-//! | issue | [`choose_collector`](RegisterFileDesign::choose_collector), [`warp_priority`](RegisterFileDesign::warp_priority) | collector allocation policy (seed 003 §IV-B) |
+//! | issue | [`choose_collector`](RegisterFileDesign::choose_collector), [`warp_priority`](RegisterFileDesign::warp_priority), [`issued`](RegisterFileDesign::issued) | collector allocation policy (seed 003 §IV-B); release-flag fetch (seed 002 §6.2) |
 //! | collector allocation | [`route_read`](RegisterFileDesign::route_read) per source | bank to queue at, or a bypass (collector-cache hit) |
 //! | arbiter grant | [`read`](RegisterFileDesign::read) | value + extra delay (wake-up, rename lookup, tag miss → memory) |
 //! | dispatch | [`release`](RegisterFileDesign::release) (`Pir`) | seed 002 per-instruction release |
@@ -250,6 +250,10 @@ pub trait RegisterFileDesign {
     fn warp_priority(&self, _warp: WarpSlot) -> u8 {
         0
     }
+    /// `warp` issued the instruction at (`func`, `pc`) into a collector unit (before its
+    /// operands are routed). Seed 002 §6.2: the Select stage fetches the instruction's
+    /// release flags from the release-flag cache here. Default: nothing.
+    fn issued(&mut self, _ctx: &mut RfCtx, _warp: WarpSlot, _func: u32, _pc: u32) {}
     /// A collector unit was freed after dispatching `warp`'s instruction.
     fn collector_released(&mut self, _ctx: &mut RfCtx, _warp: WarpSlot, _collector: u16) {}
 

@@ -1,0 +1,197 @@
+//! Hardware inventory of the renaming design: the baseline's register file (same banks,
+//! collectors, buses and arbiters: [`crate::baseline::hardware`]) plus the renaming logic of
+//! seed 002 §6:
+//!
+//! | component | instance | events |
+//! |---|---|---|
+//! | `rename_table` | one bank of the per-SM renaming table: `design.table_bytes / design.table_banks` bytes (unbounded: Eq. 1 at the SM's warp and register limits), rows of one `⌈log2(physical registers)⌉`-bit entry, 1 RW port, ECC as the RF (`regwatt_power::sram::estimate`) | `lookup` (read), `update` (write) |
+//! | `availability_flags` | the per-SM flag bits, one flip-flop per physical register, in one word per sub-array (`regwatt_power::flipflop`) | `search` (the chosen sub-array's word read), `update` (one word written) |
+//! | `release_flag_cache` | the per-SM release-flag cache: one 54-bit entry per warp slot (§6.2), an SRAM with 7-byte rows | `lookup` (read), `fill` (write) |
+//!
+//! Event mapping: the baseline's events from the design's bank reads and writes
+//! ([`crate::baseline::hardware::events`]); `rename_table.lookup = table_lookups`,
+//! `.update = table_updates`; `availability_flags.search = flag_searches`,
+//! `.update = flag_updates`; `release_flag_cache.lookup = flag_cache_lookups`,
+//! `.fill = flag_cache_misses`. The pir instructions fetched on a miss and the pbr
+//! instructions are counted (`RenamingStats`) but not priced: regwatt has no instruction-cache
+//! or decoder model.
+
+use std::collections::BTreeMap;
+
+use regwatt_power::flipflop::{flipflop_array, FlipFlopSpec};
+use regwatt_power::sram::{estimate, SramSpec};
+use regwatt_sim::timing::activity::CoreActivity;
+use regwatt_tech::units::Energy;
+use regwatt_tech::{DeviceFlavor, Technology};
+
+use super::plan::{entry_bits, table_bits, FLAG_CACHE_ENTRY_BITS};
+use super::{RenamingParams, RenamingStats, TableCap};
+use crate::baseline::BaselineStats;
+use crate::config::{DesignParams, ResolvedConfig};
+use crate::energy::{circuits, Component, EnergyError, EventCounts, Inventory};
+
+/// Bits of one availability-flag word: the rows of one sub-array of a bank (the flags are
+/// kept per sub-array, so the consolidating search reads one word).
+pub fn flag_word_bits(cfg: &ResolvedConfig) -> u32 {
+    cfg.gpu
+        .sm
+        .register_file
+        .rows_per_subarray
+        .clamp(1, cfg.rows_per_bank().max(1))
+}
+
+/// Bytes of the renaming table the hardware holds: the cap, or Eq. 1 at the SM's limits
+/// (maximum warps × maximum registers per thread) when unbounded.
+pub fn table_capacity(cfg: &ResolvedConfig, p: &RenamingParams) -> u64 {
+    let lim = &cfg.gpu.sm.limits;
+    match p.table_bytes {
+        TableCap::Bytes(b) => b,
+        TableCap::Unbounded => table_bits(
+            lim.max_warps,
+            lim.max_registers_per_thread,
+            entry_bits(lim.registers / 32),
+        )
+        .div_ceil(8),
+    }
+}
+
+fn sram(cfg: &ResolvedConfig, bytes: u64, block: u32) -> SramSpec {
+    let mut s = SramSpec::ram(bytes, block, cfg.power.node.nm());
+    s.ecc = cfg.rf.ecc;
+    s.temperature = cfg.power.temperature;
+    s.cell_flavor = DeviceFlavor::ItrsHp;
+    s.peri_flavor = DeviceFlavor::ItrsHp;
+    s
+}
+
+/// The renaming table's bank as an SRAM: `capacity / banks` bytes (rounded up to whole
+/// entries), rows of one entry.
+pub fn table_bank_spec(cfg: &ResolvedConfig, p: &RenamingParams) -> SramSpec {
+    let entry_bytes = entry_bits(cfg.gpu.sm.limits.registers / 32).div_ceil(8);
+    let per_bank = table_capacity(cfg, p).div_ceil(u64::from(p.table_banks.max(1)));
+    let per_bank = per_bank.div_ceil(u64::from(entry_bytes)) * u64::from(entry_bytes);
+    sram(cfg, per_bank, entry_bytes)
+}
+
+/// Builds the renaming design's inventory at the configuration's node and temperature.
+pub fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
+    let Some(DesignParams::Renaming(p)) = &cfg.design else {
+        return Err(EnergyError::NoModel {
+            component: "rename_table".into(),
+            message: "the configuration has no `[design]` table of `renaming`".into(),
+        });
+    };
+    let mut inv = crate::baseline::hardware::inventory(cfg)?;
+    let tech = Technology::for_node(cfg.power.node.nm(), cfg.power.temperature)?;
+    let sms = u64::from(cfg.gpu.sms);
+    let lim = &cfg.gpu.sm.limits;
+    let physical = lim.registers / 32;
+    let sram_err = |c: &str| {
+        let c = c.to_string();
+        move |source| EnergyError::Sram {
+            component: c,
+            source,
+        }
+    };
+    let ev = |pairs: &[(&str, Energy)]| -> BTreeMap<String, Energy> {
+        pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+    };
+
+    let tspec = table_bank_spec(cfg, p);
+    let table = estimate(&tspec, &tech).map_err(sram_err("rename_table"))?;
+    inv.components.push(Component {
+        name: "rename_table".into(),
+        description: format!(
+            "renaming-table bank: {} B of {}-bit entries ({} banks, table {} B), 1 RW port",
+            tspec.capacity_bytes,
+            entry_bits(physical),
+            p.table_banks,
+            table_capacity(cfg, p)
+        ),
+        instances: sms * u64::from(p.table_banks),
+        event_energy: ev(&[
+            ("lookup", table.read_energy),
+            ("update", table.write_energy),
+        ]),
+        leakage: table.total_leakage_per_bank(),
+        area: table.area,
+        source: "regwatt_power::sram::estimate (CACTI 7 model, calibrated); seed 002 §6.1, Eq. 1"
+            .into(),
+    });
+
+    let logic = circuits::logic_tech(&tech)?;
+    // one word of flags per sub-array: an allocation reads the word of the sub-array the
+    // policy chose (from per-sub-array occupancy), a release rewrites one word
+    let rps = flag_word_bits(cfg);
+    let flags = flipflop_array(
+        &logic,
+        &FlipFlopSpec {
+            entries: physical.div_ceil(rps),
+            width_bits: rps,
+            output_load: logic.cg(logic.wn() + logic.wp()),
+        },
+    )
+    .map_err(|source| EnergyError::Structure {
+        component: "availability_flags".into(),
+        source,
+    })?;
+    inv.components.push(Component {
+        name: "availability_flags".into(),
+        description: format!(
+            "{physical} availability flag bits (flip-flops) in words of {rps} (one per sub-array)"
+        ),
+        instances: sms,
+        event_energy: ev(&[
+            ("search", flags.read_energy),
+            ("update", flags.write_energy),
+        ]),
+        leakage: flags.leakage + flags.gate_leakage,
+        area: flags.area,
+        source: "regwatt_power::flipflop::flipflop_array (McPAT 1.3 DFFCell); seed 002 §6.1".into(),
+    });
+
+    let entry_bytes = FLAG_CACHE_ENTRY_BITS.div_ceil(8);
+    let cspec = sram(
+        cfg,
+        u64::from(lim.max_warps) * u64::from(entry_bytes),
+        entry_bytes,
+    );
+    let cache = estimate(&cspec, &tech).map_err(sram_err("release_flag_cache"))?;
+    inv.components.push(Component {
+        name: "release_flag_cache".into(),
+        description: format!(
+            "release-flag cache: {} entries of {} bits ({} B rows)",
+            lim.max_warps, FLAG_CACHE_ENTRY_BITS, entry_bytes
+        ),
+        instances: sms,
+        event_energy: ev(&[("lookup", cache.read_energy), ("fill", cache.write_energy)]),
+        leakage: cache.total_leakage_per_bank(),
+        area: cache.area,
+        source: "regwatt_power::sram::estimate (CACTI 7 model, calibrated); seed 002 §6.2".into(),
+    });
+    Ok(inv)
+}
+
+/// Maps a renaming run's activity onto the inventory's events.
+pub fn events(cfg: &ResolvedConfig, core: &CoreActivity, s: &RenamingStats) -> EventCounts {
+    let base = BaselineStats {
+        reads: s.reads,
+        writes: s.writes,
+        slice_reads: s.slice_reads,
+        slice_writes: s.slice_writes,
+        unallocated_accesses: s.unallocated_accesses,
+    };
+    let mut e = crate::baseline::hardware::events(cfg, core, &base);
+    let mut put = |c: &str, ev: &str, n: u64| {
+        e.entry(c.to_string())
+            .or_default()
+            .insert(ev.to_string(), n);
+    };
+    put("rename_table", "lookup", s.table_lookups);
+    put("rename_table", "update", s.table_updates);
+    put("availability_flags", "search", s.flag_searches);
+    put("availability_flags", "update", s.flag_updates);
+    put("release_flag_cache", "lookup", s.flag_cache_lookups);
+    put("release_flag_cache", "fill", s.flag_cache_misses);
+    e
+}
