@@ -1,6 +1,6 @@
 //! Issue 25: no committed text file names an absolute path of the machine that made it (a
 //! PTX `.file` directive, a provenance note, a script's scratch folder). Every text file of the
-//! checkout is read (not `target/`, not `.git/`); binary files (with a NUL byte or not UTF-8,
+//! checkout is read (not `target/`, not `.git`); binary files (with a NUL byte or not UTF-8,
 //! such as `.npy` inputs) are skipped.
 
 use std::path::{Path, PathBuf};
@@ -21,8 +21,12 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
             .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
             .path();
         let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+        if name.as_deref() == Some(".git") {
+            // git's own: a folder, or in a linked worktree a file naming the main repository
+            continue;
+        }
         if p.is_dir() {
-            if !matches!(name.as_deref(), Some("target" | ".git")) {
+            if name.as_deref() != Some("target") {
                 walk(&p, out);
             }
         } else {

@@ -324,6 +324,18 @@ static ALL: &[Workload] = &[
         divergent = true,
         "Mandelbrot escape counts, 64x64, data-dependent loop"
     ),
+    workload!(
+        "dct8x8",
+        dct8x8,
+        divergent = false,
+        "forward + inverse 8x8-block DCT of a 256x256 image, 64-thread CTAs"
+    ),
+    workload!(
+        "lud",
+        lud,
+        divergent = false,
+        "blocked LU decomposition of a 128x128 matrix, 16x16 blocks, 23 launches"
+    ),
 ];
 
 /// Every built-in workload, in a fixed order.
