@@ -294,7 +294,8 @@ pub struct RenamingStats {
     pub pbr_instructions: u64,
     /// Largest number of physical registers mapped or reserved at once on one SM.
     pub physical_peak: u64,
-    /// Static figures of the launch's kernel (same on every SM; merged as a max).
+    /// Static figures of the launch's kernel (the same on every SM); over several launches,
+    /// those of the largest kernel (most instructions).
     pub exempt_registers: u32,
     pub table_bytes: u64,
     pub unconstrained_table_bytes: u64,
@@ -326,14 +327,15 @@ impl RfStats for RenamingStats {
         self.flag_cache_misses += o.flag_cache_misses;
         self.pbr_instructions += o.pbr_instructions;
         self.physical_peak = self.physical_peak.max(o.physical_peak);
-        self.exempt_registers = self.exempt_registers.max(o.exempt_registers);
-        self.table_bytes = self.table_bytes.max(o.table_bytes);
-        self.unconstrained_table_bytes = self
-            .unconstrained_table_bytes
-            .max(o.unconstrained_table_bytes);
-        self.pir_instructions_static = self.pir_instructions_static.max(o.pir_instructions_static);
-        self.pbr_instructions_static = self.pbr_instructions_static.max(o.pbr_instructions_static);
-        self.kernel_instructions = self.kernel_instructions.max(o.kernel_instructions);
+        // static figures: those of the largest kernel (most instructions; the first on ties)
+        if o.kernel_instructions > self.kernel_instructions {
+            self.exempt_registers = o.exempt_registers;
+            self.table_bytes = o.table_bytes;
+            self.unconstrained_table_bytes = o.unconstrained_table_bytes;
+            self.pir_instructions_static = o.pir_instructions_static;
+            self.pbr_instructions_static = o.pbr_instructions_static;
+            self.kernel_instructions = o.kernel_instructions;
+        }
     }
 }
 
