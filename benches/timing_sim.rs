@@ -1,18 +1,22 @@
-//! Timing-simulation throughput: matrixMul (naive, n = 128) on the rtx2060 preset with the
-//! baseline register file, in warp instructions per second (`Throughput::Elements`).
+//! Timing-simulation throughput: matrixMul (naive, n = 128) on the rtx2060 preset, in warp
+//! instructions per second (`Throughput::Elements`):
+//!
+//! * `baseline`: the baseline register file, always on (the reference);
+//! * `baseline+tri-modal`: the same with power states counted (issue 27: every mode's state
+//!   cycles come from one counted run; target within 1.5x of always-on);
+//! * `renaming`: design `renaming` with its defaults (issue 28: target within 1.5x of the
+//!   baseline);
+//! * `renaming+tri-modal`: renaming with power states counted.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use regwatt_designs::config::{preset, GpuPreset};
+use regwatt_designs::config::{resolve, GpuPreset, Overrides, PowerMode};
 use regwatt_designs::exec_model::simulate_spec;
 use regwatt_designs::DesignSpec;
 use regwatt_sim::timing::RunOptions;
 
 fn bench(c: &mut Criterion) {
-    let (Ok(w), Ok(cfg)) = (
-        regwatt_workloads::get("matrixMul_naive"),
-        preset(GpuPreset::Rtx2060),
-    ) else {
-        eprintln!("timing_sim: workload or preset unavailable");
+    let Ok(w) = regwatt_workloads::get("matrixMul_naive") else {
+        eprintln!("timing_sim: workload unavailable");
         return;
     };
     let Ok(spec) = w.load_spec() else {
@@ -20,18 +24,40 @@ fn bench(c: &mut Criterion) {
         return;
     };
     let opts = RunOptions::default();
-    let Ok(first) = simulate_spec(&spec, DesignSpec::Baseline, &cfg, &opts) else {
-        eprintln!("timing_sim: simulation failed");
-        return;
-    };
     let mut g = c.benchmark_group("timing_sim");
     g.sample_size(10);
-    g.throughput(Throughput::Elements(first.activity.core.warp_instructions));
-    g.bench_function("matrixMul_naive_128/rtx2060/baseline", |b| {
-        b.iter(|| {
-            simulate_spec(&spec, DesignSpec::Baseline, &cfg, &opts).map(|s| s.activity.cycles)
-        })
-    });
+    for (name, design, mode) in [
+        ("baseline", DesignSpec::Baseline, PowerMode::AlwaysOn),
+        (
+            "baseline+tri-modal",
+            DesignSpec::Baseline,
+            PowerMode::TriModal,
+        ),
+        ("renaming", DesignSpec::Renaming, PowerMode::AlwaysOn),
+        (
+            "renaming+tri-modal",
+            DesignSpec::Renaming,
+            PowerMode::TriModal,
+        ),
+    ] {
+        let ov = Overrides {
+            design: Some(design),
+            power_mode: Some(mode),
+            ..Overrides::default()
+        };
+        let Ok(cfg) = resolve(GpuPreset::Rtx2060, &ov) else {
+            eprintln!("timing_sim: {name}: preset does not resolve");
+            continue;
+        };
+        let Ok(first) = simulate_spec(&spec, design, &cfg, &opts) else {
+            eprintln!("timing_sim: {name}: simulation failed");
+            continue;
+        };
+        g.throughput(Throughput::Elements(first.activity.core.warp_instructions));
+        g.bench_function(format!("matrixMul_naive_128/rtx2060/{name}"), |b| {
+            b.iter(|| simulate_spec(&spec, design, &cfg, &opts).map(|s| s.activity.cycles))
+        });
+    }
     g.finish();
 }
 

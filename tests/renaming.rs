@@ -223,3 +223,72 @@ fn issue28_cli_runs_renaming_with_design_overrides_and_names_bad_keys() {
     );
     assert!(e.contains("design.table_banks"), "{e}");
 }
+
+/// Issue 28 (seed 002 Fig. 2): the occupancy series integrates exactly what the run's totals
+/// count (allocated and live register-cycles), on both designs and across launches, and the
+/// CLI writes it as CSV.
+#[test]
+fn issue28_register_series_adds_up_to_the_run_totals() {
+    for (w, p) in [
+        ("bfs", GpuPreset::Gtx480),
+        ("matrixMul_tiled", GpuPreset::Rtx2060),
+    ] {
+        let w = regwatt_workloads::get(w).expect("workload");
+        let spec = w.load_spec().expect("spec");
+        for d in DesignSpec::ALL {
+            let cfg = config(p, d, PowerMode::AlwaysOn, &[]).expect("config");
+            let opts = RunOptions {
+                series_window: 700,
+                ..RunOptions::default()
+            };
+            let s = simulate_spec(&spec, d, &cfg, &opts).expect("run");
+            let rf = &s.activity.rf;
+            let series = &rf.register_series;
+            assert!(!series.is_empty(), "{} {d}", w.name);
+            let sum = |f: fn(&regwatt_sim::timing::activity::RegisterWindow) -> u64| {
+                series.iter().map(f).sum::<u64>()
+            };
+            assert_eq!(sum(|x| x.live_register_cycles), rf.live_register_cycles);
+            assert_eq!(
+                sum(|x| x.allocated_register_cycles),
+                rf.allocated_register_cycles
+            );
+            // windows tile the run: consecutive, within one launch at most 700 cycles
+            let mut t = 0;
+            for x in series {
+                assert_eq!(x.start_cycle, t, "{} {d}", w.name);
+                assert!(x.cycles > 0 && x.cycles <= 700);
+                // no more live than allocated registers in any window
+                assert!(x.live_register_cycles <= x.allocated_register_cycles);
+                t += x.cycles;
+            }
+            assert_eq!(t, s.activity.cycles, "{} {d}", w.name);
+            // the same run without a series is the same run
+            let plain = simulate_spec(&spec, d, &cfg, &RunOptions::default()).expect("run");
+            assert_eq!(plain.activity.cycles, s.activity.cycles);
+            assert!(plain.activity.rf.register_series.is_empty());
+        }
+    }
+    let dir = common::tmp_dir("renaming", "series");
+    let o = regwatt(&[
+        "run",
+        "--workload",
+        "vectorAdd",
+        "--gpu",
+        "gtx480",
+        "--design",
+        "renaming",
+        "--series-window",
+        "100",
+        "--out",
+        dir.to_str().expect("utf8"),
+    ]);
+    assert_success(&o, "run --series-window");
+    let csv = std::fs::read_to_string(dir.join("register_series.csv")).expect("csv");
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("start_cycle,cycles,architected_registers,allocated_registers,live_registers,utilisation_frac")
+    );
+    assert!(lines.count() >= 9, "{csv}");
+}

@@ -291,6 +291,11 @@ pub struct PowerPoint {
     /// Performance-loss budget the sleep transistors are sized for (CACTI-P's "Power Gating
     /// Performance Loss"; the fraction by which the header's resistance may slow the cells).
     pub gating_perf_loss: f64,
+    /// A read of a sleeping (gated or drowsy) row waits `wakeup_cycles` (false: the wake-up
+    /// hides in the operand-collector stage and cycles do not change).
+    pub wakeup_exposed: bool,
+    /// Wake-up latency of a row, cycles.
+    pub wakeup_cycles: u32,
 }
 
 /// Power management of a design's register rows (`--power-mode`, issue 27); a closed set.
@@ -689,6 +694,12 @@ impl ResolvedConfig {
         match &self.design {
             Some(DesignParams::Renaming(p)) => p.validate().map_err(|(k, m)| bad(k, m))?,
             None => {}
+        }
+        if !(1..=1000).contains(&self.power.wakeup_cycles) {
+            return Err(bad(
+                "power.wakeup_cycles",
+                format!("{}: must be in 1..=1000", self.power.wakeup_cycles),
+            ));
         }
         if let Some(b) = &self.beyond_rf {
             // a reticle-limited die is at most ~858 mm² (26 mm x 33 mm scanner field)

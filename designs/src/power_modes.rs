@@ -27,12 +27,15 @@
 //! * sub-array gating: one header per column of a sub-array of `rows_per_subarray` rows
 //!   (`subarray_gating(.., Retention::Off)`), per slice.
 //!
-//! Area adds the headers. Wake-ups are hidden in the operand-collector stage (seed 002 §8.3:
-//! a one-cycle wake-up inside the 2–3-cycle collection), so cycles do not change.
+//! Area adds the headers. Wake-ups are hidden in the operand-collector stage by default (seed
+//! 002 §8.3: a one-cycle wake-up inside the 2–3-cycle collection), so cycles do not change.
+//! With `power.wakeup_exposed`, a read of a row that is asleep under the mode's rule waits
+//! `power.wakeup_cycles` ([`read_delay`], through the seam's `Delay`).
 
 use regwatt_power::gating::{register_gating, subarray_gating, CellLeakage, GatingTech, Retention};
 use regwatt_power::sram::SramResult;
-use regwatt_sim::timing::activity::{PowerStateCycles, RegTracker};
+use regwatt_sim::timing::activity::{PowerStateCycles, RegTracker, SleepRule};
+use regwatt_sim::timing::rf::Delay;
 use regwatt_tech::units::{Area, Energy, Power};
 use regwatt_tech::DeviceFlavor;
 use serde::Serialize;
@@ -52,6 +55,33 @@ pub fn tracker(cfg: &ResolvedConfig, regs: usize, rows_per_subarray: u32) -> Reg
             cfg.power.drowsy_timeout,
             u64::from(cfg.gpu.kernel_launch_latency),
         ),
+    }
+}
+
+/// The sleep rule and wake-up latency a read of a sleeping row waits, when wake-ups are
+/// exposed (`power.wakeup_exposed`) in a managed mode; `None` otherwise (always on, or the
+/// wake-up hidden in the collector stage).
+pub fn exposed_wakeup(cfg: &ResolvedConfig) -> Option<(SleepRule, u32)> {
+    if !cfg.power.wakeup_exposed {
+        return None;
+    }
+    let rule = match cfg.power.mode {
+        PowerMode::AlwaysOn => return None,
+        PowerMode::SubarrayGating => SleepRule::Subarray,
+        PowerMode::RegisterGating => SleepRule::Register,
+        PowerMode::Drowsy => SleepRule::Drowsy,
+        PowerMode::TriModal => SleepRule::TriModal,
+    };
+    Some((rule, cfg.power.wakeup_cycles))
+}
+
+/// The delay of a read of row `i` at `now` ([`exposed_wakeup`]'s `wake`), before the read
+/// touches the tracker.
+#[inline]
+pub fn read_delay(t: &RegTracker, wake: Option<(SleepRule, u32)>, i: usize, now: u64) -> Delay {
+    match wake {
+        Some((rule, c)) if t.asleep(i, now, rule) => Delay::Cycles(c),
+        _ => Delay::None,
     }
 }
 

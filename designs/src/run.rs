@@ -113,10 +113,20 @@ pub fn renaming_params(cfg: &ResolvedConfig) -> Result<&renaming::RenamingParams
 
 /// Adds the activity of a later launch: launches run back to back, so cycles add.
 pub fn merge_activity(into: &mut DesignActivity, o: &DesignActivity) {
+    let offset = into.cycles;
     into.cycles += o.cycles;
     into.simulated_cycles += o.simulated_cycles;
     into.core.merge(&o.core);
-    into.rf.merge(&o.rf);
+    // a later launch's occupancy windows follow the earlier launches' cycles
+    let mut orf = o.rf.clone();
+    let series = std::mem::take(&mut orf.register_series);
+    into.rf.merge(&orf);
+    into.rf
+        .register_series
+        .extend(series.into_iter().map(|mut w| {
+            w.start_cycle += offset;
+            w
+        }));
     into.memory.merge(&o.memory);
     into.design_stats.merge(&o.design_stats);
 }

@@ -514,7 +514,10 @@ fn run_mem_kernel(max: u64) -> Result<Activity<NoStats>, TimingError> {
         &c,
         &mut model(&mem_kernel(4), 4, 64),
         |_| FlatRf::new(&c),
-        &RunOptions { max_cycles: max },
+        &RunOptions {
+            max_cycles: max,
+            ..RunOptions::default()
+        },
     )
 }
 

@@ -37,6 +37,7 @@ impl RunLimits {
     pub fn options(&self) -> regwatt_sim::timing::RunOptions {
         regwatt_sim::timing::RunOptions {
             max_cycles: self.max_cycles,
+            ..regwatt_sim::timing::RunOptions::default()
         }
     }
 }

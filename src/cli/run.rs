@@ -47,7 +47,7 @@ pub struct Args {
     /// GPU preset: gtx480 | rtx2060.
     #[arg(long)]
     pub gpu: String,
-    /// Register-file design: baseline.
+    /// Register-file design: baseline | renaming (its parameters: `--set design.KEY=VALUE`).
     #[arg(long, default_value = "baseline")]
     pub design: String,
     /// Technology node: 90nm, 65nm, 45nm, 40nm, 32nm, 22nm or 12nm (default: the preset's
@@ -75,11 +75,57 @@ pub struct Args {
     /// Write every buffer as DIR/<name>.npy (and DIR/resolved_config.toml).
     #[arg(long)]
     pub dump: Option<PathBuf>,
-    /// Write report.json, energy.csv and resolved_config.toml into DIR.
+    /// Write report.json, energy.csv and resolved_config.toml into DIR (and
+    /// register_series.csv with `--series-window`).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Record register occupancy per window of this many cycles: architected, allocated and
+    /// live registers over time (seed 002 Fig. 2), in the JSON activity
+    /// (`rf.register_series`) and, with `--out`, as DIR/register_series.csv.
+    #[arg(long, value_name = "CYCLES", value_parser = clap::value_parser!(u64).range(1..=1 << 40))]
+    pub series_window: Option<u64>,
     #[command(flatten)]
     pub limits: super::RunLimits,
+}
+
+/// Register occupancy per window as CSV: per-SM means of the architected, allocated and live
+/// warp registers, and the utilisation live / architected (seed 002 Fig. 2; empty while no
+/// warp is resident).
+fn series_csv(r: &RunReport) -> anyhow::Result<String> {
+    let sms = f64::from(r.config.gpu.sms.max(1));
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record([
+        "start_cycle",
+        "cycles",
+        "architected_registers",
+        "allocated_registers",
+        "live_registers",
+        "utilisation_frac",
+    ])?;
+    for x in &r.activity.rf.register_series {
+        let per = |v: u64| {
+            if x.cycles == 0 {
+                0.0
+            } else {
+                v as f64 / x.cycles as f64 / sms
+            }
+        };
+        let arch = per(x.architected_register_cycles);
+        let live = per(x.live_register_cycles);
+        w.write_record([
+            x.start_cycle.to_string(),
+            x.cycles.to_string(),
+            format!("{arch:.6}"),
+            format!("{:.6}", per(x.allocated_register_cycles)),
+            format!("{live:.6}"),
+            if arch > 0.0 {
+                format!("{:.6}", live / arch)
+            } else {
+                String::new()
+            },
+        ])?;
+    }
+    Ok(String::from_utf8(w.into_inner()?)?)
 }
 
 /// Outcome of simulating one workload/spec once.
@@ -376,7 +422,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         _ => bail!("give a launch spec or --workload NAME"),
     };
-    let opts = args.limits.options();
+    let mut opts = args.limits.options();
+    opts.series_window = args.series_window.unwrap_or(0);
     let sim = simulate(&spec, workload, design, &cfg, &opts)?;
     let inv = inventory(design, &cfg)?;
     let name = workload.map_or_else(|| spec.file.clone(), |w| w.name.to_string());
@@ -414,6 +461,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             &(serde_json::to_string_pretty(&report)? + "\n"),
         )?;
         write(&dir.join("energy.csv"), &components_csv(&report))?;
+        if args.series_window.is_some() {
+            write(&dir.join("register_series.csv"), &series_csv(&report)?)?;
+        }
         write(&dir.join("resolved_config.toml"), &cfg.to_toml())?;
     }
     if args.json {

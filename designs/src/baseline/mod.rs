@@ -121,6 +121,8 @@ pub struct BaselineRf {
     stats: BaselineStats,
     /// Writes with lanes missing from the mask (their slices are in `stats.slice_writes`).
     partial_writes: u64,
+    /// Exposed wake-ups: the sleep rule and latency a read of a sleeping row waits.
+    wake: Option<(regwatt_sim::timing::activity::SleepRule, u32)>,
 }
 
 impl BaselineRf {
@@ -165,6 +167,7 @@ impl BaselineRf {
             ),
             stats: BaselineStats::default(),
             partial_writes: 0,
+            wake: crate::power_modes::exposed_wakeup(cfg),
         }
     }
 
@@ -366,8 +369,12 @@ impl RegisterFileDesign for BaselineRf {
     #[inline]
     fn read(&mut self, ctx: &mut RfCtx, op: &OperandRef) -> ReadOutcome {
         // pick the source row first and copy once, straight into the result
+        let mut delay = Delay::None;
         let row = match self.locate(op.warp, op.reg) {
             Some(t) => {
+                if self.wake.is_some() {
+                    delay = crate::power_modes::read_delay(&self.tracker, self.wake, t, ctx.now);
+                }
                 self.tracker.read(t, ctx.now, ctx.act);
                 // `slice_reads = reads × slices`, filled in by `stats()`
                 self.stats.reads += 1;
@@ -380,7 +387,7 @@ impl RegisterFileDesign for BaselineRf {
         };
         ReadOutcome {
             values: row.0,
-            delay: Delay::None,
+            delay,
         }
     }
 
@@ -433,6 +440,10 @@ impl RegisterFileDesign for BaselineRf {
         self.locate(warp, reg)
             .map(|t| self.gather(t))
             .unwrap_or([0; 32])
+    }
+
+    fn record_series(&mut self, window: u64) {
+        self.tracker.record_series(window);
     }
 
     fn finish(&mut self, ctx: &mut RfCtx) {

@@ -354,24 +354,40 @@ const UNMAPPED: u32 = u32::MAX;
 #[derive(Clone, Debug)]
 struct FlagCache {
     capacity: usize,
-    last_use: HashMap<u32, u64>,
+    /// Per pir group of the kernel: the tick of its last use while cached (0: not cached).
+    last_use: Vec<u64>,
+    cached: usize,
     tick: u64,
 }
 
 impl FlagCache {
     /// Looks up `group`; returns whether it missed (and fills it).
     fn access(&mut self, group: u32) -> bool {
+        let g = group as usize;
+        if g >= self.last_use.len() {
+            self.last_use.resize(g + 1, 0);
+        }
         self.tick += 1;
-        if let Some(t) = self.last_use.get_mut(&group) {
-            *t = self.tick;
+        if self.last_use[g] != 0 {
+            self.last_use[g] = self.tick;
             return false;
         }
-        if self.last_use.len() >= self.capacity {
-            if let Some((&victim, _)) = self.last_use.iter().min_by_key(|(k, t)| (**t, **k)) {
-                self.last_use.remove(&victim);
+        if self.cached >= self.capacity {
+            // the least recently used cached group (a miss is rare: a scan is cheap)
+            let victim = self
+                .last_use
+                .iter()
+                .enumerate()
+                .filter(|(_, &t)| t != 0)
+                .min_by_key(|(_, &t)| t)
+                .map(|(i, _)| i);
+            if let Some(v) = victim {
+                self.last_use[v] = 0;
+                self.cached -= 1;
             }
         }
-        self.last_use.insert(group, self.tick);
+        self.last_use[g] = self.tick;
+        self.cached += 1;
         true
     }
 }
@@ -416,6 +432,8 @@ pub struct RenamingRf {
     flag_cache: FlagCache,
     tracker: RegTracker,
     stats: RenamingStats,
+    /// Exposed wake-ups ([`crate::power_modes::exposed_wakeup`]).
+    wake: Option<(regwatt_sim::timing::activity::SleepRule, u32)>,
 }
 
 impl RenamingRf {
@@ -466,10 +484,12 @@ impl RenamingRf {
             lookup_ready: HashMap::new(),
             flag_cache: FlagCache {
                 capacity: max_warps.max(1),
-                last_use: HashMap::new(),
+                last_use: vec![0; plan.flags.pir_instructions as usize],
+                cached: 0,
                 tick: 0,
             },
             tracker: crate::power_modes::tracker(cfg, n, rps as u32),
+            wake: crate::power_modes::exposed_wakeup(cfg),
             stats: RenamingStats {
                 exempt_registers: plan.exempt_count(),
                 table_bytes: plan.table_bytes,
@@ -824,12 +844,24 @@ impl RegisterFileDesign for RenamingRf {
 
     #[inline]
     fn read(&mut self, ctx: &mut RfCtx, op: &OperandRef) -> ReadOutcome {
-        let delay = match self.lookup_ready.remove(&(op.warp.slot, op.reg)) {
-            Some(at) if at > ctx.now => Delay::Cycles((at - ctx.now) as u32),
-            _ => Delay::None,
+        // (the map holds only lookups that waited: almost always empty)
+        let waited = if self.lookup_ready.is_empty() {
+            None
+        } else {
+            self.lookup_ready.remove(&(op.warp.slot, op.reg))
+        };
+        let mut wait = match waited {
+            Some(at) if at > ctx.now => (at - ctx.now) as u32,
+            _ => 0,
         };
         let values = match self.locate(op.warp, op.reg) {
             Some(t) => {
+                if let Delay::Cycles(c) =
+                    crate::power_modes::read_delay(&self.tracker, self.wake, t, ctx.now)
+                {
+                    // the wake-up overlaps the table lookup
+                    wait = wait.max(c);
+                }
                 self.tracker.read(t, ctx.now, ctx.act);
                 self.stats.reads += 1;
                 self.cells.get(t).unwrap_or(&ZERO_ROW).0
@@ -838,6 +870,11 @@ impl RegisterFileDesign for RenamingRf {
                 self.stats.unallocated_accesses += 1;
                 [0; 32]
             }
+        };
+        let delay = if wait > 0 {
+            Delay::Cycles(wait)
+        } else {
+            Delay::None
         };
         ReadOutcome { values, delay }
     }
@@ -917,6 +954,10 @@ impl RegisterFileDesign for RenamingRf {
         self.locate(warp, reg)
             .and_then(|t| self.cells.get(t))
             .map_or([0; 32], |r| r.0)
+    }
+
+    fn record_series(&mut self, window: u64) {
+        self.tracker.record_series(window);
     }
 
     fn finish(&mut self, ctx: &mut RfCtx) {

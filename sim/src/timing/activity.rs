@@ -211,6 +211,109 @@ pub struct RfActivity {
     /// always-on; absent otherwise, so always-on records are unchanged).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub power_states: Option<PowerStateCycles>,
+    /// Register occupancy per window of cycles, summed over SMs, when asked for
+    /// (`RunOptions::series_window`; empty otherwise). Seed 002 Fig. 2.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub register_series: Vec<RegisterWindow>,
+}
+
+/// Register occupancy of one window of cycles, summed over SMs: Σ registers × cycles, so
+/// that the mean over the window is `…_register_cycles / cycles` (divide by SMs for a per-SM
+/// mean). Registers are warp registers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct RegisterWindow {
+    /// First cycle of the window (from the start of the run; later launches continue).
+    pub start_cycle: u64,
+    /// Length of the window, cycles.
+    pub cycles: u64,
+    /// The architected allocation: resident warps × registers reserved per warp.
+    pub architected_register_cycles: u64,
+    /// Physical registers allocated (holding a mapping or reserved).
+    pub allocated_register_cycles: u64,
+    /// Registers holding a live value (written and not yet released: the register is read
+    /// later).
+    pub live_register_cycles: u64,
+}
+
+/// Adds `count × cycles` of the span `[from, to)` into per-window accumulators of `window`
+/// cycles (window `k` covers `[k·window, (k+1)·window)`), growing `acc` as needed.
+pub fn add_span(acc: &mut Vec<u64>, window: u64, from: u64, to: u64, count: u64) {
+    if count == 0 || to <= from || window == 0 {
+        return;
+    }
+    let mut t = from;
+    while t < to {
+        let k = (t / window) as usize;
+        let end = ((k as u64 + 1) * window).min(to);
+        if acc.len() <= k {
+            acc.resize(k + 1, 0);
+        }
+        acc[k] += count * (end - t);
+        t = end;
+    }
+}
+
+/// Occupancy integrals of one counter over time ([`add_span`]), kept lazily: the count is
+/// added for the span since its last change whenever it changes.
+#[derive(Clone, Debug, Default)]
+pub struct SeriesCounter {
+    window: u64,
+    since: u64,
+    now_count: u64,
+    acc: Vec<u64>,
+}
+
+impl SeriesCounter {
+    /// A counter integrated over windows of `window` cycles (0: off).
+    pub fn new(window: u64) -> SeriesCounter {
+        SeriesCounter {
+            window,
+            ..SeriesCounter::default()
+        }
+    }
+
+    /// The count changes by `delta` at `now`.
+    #[inline]
+    pub fn change(&mut self, now: u64, delta: i64) {
+        add_span(&mut self.acc, self.window, self.since, now, self.now_count);
+        self.since = self.since.max(now);
+        self.now_count = self.now_count.saturating_add_signed(delta);
+    }
+
+    /// Closes the integral at `now` and returns the per-window sums.
+    pub fn finish(&mut self, now: u64) -> Vec<u64> {
+        self.change(now, 0);
+        std::mem::take(&mut self.acc)
+    }
+}
+
+/// Adds per-window sums into `series` (windows of `window` cycles from cycle 0) with `set`.
+pub fn fold_series(
+    series: &mut Vec<RegisterWindow>,
+    window: u64,
+    sums: &[u64],
+    set: impl Fn(&mut RegisterWindow, u64),
+) {
+    if series.len() < sums.len() {
+        let n = series.len();
+        series.extend((n..sums.len()).map(|k| RegisterWindow {
+            start_cycle: k as u64 * window,
+            cycles: window,
+            ..RegisterWindow::default()
+        }));
+    }
+    for (w, &v) in series.iter_mut().zip(sums) {
+        set(w, v);
+    }
+}
+
+impl RegisterWindow {
+    /// Adds another SM's integrals of the same window.
+    pub fn add(&mut self, o: &RegisterWindow) {
+        self.architected_register_cycles += o.architected_register_cycles;
+        self.allocated_register_cycles += o.allocated_register_cycles;
+        self.live_register_cycles += o.live_register_cycles;
+    }
 }
 
 /// Exact power-state accounting of a design's register rows and sub-arrays (issue 27), from
@@ -282,6 +385,19 @@ impl PowerStateCycles {
         self.tri_wakeups_from_off += o.tri_wakeups_from_off;
         self.tri_wakeups_from_drowsy += o.tri_wakeups_from_drowsy;
     }
+}
+
+/// Which state machine decides whether a row is asleep ([`RegTracker::asleep`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SleepRule {
+    /// Register gating: off until its first write after allocation, and after its free.
+    Register,
+    /// Sub-array gating: the row's sub-array is off.
+    Subarray,
+    /// Drowsy: more than the timeout since the row's last access.
+    Drowsy,
+    /// Tri-modal: unallocated (off), or drowsy by the drowsy rule.
+    TriModal,
 }
 
 /// Power-state timestamps of one register row.
@@ -420,6 +536,19 @@ impl RfActivity {
         self.physical_registers += o.physical_registers;
         self.architected_peak = self.architected_peak.max(o.architected_peak);
         self.allocated_peak = self.allocated_peak.max(o.allocated_peak);
+        // the same launch's windows (another SM): added window by window
+        if self.register_series.len() < o.register_series.len() {
+            let n = self.register_series.len();
+            self.register_series
+                .extend_from_slice(&o.register_series[n..]);
+            for (a, b) in self.register_series[..n].iter_mut().zip(&o.register_series) {
+                a.add(b);
+            }
+        } else {
+            for (a, b) in self.register_series.iter_mut().zip(&o.register_series) {
+                a.add(b);
+            }
+        }
         match (&mut self.power_states, &o.power_states) {
             (Some(a), Some(b)) => a.merge(b),
             (None, Some(b)) => self.power_states = Some(b.clone()),
@@ -459,6 +588,8 @@ pub struct RegTracker {
     /// Registers allocated now, and the most at once.
     allocated_now: u64,
     allocated_peak: u64,
+    /// Occupancy over time (allocated, live), when asked for ([`Self::record_series`]).
+    series: Option<Box<(SeriesCounter, SeriesCounter)>>,
 }
 
 /// Access timestamps of one physical register (16-byte aligned: never split across two
@@ -509,6 +640,7 @@ impl RegTracker {
             power: None,
             allocated_now: 0,
             allocated_peak: 0,
+            series: None,
         }
     }
 
@@ -548,6 +680,31 @@ impl RegTracker {
         i / self.rows_per_subarray as usize
     }
 
+    /// Also integrates the allocated and live register counts over windows of `window`
+    /// cycles ([`RfActivity::register_series`]; 0: off).
+    pub fn record_series(&mut self, window: u64) {
+        self.series = (window > 0)
+            .then(|| Box::new((SeriesCounter::new(window), SeriesCounter::new(window))));
+    }
+
+    /// Whether row `i` is asleep at `now` under `rule` (before an access at `now` wakes it):
+    /// the states [`PowerStateCycles`] counts. Always false without power-state tracking.
+    #[inline]
+    pub fn asleep(&self, i: usize, now: u64, rule: SleepRule) -> bool {
+        let Some(p) = &self.power else {
+            return false;
+        };
+        let Some(r) = p.rows.get(i) else {
+            return false;
+        };
+        match rule {
+            SleepRule::Register => r.on_since == NONE,
+            SleepRule::Subarray => p.sub_on_since.get(self.sub(i)).is_some_and(|&s| s == NONE),
+            SleepRule::Drowsy => now.saturating_sub(r.last_touch) > p.timeout,
+            SleepRule::TriModal => r.tri_last == NONE || now.saturating_sub(r.tri_last) > p.timeout,
+        }
+    }
+
     /// Physical register `i` becomes allocated at `now`.
     pub fn allocate(&mut self, i: usize, now: u64) {
         let Some(r) = self.alloc.get_mut(i) else {
@@ -558,6 +715,9 @@ impl RegTracker {
         }
         r.alloc_since = now;
         self.allocated_now += 1;
+        if let Some(s) = &mut self.series {
+            s.0.change(now, 1);
+        }
         self.allocated_peak = self.allocated_peak.max(self.allocated_now);
         let s = self.sub(i);
         if self.sub_alloc_count[s] == 0 {
@@ -582,6 +742,9 @@ impl RegTracker {
         let d = now.saturating_sub(r.alloc_since);
         r.alloc_since = NONE;
         self.allocated_now -= 1;
+        if let Some(s) = &mut self.series {
+            s.0.change(now, -1);
+        }
         r.allocated += d;
         h.last_access = NONE;
         act.allocated_register_cycles += d;
@@ -606,6 +769,9 @@ impl RegTracker {
             let last = std::mem::replace(&mut r.last_access, now);
             if r.live_since == NONE {
                 r.live_since = now;
+                if let Some(s) = &mut self.series {
+                    s.1.change(now, 1);
+                }
             }
             if last != NONE {
                 self.note_interval(now.saturating_sub(last));
@@ -668,6 +834,9 @@ impl RegTracker {
             if r.live_since != NONE {
                 act.live_register_cycles += now.saturating_sub(r.live_since);
                 r.live_since = NONE;
+                if let Some(s) = &mut self.series {
+                    s.1.change(now, -1);
+                }
             }
         }
     }
@@ -686,6 +855,17 @@ impl RegTracker {
         act.physical_registers += self.regs.len() as u64;
         act.allocated_peak = act.allocated_peak.max(self.allocated_peak);
         self.allocated_peak = 0;
+        if let Some(s) = &mut self.series {
+            let w = s.0.window;
+            let alloc = s.0.finish(now);
+            let live = s.1.finish(now);
+            fold_series(&mut act.register_series, w, &alloc, |x, v| {
+                x.allocated_register_cycles += v
+            });
+            fold_series(&mut act.register_series, w, &live, |x, v| {
+                x.live_register_cycles += v
+            });
+        }
         if let Some(p) = &mut self.power {
             let c = p.finish(now);
             match &mut act.power_states {
@@ -907,6 +1087,40 @@ mod tests {
 mod power_state_tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// Issue 27, exposed wake-ups: the sleep state a read would find, on the same trace as
+    /// [`issue27_hand_trace`] (timeout 3, 2 rows in 1 sub-array).
+    #[test]
+    fn issue27_asleep_follows_the_counted_states() {
+        let mut t = RegTracker::with_power_states(2, 2, 3, 0);
+        let mut act = RfActivity::default();
+        let on = |t: &RegTracker, now, r| (t.asleep(0, now, r), t.asleep(1, now, r));
+        // nothing allocated: gated and tri-modal rows are off; drowsy rows start awake
+        assert_eq!(on(&t, 1, SleepRule::Register), (true, true));
+        assert_eq!(on(&t, 1, SleepRule::Subarray), (true, true));
+        assert_eq!(on(&t, 1, SleepRule::TriModal), (true, true));
+        assert_eq!(on(&t, 1, SleepRule::Drowsy), (false, false));
+        assert_eq!(on(&t, 4, SleepRule::Drowsy), (true, true));
+        t.allocate(0, 2);
+        // allocated but not written: gated off, tri-modal awake for 3 cycles
+        assert_eq!(on(&t, 3, SleepRule::Register), (true, true));
+        assert_eq!(on(&t, 3, SleepRule::TriModal), (false, true));
+        t.write(0, 4, &mut act);
+        assert_eq!(on(&t, 5, SleepRule::Register), (false, true));
+        // the sub-array is on for both rows once r0 is written
+        assert_eq!(on(&t, 5, SleepRule::Subarray), (false, false));
+        assert!(!on(&t, 7, SleepRule::Drowsy).0);
+        assert!(on(&t, 8, SleepRule::Drowsy).0);
+        assert!(on(&t, 8, SleepRule::TriModal).0);
+        t.read(0, 8, &mut act);
+        assert!(!on(&t, 9, SleepRule::TriModal).0);
+        t.free(0, 15, &mut act);
+        assert!(on(&t, 16, SleepRule::Register).0);
+        assert_eq!(on(&t, 16, SleepRule::Subarray), (true, true));
+        // without power-state tracking nothing is ever asleep
+        let plain = RegTracker::new(2, 2);
+        assert!(!plain.asleep(0, 100, SleepRule::Drowsy));
+    }
 
     /// Issue 27: a hand-made trace, every count by hand (timeout 3; 2 rows in 1 sub-array):
     /// t=2 alloc r0; t=4 write r0; t=5 alloc r1; t=6 read r0; t=12 read r0; t=15 free r0;

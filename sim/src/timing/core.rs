@@ -35,7 +35,9 @@
 use std::cmp::Reverse;
 use std::collections::VecDeque;
 
-use super::activity::{Activity, CoreActivity, MemActivity, RfActivity};
+use super::activity::{
+    fold_series, Activity, CoreActivity, MemActivity, RfActivity, SeriesCounter,
+};
 use super::config::{ConfigError, GpuConfig, OpTiming, SchedulerPolicy};
 use super::functional::{
     FunctionalWarpModel, InstrInfo, MemOpKind, MemSpaceKind, ModelError, UnitClass, WarpKey,
@@ -85,6 +87,9 @@ pub enum TimingError {
 pub struct RunOptions {
     /// Abort after this many cycles (runaway kernels); at most [`MAX_CYCLES`].
     pub max_cycles: u64,
+    /// Register occupancy per window of this many cycles (`RfActivity::register_series`;
+    /// 0: not recorded).
+    pub series_window: u64,
 }
 
 /// The largest `max_cycles` a run accepts: [`Events`] keeps cycles in 41 bits, so every
@@ -95,6 +100,7 @@ impl Default for RunOptions {
     fn default() -> Self {
         RunOptions {
             max_cycles: MAX_CYCLES,
+            series_window: 0,
         }
     }
 }
@@ -508,6 +514,8 @@ struct Sm<D: RegisterFileDesign> {
     /// registers per warp), and per warp of the launch (`RfActivity::architected_peak`).
     arch_regs_now: u64,
     arch_regs_per_warp: u64,
+    /// The architected count over time, when a series is recorded.
+    arch_series: Option<SeriesCounter>,
     warps: Vec<Option<Warp>>,
     /// [`Gate`] per warp slot, refreshed by [`Sm::refresh_gate`] wherever an input changes.
     gates: Vec<Gate>,
@@ -894,8 +902,15 @@ where
     };
     let mut sms: Vec<Sm<D>> = Vec::with_capacity(cfg.sms as usize);
     for i in 0..cfg.sms {
-        let d = make_design(i);
-        sms.push(Sm::new(cfg, i, d)?);
+        let mut d = make_design(i);
+        if opts.series_window > 0 {
+            d.record_series(opts.series_window);
+        }
+        let mut sm = Sm::new(cfg, i, d)?;
+        if opts.series_window > 0 {
+            sm.arch_series = Some(SeriesCounter::new(opts.series_window));
+        }
+        sms.push(sm);
     }
     // kernel launch latency (GPGPU-Sim m_kernel_TB_latency): no CTA starts before it, and
     // its cycles count (idle on every scheduler)
@@ -993,6 +1008,17 @@ where
             act: &mut sm.rf_act,
         };
         sm.design.finish(&mut ctx);
+        if let Some(s) = &mut sm.arch_series {
+            let w = opts.series_window;
+            let sums = s.finish(now + 1);
+            fold_series(&mut sm.rf_act.register_series, w, &sums, |x, v| {
+                x.architected_register_cycles += v
+            });
+            // the last window ends with the run
+            if let Some(last) = sm.rf_act.register_series.last_mut() {
+                last.cycles = (now + 1).saturating_sub(last.start_cycle).min(w);
+            }
+        }
         core.merge(&sm.act);
         rf.merge(&sm.rf_act);
         memact.merge(&sm.mem_act);
@@ -1107,6 +1133,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             design,
             arch_regs_now: 0,
             arch_regs_per_warp: 0,
+            arch_series: None,
             warps: vec![None; s.limits.max_warps as usize],
             gates: vec![Gate::EMPTY; s.limits.max_warps as usize],
             preds: vec![0; s.limits.max_warps as usize * 32],
@@ -1204,6 +1231,9 @@ impl<D: RegisterFileDesign> Sm<D> {
                 .allocate_warp(&mut ctx, *w, sh.regs_per_thread)?;
             self.arch_regs_per_warp = u64::from(sh.reserved_regs_per_warp / 32);
             self.arch_regs_now += self.arch_regs_per_warp;
+            if let Some(s) = &mut self.arch_series {
+                s.change(now, self.arch_regs_per_warp as i64);
+            }
             self.rf_act.architected_peak = self.rf_act.architected_peak.max(self.arch_regs_now);
             let key = cta * wpc + i as u32;
             let next = sh.next_sid(model, key);
@@ -1637,6 +1667,9 @@ impl<D: RegisterFileDesign> Sm<D> {
         };
         self.design.free_warp(&mut ctx, ws);
         self.arch_regs_now = self.arch_regs_now.saturating_sub(self.arch_regs_per_warp);
+        if let Some(s) = &mut self.arch_series {
+            s.change(now, -(self.arch_regs_per_warp as i64));
+        }
         self.warps[usize::from(slot)] = None;
         self.refresh_gate(usize::from(slot));
         let sc = usize::from(ws.sub_core);

@@ -301,6 +301,11 @@ pub trait RegisterFileDesign {
     /// fallback for executors that read an operand the instruction info did not list).
     fn peek(&self, warp: WarpSlot, reg: RegId) -> [u32; 32];
 
+    /// Record register occupancy per window of `window` cycles
+    /// (`RegTracker::record_series`), called once before the run when
+    /// `RunOptions::series_window` is set. Default: nothing (no allocated/live series).
+    fn record_series(&mut self, _window: u64) {}
+
     /// End of the run at `ctx.now`: close occupancy intervals (`RegTracker::finish`).
     fn finish(&mut self, ctx: &mut RfCtx);
     /// The design's own statistics.
