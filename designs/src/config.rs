@@ -409,6 +409,8 @@ pub struct ResolvedConfig {
 pub enum DesignParams {
     /// Seed 002 ([`crate::renaming::RenamingParams`]).
     Renaming(crate::renaming::RenamingParams),
+    /// Seed 003 ([`crate::malekeh::MalekehParams`]).
+    Malekeh(crate::malekeh::MalekehParams),
 }
 
 /// Errors resolving a configuration. Each names the file (or `--set`) and the key.
@@ -693,6 +695,7 @@ impl ResolvedConfig {
         }
         match &self.design {
             Some(DesignParams::Renaming(p)) => p.validate().map_err(|(k, m)| bad(k, m))?,
+            Some(DesignParams::Malekeh(p)) => p.validate(self).map_err(|(k, m)| bad(k, m))?,
             None => {}
         }
         if !(1..=1000).contains(&self.power.wakeup_cycles) {

@@ -23,6 +23,7 @@ use crate::energy::{
     combine_levels, AreaSummary, EnergyError, EnergySummary, EventCounts, Inventory,
 };
 use crate::gpu_side::{self, BeyondRfInventory};
+use crate::malekeh::{self, sthld::Sthld, MalekehRf, MalekehStats};
 use crate::power_modes::{self, PowerManagement, RowDomains};
 use crate::renaming::{self, KernelPlan, RenamingRf, RenamingStats};
 use crate::spec::DesignSpec;
@@ -34,6 +35,7 @@ use regwatt_tech::units::Energy;
 pub enum DesignStats {
     Baseline(BaselineStats),
     Renaming(RenamingStats),
+    Malekeh(MalekehStats),
 }
 
 impl DesignStats {
@@ -42,6 +44,7 @@ impl DesignStats {
         match (self, o) {
             (DesignStats::Baseline(a), DesignStats::Baseline(b)) => a.merge(b),
             (DesignStats::Renaming(a), DesignStats::Renaming(b)) => a.merge(b),
+            (DesignStats::Malekeh(a), DesignStats::Malekeh(b)) => a.merge(b),
             _ => {}
         }
     }
@@ -51,6 +54,7 @@ impl DesignStats {
         match self {
             DesignStats::Baseline(s) => s.unallocated_accesses,
             DesignStats::Renaming(s) => s.unallocated_accesses,
+            DesignStats::Malekeh(s) => s.banks.unallocated_accesses,
         }
     }
 }
@@ -97,6 +101,29 @@ pub fn simulate<F: FunctionalWarpModel>(
             )?;
             Ok(map_stats(a, DesignStats::Renaming))
         }
+        DesignSpec::Malekeh => {
+            let p = match &cfg.design {
+                Some(DesignParams::Malekeh(p)) => p,
+                _ => {
+                    return Err(TimingError::Rf(regwatt_sim::timing::rf::RfError::Other(
+                        "design `malekeh`: the configuration has no `[design]` table (resolve it with the design)".into(),
+                    )))
+                }
+            };
+            // one STHLD controller for the whole GPU, counted from the end of the launch
+            // latency
+            let sthld = std::rc::Rc::new(std::cell::RefCell::new(Sthld::new(
+                p,
+                u64::from(cfg.gpu.kernel_launch_latency),
+            )));
+            let a = regwatt_sim::timing::run(
+                &cfg.gpu,
+                model,
+                |sm| MalekehRf::new(cfg, p, sm, sthld.clone()),
+                opts,
+            )?;
+            Ok(map_stats(a, DesignStats::Malekeh))
+        }
     }
 }
 
@@ -105,7 +132,7 @@ pub fn simulate<F: FunctionalWarpModel>(
 pub fn renaming_params(cfg: &ResolvedConfig) -> Result<&renaming::RenamingParams, TimingError> {
     match &cfg.design {
         Some(DesignParams::Renaming(p)) => Ok(p),
-        None => Err(TimingError::Rf(regwatt_sim::timing::rf::RfError::Other(
+        _ => Err(TimingError::Rf(regwatt_sim::timing::rf::RfError::Other(
             "design `renaming`: the configuration has no `[design]` table (resolve it with the design)".into(),
         ))),
     }
@@ -143,13 +170,16 @@ pub fn inventory(design: DesignSpec, cfg: &ResolvedConfig) -> Result<Inventory, 
     match design {
         DesignSpec::Baseline => baseline::hardware::inventory(cfg),
         DesignSpec::Renaming => renaming::hardware::inventory(cfg),
+        DesignSpec::Malekeh => malekeh::hardware::inventory(cfg),
     }
 }
 
 /// The power-managed domains of the design's register rows ([`crate::power_modes`]).
 pub fn power_domains(design: DesignSpec, cfg: &ResolvedConfig) -> Result<RowDomains, EnergyError> {
     match design {
-        DesignSpec::Baseline | DesignSpec::Renaming => baseline::hardware::power_domains(cfg),
+        DesignSpec::Baseline | DesignSpec::Renaming | DesignSpec::Malekeh => {
+            baseline::hardware::power_domains(cfg)
+        }
     }
 }
 
@@ -158,6 +188,7 @@ pub fn events(cfg: &ResolvedConfig, act: &DesignActivity) -> EventCounts {
     match &act.design_stats {
         DesignStats::Baseline(s) => baseline::hardware::events(cfg, &act.core, s),
         DesignStats::Renaming(s) => renaming::hardware::events(cfg, &act.core, s),
+        DesignStats::Malekeh(s) => malekeh::hardware::events(cfg, &act.core, s),
     }
 }
 

@@ -16,22 +16,29 @@ pub enum DesignSpec {
     /// Registers renamed across warps with compiler release flags (seed 002,
     /// [`crate::renaming`]).
     Renaming,
+    /// Caching collector units with compiler reuse hints (seed 003, [`crate::malekeh`]).
+    Malekeh,
 }
 
 /// Unknown design name.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown design `{0}` (known: baseline, renaming)")]
+#[error("unknown design `{0}` (known: baseline, renaming, malekeh)")]
 pub struct UnknownDesign(pub String);
 
 impl DesignSpec {
     /// Every design, in report order.
-    pub const ALL: [DesignSpec; 2] = [DesignSpec::Baseline, DesignSpec::Renaming];
+    pub const ALL: [DesignSpec; 3] = [
+        DesignSpec::Baseline,
+        DesignSpec::Renaming,
+        DesignSpec::Malekeh,
+    ];
 
     /// Name on the command line and in reports.
     pub fn name(self) -> &'static str {
         match self {
             DesignSpec::Baseline => "baseline",
             DesignSpec::Renaming => "renaming",
+            DesignSpec::Malekeh => "malekeh",
         }
     }
 
@@ -42,6 +49,10 @@ impl DesignSpec {
             DesignSpec::Renaming => Some((
                 "designs/src/renaming/defaults.toml",
                 include_str!("renaming/defaults.toml"),
+            )),
+            DesignSpec::Malekeh => Some((
+                "designs/src/malekeh/defaults.toml",
+                include_str!("malekeh/defaults.toml"),
             )),
         }
     }

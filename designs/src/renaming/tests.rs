@@ -17,7 +17,7 @@ fn cfg(gpu: GpuPreset, sets: &[&str]) -> ResolvedConfig {
 fn params(c: &ResolvedConfig) -> RenamingParams {
     match &c.design {
         Some(crate::config::DesignParams::Renaming(p)) => p.clone(),
-        None => panic!("no [design]"),
+        _ => panic!("no [design] of renaming"),
     }
 }
 
@@ -240,4 +240,101 @@ fn issue28_table_bank_conflicts_serialise_beyond_the_lookups_per_cycle() {
     ctx.now = 11;
     rf.route_read(&mut ctx, &op(w(0), 1));
     assert_eq!(rf.read(&mut ctx, &op(w(0), 1)).delay, Delay::None);
+}
+
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// One step of a random access sequence on 4 warp slots of 12 registers.
+    #[derive(Clone, Debug)]
+    enum Op {
+        Launch(u16),
+        Exit(u16),
+        Write(u16, u16, u32),
+        Read(u16, u16),
+        Release(u16, u16, bool),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            (0u16..4).prop_map(Op::Launch),
+            (0u16..4).prop_map(Op::Exit),
+            (0u16..4, 0u16..12, any::<u32>()).prop_map(|(w, r, m)| Op::Write(w, r, m)),
+            (0u16..4, 0u16..12).prop_map(|(w, r)| Op::Read(w, r)),
+            (0u16..4, 0u16..12, any::<bool>()).prop_map(|(w, r, b)| Op::Release(w, r, b)),
+        ]
+    }
+
+    proptest! {
+        /// Issue 28 invariants under any sequence, for every mapping policy and with exempt
+        /// registers: one row per mapping, flag popcount = mappings + exempt reservations,
+        /// mappings ≤ resident warps × registers, a value read back is the last one written
+        /// to that (warp, register) while it stays mapped, and nothing is left after every
+        /// warp exits.
+        #[test]
+        fn issue28_invariants_hold_for_any_access_sequence(
+            ops in proptest::collection::vec(op(), 1..120),
+            policy in 0usize..3,
+        ) {
+            let mapping = ["consolidate", "wear_level", "static"][policy];
+            let c = cfg(GpuPreset::Rtx2060, &[&format!("design.mapping={mapping}")]);
+            let mut rf = RenamingRf::new(&c, &params(&c), &plan(12, &[7]));
+            let mut act = RfActivity::default();
+            let mut shadow: std::collections::HashMap<(u16, u16), u32> = Default::default();
+            let mut live = [false; 4];
+            for (k, o) in ops.iter().enumerate() {
+                let mut ctx = RfCtx { now: k as u64, sm: 0, act: &mut act };
+                let ws = |s: u16| WarpSlot { slot: s * 4, sub_core: 0 };
+                match *o {
+                    Op::Launch(s) if !live[s as usize] => {
+                        rf.allocate_warp(&mut ctx, ws(s), 12).expect("fits");
+                        live[s as usize] = true;
+                    }
+                    Op::Exit(s) if live[s as usize] => {
+                        rf.free_warp(&mut ctx, ws(s));
+                        live[s as usize] = false;
+                        shadow.retain(|(w, _), _| *w != s);
+                    }
+                    Op::Write(s, r, v) if live[s as usize] => {
+                        rf.write(&mut ctx, &wr(ws(s), r), &[v; 32], u32::MAX);
+                        shadow.insert((s, r), v);
+                    }
+                    Op::Read(s, r) if live[s as usize] => {
+                        if let Some(v) = shadow.get(&(s, r)) {
+                            prop_assert_eq!(rf.read(&mut ctx, &op_ref(ws(s), r)).values[5], *v);
+                        }
+                    }
+                    Op::Release(s, r, pir) if live[s as usize] => {
+                        let cause = if pir { ReleaseCause::Pir } else { ReleaseCause::Pbr };
+                        rf.release(&mut ctx, ws(s), r, cause);
+                        // an exempt register (R7) keeps its value
+                        if r != 7 {
+                            shadow.remove(&(s, r));
+                        }
+                    }
+                    _ => {}
+                }
+                let resident = live.iter().filter(|l| **l).count() as u64;
+                prop_assert!(rf.check_invariants(resident).is_ok(), "{:?}", rf.check_invariants(resident));
+                // the exempt register is reserved for every resident warp
+                prop_assert!(rf.physical_in_use() >= resident);
+            }
+            let mut ctx = RfCtx { now: 1000, sm: 0, act: &mut act };
+            for s in 0..4u16 {
+                if live[s as usize] {
+                    rf.free_warp(&mut ctx, WarpSlot { slot: s * 4, sub_core: 0 });
+                }
+            }
+            prop_assert_eq!(rf.physical_in_use(), 0);
+            let st = rf.stats();
+            prop_assert_eq!(st.allocations, st.releases + st.freed_at_exit + st.exempt_reserved);
+            prop_assert_eq!(st.unallocated_accesses, 0);
+            prop_assert_eq!(st.allocation_failures, 0);
+        }
+    }
+
+    fn op_ref(warp: WarpSlot, reg: RegId) -> OperandRef {
+        super::op(warp, reg)
+    }
 }

@@ -2323,13 +2323,19 @@ impl<D: RegisterFileDesign> Sm<D> {
                 break;
             }
             match self.choose(sc, slot, now) {
-                Some(ci) => {
+                Ok(Some(ci)) => {
                     self.issue_to(sh, sc, ci, slot, now)?;
                     issued += 1;
                 }
-                None => {
+                Ok(None) => {
                     self.subs[sc].dirty = true;
                     reason = Some(StallKind::CollectorFull);
+                }
+                Err(()) => {
+                    // the design stalls this scheduler for the cycle
+                    self.subs[sc].dirty = true;
+                    reason = Some(StallKind::CollectorFull);
+                    break;
                 }
             }
         }
@@ -2387,9 +2393,10 @@ impl<D: RegisterFileDesign> Sm<D> {
             .map_or(u64::MAX, |w| w.age)
     }
 
-    /// The design's collector choice for warp `slot` among the free collectors of `sc`, or
-    /// None if it chose to wait (or named a collector that is not free).
-    fn choose(&mut self, sc: usize, slot: u16, now: u64) -> Option<usize> {
+    /// The design's collector choice for warp `slot` among the free collectors of `sc`:
+    /// `Ok(Some(c))`, `Ok(None)` if it chose to wait (or named a collector that is not free),
+    /// `Err(())` if it stalls the scheduler for this cycle.
+    fn choose(&mut self, sc: usize, slot: u16, now: u64) -> Result<Option<usize>, ()> {
         let ws = WarpSlot {
             slot,
             sub_core: sc as u8,
@@ -2407,9 +2414,10 @@ impl<D: RegisterFileDesign> Sm<D> {
                 if usize::from(c) < self.subs[sc].collectors.len()
                     && self.subs[sc].free_mask >> c & 1 != 0 =>
             {
-                Some(usize::from(c))
+                Ok(Some(usize::from(c)))
             }
-            _ => None,
+            CollectorChoice::Stall => Err(()),
+            _ => Ok(None),
         }
     }
 
@@ -2540,11 +2548,20 @@ impl<D: RegisterFileDesign> Sm<D> {
                 reason = Some(StallKind::CollectorFull);
                 break;
             }
-            let Some(ci) = self.choose(sc, slot, now) else {
-                // the design's policy may change its mind next cycle
-                self.subs[sc].dirty = true;
-                reason = Some(StallKind::CollectorFull);
-                continue;
+            let ci = match self.choose(sc, slot, now) {
+                Ok(Some(ci)) => ci,
+                Ok(None) => {
+                    // the design's policy may change its mind next cycle
+                    self.subs[sc].dirty = true;
+                    reason = Some(StallKind::CollectorFull);
+                    continue;
+                }
+                Err(()) => {
+                    // the design stalls this scheduler for the cycle
+                    self.subs[sc].dirty = true;
+                    reason = Some(StallKind::CollectorFull);
+                    break;
+                }
             };
             self.issue_to(sh, sc, ci, slot, now)?;
             issued += 1;
@@ -2687,8 +2704,9 @@ impl<D: RegisterFileDesign> Sm<D> {
                     slot_v.granted = true;
                     slot_v.ready_at = now + 1 + extra;
                     c.ready_at = c.ready_at.max(slot_v.ready_at);
+                    // a value already in the collector (a collector-cache hit) is not
+                    // written into it again: `collector_writes` counts bank deliveries
                     self.act.bypassed_reads += 1;
-                    self.act.collector_writes += 1;
                 }
             }
         }

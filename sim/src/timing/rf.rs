@@ -146,8 +146,12 @@ pub enum ReleaseCause {
 pub enum CollectorChoice {
     /// Use this free collector (index within the sub-core).
     Use(u16),
-    /// Do not issue this warp now (seed 003's STHLD wait, or its "same CCU only" rule).
+    /// Do not issue this warp now; the scheduler goes on to its next ready warp this cycle
+    /// (seed 003's "same CCU only" rule, Fig. 6 ④).
     Wait,
+    /// Do not issue at all this cycle: the scheduler stalls (seed 003's STHLD wait, Fig. 6
+    /// ⑦; counted as a collector-full stall).
+    Stall,
 }
 
 /// What the LD/ST stage should do with a global/local memory instruction.
