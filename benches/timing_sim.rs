@@ -6,7 +6,9 @@
 //!   cycles come from one counted run; target within 1.5x of always-on);
 //! * `renaming`: design `renaming` with its defaults (issue 28: target within 1.5x of the
 //!   baseline);
-//! * `renaming+tri-modal`: renaming with power states counted.
+//! * `renaming+tri-modal`: renaming with power states counted;
+//! * `malekeh`: design `malekeh` with its defaults (issue 29: target within 1.5x of the
+//!   baseline).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use regwatt_designs::config::{resolve, GpuPreset, Overrides, PowerMode};
@@ -39,6 +41,7 @@ fn bench(c: &mut Criterion) {
             DesignSpec::Renaming,
             PowerMode::TriModal,
         ),
+        ("malekeh", DesignSpec::Malekeh, PowerMode::AlwaysOn),
     ] {
         let ov = Overrides {
             design: Some(design),

@@ -363,6 +363,16 @@ impl MalekehRf {
         x
     }
 
+    /// A uniformly random set bit of `mask` (not 0).
+    fn random_bit(&mut self, mask: u64) -> usize {
+        let k = self.random() % u64::from(mask.count_ones().max(1));
+        let mut m = mask;
+        for _ in 0..k {
+            m &= m - 1;
+        }
+        m.trailing_zeros() as usize
+    }
+
     fn near(&self, reuse: Option<u32>) -> bool {
         reuse.is_some_and(|d| d < self.p.rthld)
     }
@@ -400,13 +410,14 @@ impl MalekehRf {
             return Some(i);
         }
         if self.p.policy == Policy::Malekeh {
-            let far: Vec<usize> = (0..entries.len())
-                .filter(|&i| !entries[i].locked && !entries[i].near)
-                .collect();
-            if !far.is_empty() {
-                let k = (self.random() % far.len() as u64) as usize;
+            let far = entries
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| !e.locked && !e.near)
+                .fold(0u64, |m, (i, _)| m | 1 << i);
+            if far != 0 {
                 self.stats.far_replacements += 1;
-                return Some(far[k]);
+                return Some(self.random_bit(far));
             }
         }
         let entries = &self.ccus[sc][c].entries;
@@ -515,20 +526,24 @@ impl RegisterFileDesign for MalekehRf {
             self.stats.own_ccu_busy += 1;
             return CollectorChoice::Wait;
         }
-        let frees: Vec<usize> = (0..n).filter(|&c| free >> c & 1 != 0).collect();
-        if frees.is_empty() {
+        let frees = free & if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
+        if frees == 0 {
             return CollectorChoice::Wait; // ⑥
         }
         // ⑤: a free far CCU, at random
-        let far: Vec<usize> = frees
-            .iter()
-            .copied()
-            .filter(|&c| Self::is_far(&self.ccus[sc][c]))
-            .collect();
-        if !far.is_empty() {
-            let k = (self.random() % far.len() as u64) as usize;
+        let mut far = 0u64;
+        let mut m = frees;
+        while m != 0 {
+            let c = m.trailing_zeros() as usize;
+            m &= m - 1;
+            if Self::is_far(&self.ccus[sc][c]) {
+                far |= 1 << c;
+            }
+        }
+        if far != 0 {
             self.stats.alloc_far += 1;
-            return pick(self, far[k]);
+            let c = self.random_bit(far);
+            return pick(self, c);
         }
         // ⑦–⑨: only near CCUs are free: wait STHLD times, then take one at random
         let sthld = self.sthld.borrow_mut().current(ctx.now);
@@ -538,9 +553,9 @@ impl RegisterFileDesign for MalekehRf {
             return CollectorChoice::Stall;
         }
         self.wait_counter = 0;
-        let k = (self.random() % frees.len() as u64) as usize;
         self.stats.alloc_after_wait += 1;
-        pick(self, frees[k])
+        let c = self.random_bit(frees);
+        pick(self, c)
     }
 
     fn warp_priority(&self, warp: WarpSlot) -> u8 {
