@@ -253,3 +253,64 @@ fn issue27_power_mode_through_the_binary() {
     );
     assert!(e.contains("power.gating_perf_loss"), "{e}");
 }
+
+/// Issue 27: `run --out` in a power mode writes the states and wake-ups as CSV; the state
+/// cycles partition the row-cycles and the energies add up to the cells' static energy.
+#[test]
+fn issue27_power_states_csv() {
+    let dir = common::tmp_dir("power_modes", "states-csv");
+    let o = regwatt(&[
+        "run",
+        "--workload",
+        "reduction",
+        "--gpu",
+        "gtx480",
+        "--power-mode",
+        "tri-modal",
+        "--out",
+        dir.to_str().expect("utf8"),
+        "--json",
+    ]);
+    assert_success(&o, "run --power-mode tri-modal --out");
+    let v: serde_json::Value =
+        serde_json::from_str(&String::from_utf8_lossy(&o.stdout)).expect("json");
+    let csv = std::fs::read_to_string(dir.join("power_states.csv")).expect("csv");
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("mode,record,name,count,energy_j"));
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    let states: Vec<&Vec<&str>> = rows.iter().filter(|r| r[1] == "state_cycles").collect();
+    assert_eq!(states.len(), 3, "{csv}");
+    let cycles: u64 = states
+        .iter()
+        .map(|r| r[3].parse::<u64>().expect("count"))
+        .sum();
+    assert_eq!(
+        cycles,
+        v["power_management"]["counts"]["row_cycles"]
+            .as_u64()
+            .expect("row cycles")
+    );
+    let energy = |r: &Vec<&str>| r[4].parse::<f64>().expect("energy");
+    let parts: f64 = rows.iter().filter(|r| r[1] != "cells").map(energy).sum();
+    let cells = rows
+        .iter()
+        .find(|r| r[1] == "cells" && r[2] == "in_mode")
+        .map(energy)
+        .expect("cells row");
+    assert!((parts / cells - 1.0).abs() < 1e-9, "{parts} vs {cells}");
+    // always on: no such file
+    let dir2 = common::tmp_dir("power_modes", "states-csv-on");
+    assert_success(
+        &regwatt(&[
+            "run",
+            "--workload",
+            "reduction",
+            "--gpu",
+            "gtx480",
+            "--out",
+            dir2.to_str().expect("utf8"),
+        ]),
+        "run --out always on",
+    );
+    assert!(!dir2.join("power_states.csv").exists());
+}

@@ -76,7 +76,7 @@ pub struct Args {
     #[arg(long)]
     pub dump: Option<PathBuf>,
     /// Write report.json, energy.csv and resolved_config.toml into DIR (and
-    /// register_series.csv with `--series-window`).
+    /// register_series.csv with `--series-window`, power_states.csv in a power mode).
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Record register occupancy per window of this many cycles: architected, allocated and
@@ -86,6 +86,45 @@ pub struct Args {
     pub series_window: Option<u64>,
     #[command(flatten)]
     pub limits: super::RunLimits,
+}
+
+/// The power mode's states and wake-ups as CSV (issue 27): one row per state (row- or
+/// sub-array-cycles in it, the cells' leakage energy in it) and per kind of wake-up (count,
+/// energy), then the cells' static energy in the mode and always on.
+fn power_states_csv(r: &RunReport) -> anyhow::Result<Option<String>> {
+    let Some(pm) = &r.power_management else {
+        return Ok(None);
+    };
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(["mode", "record", "name", "count", "energy_j"])?;
+    let mode = pm.mode.name();
+    for st in &pm.states {
+        w.write_record([
+            mode,
+            "state_cycles",
+            st.state,
+            &st.cycles.to_string(),
+            &format!("{:e}", st.energy.j()),
+        ])?;
+    }
+    for wk in &pm.wakeups {
+        w.write_record([
+            mode,
+            "wakeups",
+            wk.kind,
+            &wk.count.to_string(),
+            &format!("{:e}", wk.energy.j()),
+        ])?;
+    }
+    w.write_record([mode, "cells", "in_mode", "", &format!("{:e}", pm.cells.j())])?;
+    w.write_record([
+        mode,
+        "cells",
+        "always_on",
+        "",
+        &format!("{:e}", pm.cells_always_on.j()),
+    ])?;
+    Ok(Some(String::from_utf8(w.into_inner()?)?))
 }
 
 /// Register occupancy per window as CSV: per-SM means of the architected, allocated and live
@@ -463,6 +502,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         write(&dir.join("energy.csv"), &components_csv(&report))?;
         if args.series_window.is_some() {
             write(&dir.join("register_series.csv"), &series_csv(&report)?)?;
+        }
+        if let Some(csv) = power_states_csv(&report)? {
+            write(&dir.join("power_states.csv"), &csv)?;
         }
         write(&dir.join("resolved_config.toml"), &cfg.to_toml())?;
     }
