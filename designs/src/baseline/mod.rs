@@ -21,7 +21,10 @@
 //! slot keeps its first row index and row count, so an access is a shift, a mask and an add
 //! (issue 5: the per-access path is a large share of the simulator's run time).
 
+pub mod admission;
 pub mod hardware;
+
+pub use admission::RowAdmission;
 
 use regwatt_sim::timing::activity::RegTracker;
 use regwatt_sim::timing::config::BankMapping;
@@ -97,7 +100,6 @@ pub struct BaselineRf {
     stored_lanes: u32,
     rows: usize,
     ports: u8,
-    alloc_unit: u32,
     /// What the bank mapping adds to the register number is `slot & slot_mask`: the slot
     /// for `warp_interleaved` (all ones), 0 for `register_modulo`.
     slot_mask: usize,
@@ -107,7 +109,7 @@ pub struct BaselineRf {
     bank_mask: usize,
     bank_shift: u32,
     /// Row occupancy per sub-core (a warp takes the same rows in each bank).
-    used: Vec<Vec<bool>>,
+    admission: RowAdmission,
     /// Values: warp register `t = (sc·banks + bank)·rows + row` (also its [`RegTracker`]
     /// index, so sub-arrays of `rows_per_subarray` rows stay within one bank).
     cells: Vec<Row>,
@@ -148,7 +150,6 @@ impl BaselineRf {
             },
             rows,
             ports: s.register_file.ports_per_bank.clamp(1, 255) as u8,
-            alloc_unit: s.limits.register_alloc_unit.max(1),
             slot_mask: match s.register_file.bank_mapping {
                 BankMapping::WarpInterleaved => usize::MAX,
                 BankMapping::RegisterModulo => 0,
@@ -156,7 +157,7 @@ impl BaselineRf {
             banks_pow2: banks.is_power_of_two(),
             bank_mask: banks - 1,
             bank_shift: banks.trailing_zeros(),
-            used: vec![vec![false; rows]; sub_cores],
+            admission: RowAdmission::new(sub_cores, banks, rows, s.limits.register_alloc_unit),
             cells: vec![ZERO_ROW; sub_cores * banks * rows],
             warps: vec![WarpAlloc::default(); max_warps],
             access: vec![WarpAccess::default(); max_warps],
@@ -173,12 +174,7 @@ impl BaselineRf {
 
     /// Warp-registers reserved for `regs_per_thread` (allocation granularity applied).
     pub fn reserved_registers(&self, regs_per_thread: u32) -> u32 {
-        let thread_regs = regs_per_thread.max(1) * 32;
-        thread_regs.div_ceil(self.alloc_unit) * self.alloc_unit / 32
-    }
-
-    fn rows_needed(&self, regs_per_thread: u32) -> usize {
-        (self.reserved_registers(regs_per_thread) as usize).div_ceil(self.banks)
+        self.admission.reserved_registers(regs_per_thread)
     }
 
     /// (logical bank, row offset within the warp's allocation) of register `reg` of warp slot
@@ -258,21 +254,6 @@ impl BaselineRf {
         }
         WriteOutcome::DONE
     }
-
-    fn first_fit(used: &[bool], n: usize) -> Option<usize> {
-        let mut run = 0;
-        for (i, &u) in used.iter().enumerate() {
-            if u {
-                run = 0;
-            } else {
-                run += 1;
-                if run == n {
-                    return Some(i + 1 - n);
-                }
-            }
-        }
-        None
-    }
 }
 
 impl RegisterFileDesign for BaselineRf {
@@ -290,18 +271,10 @@ impl RegisterFileDesign for BaselineRf {
     }
 
     fn can_allocate(&self, warps: &[WarpSlot], regs_per_thread: u32) -> bool {
-        let n = self.rows_needed(regs_per_thread);
-        let mut used = self.used.clone();
-        for w in warps {
-            let Some(u) = used.get_mut(usize::from(w.sub_core)) else {
-                return false;
-            };
-            match Self::first_fit(u, n) {
-                Some(b) => u[b..b + n].iter_mut().for_each(|x| *x = true),
-                None => return false,
-            }
-        }
-        true
+        self.admission.can_allocate(
+            warps.iter().map(|w| usize::from(w.sub_core)),
+            regs_per_thread,
+        )
     }
 
     fn allocate_warp(
@@ -310,7 +283,7 @@ impl RegisterFileDesign for BaselineRf {
         warp: WarpSlot,
         regs_per_thread: u32,
     ) -> Result<(), RfError> {
-        let n = self.rows_needed(regs_per_thread);
+        let n = self.admission.rows_needed(regs_per_thread);
         let full = RfError::Full {
             slot: warp.slot,
             regs: regs_per_thread,
@@ -320,10 +293,7 @@ impl RegisterFileDesign for BaselineRf {
         if sc >= self.sub_cores || slot >= self.warps.len() {
             return Err(full);
         }
-        let base = Self::first_fit(&self.used[sc], n).ok_or(full)?;
-        self.used[sc][base..base + n]
-            .iter_mut()
-            .for_each(|x| *x = true);
+        let base = self.admission.reserve(sc, n).ok_or(full)?;
         self.warps[slot] = WarpAlloc { base, rows: n };
         self.access[slot] = WarpAccess {
             t0: (sc * self.banks * self.rows + base) as u32,
@@ -354,9 +324,7 @@ impl RegisterFileDesign for BaselineRf {
                 self.tracker.free(t, ctx.now, ctx.act);
             }
         }
-        self.used[sc][a.base..a.base + a.rows]
-            .iter_mut()
-            .for_each(|x| *x = false);
+        self.admission.release(sc, a.base, a.rows);
         self.warps[slot] = WarpAlloc::default();
         self.access[slot] = WarpAccess::default();
     }

@@ -45,6 +45,7 @@ use regwatt_sim::timing::rf::{
 };
 use serde::{Deserialize, Serialize};
 
+use crate::baseline::RowAdmission;
 use crate::config::ResolvedConfig;
 use plan::FlagLayout;
 
@@ -405,12 +406,11 @@ pub struct RenamingRf {
     rows: usize,
     rows_per_subarray: usize,
     ports: u8,
-    alloc_unit: u32,
     slot_mask: usize,
     /// Architectural registers per warp the table holds (`max_registers_per_thread`).
     max_regs: usize,
     /// Baseline admission: rows reserved per sub-core (first fit), and each slot's base/rows.
-    reserved: Vec<Vec<bool>>,
+    admission: RowAdmission,
     warp_rows: Vec<(usize, usize)>,
     /// Physical rows: `t = (sc·banks + bank)·rows + row` (the tracker's index too).
     cells: Vec<Row>,
@@ -465,13 +465,12 @@ impl RenamingRf {
             rows,
             rows_per_subarray: rps,
             ports: s.register_file.ports_per_bank.clamp(1, 255) as u8,
-            alloc_unit: s.limits.register_alloc_unit.max(1),
             slot_mask: match s.register_file.bank_mapping {
                 BankMapping::WarpInterleaved => usize::MAX,
                 BankMapping::RegisterModulo => 0,
             },
             max_regs,
-            reserved: vec![vec![false; rows]; sub_cores],
+            admission: RowAdmission::new(sub_cores, banks, rows, s.limits.register_alloc_unit),
             warp_rows: vec![(0, 0); max_warps],
             cells: vec![ZERO_ROW; n],
             taken: vec![0; n.div_ceil(64)],
@@ -500,30 +499,6 @@ impl RenamingRf {
                 ..RenamingStats::default()
             },
         }
-    }
-
-    fn reserved_registers(&self, regs_per_thread: u32) -> u32 {
-        let thread_regs = regs_per_thread.max(1) * 32;
-        thread_regs.div_ceil(self.alloc_unit) * self.alloc_unit / 32
-    }
-
-    fn rows_needed(&self, regs_per_thread: u32) -> usize {
-        (self.reserved_registers(regs_per_thread) as usize).div_ceil(self.banks)
-    }
-
-    fn first_fit(used: &[bool], n: usize) -> Option<usize> {
-        let mut run = 0;
-        for (i, &u) in used.iter().enumerate() {
-            if u {
-                run = 0;
-            } else {
-                run += 1;
-                if run == n {
-                    return Some(i + 1 - n);
-                }
-            }
-        }
-        None
     }
 
     /// The baseline's bank of (slot, reg) and the register's row offset in its warp's rows.
@@ -741,18 +716,10 @@ impl RegisterFileDesign for RenamingRf {
     }
 
     fn can_allocate(&self, warps: &[WarpSlot], regs_per_thread: u32) -> bool {
-        let n = self.rows_needed(regs_per_thread);
-        let mut used = self.reserved.clone();
-        for w in warps {
-            let Some(u) = used.get_mut(usize::from(w.sub_core)) else {
-                return false;
-            };
-            match Self::first_fit(u, n) {
-                Some(b) => u[b..b + n].iter_mut().for_each(|x| *x = true),
-                None => return false,
-            }
-        }
-        true
+        self.admission.can_allocate(
+            warps.iter().map(|w| usize::from(w.sub_core)),
+            regs_per_thread,
+        )
     }
 
     fn allocate_warp(
@@ -761,7 +728,7 @@ impl RegisterFileDesign for RenamingRf {
         warp: WarpSlot,
         regs_per_thread: u32,
     ) -> Result<(), RfError> {
-        let n = self.rows_needed(regs_per_thread);
+        let n = self.admission.rows_needed(regs_per_thread);
         let full = RfError::Full {
             slot: warp.slot,
             regs: regs_per_thread,
@@ -771,10 +738,7 @@ impl RegisterFileDesign for RenamingRf {
         if sc >= self.sub_cores || slot >= self.warp_rows.len() {
             return Err(full);
         }
-        let base = Self::first_fit(&self.reserved[sc], n).ok_or(full)?;
-        self.reserved[sc][base..base + n]
-            .iter_mut()
-            .for_each(|x| *x = true);
+        let base = self.admission.reserve(sc, n).ok_or(full)?;
         self.warp_rows[slot] = (base, n);
         // exempt registers: one reserved physical register each, for the warp's lifetime
         let regs = regs_per_thread.min(self.plan.exempt.len() as u32);
@@ -806,9 +770,7 @@ impl RegisterFileDesign for RenamingRf {
         }
         let sc = usize::from(warp.sub_core);
         if n > 0 && sc < self.sub_cores {
-            self.reserved[sc][base..base + n]
-                .iter_mut()
-                .for_each(|x| *x = false);
+            self.admission.release(sc, base, n);
         }
         self.warp_rows[slot] = (0, 0);
     }
