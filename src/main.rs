@@ -26,6 +26,10 @@ enum Command {
     Run(cli::run::Args),
     /// Every built-in workload on every design and GPU preset at 40 nm and 12 nm.
     Report(cli::report::Args),
+    /// A design-space sweep over a grid file's cross product (shardable).
+    Sweep(cli::sweep::Args),
+    /// Merge sharded sweep directories into what the unsharded sweep writes.
+    Merge(cli::sweep::MergeArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -37,5 +41,7 @@ fn main() -> anyhow::Result<()> {
         Command::Exec(a) => cli::exec::run(a),
         Command::Run(a) => cli::run::run(a),
         Command::Report(a) => cli::report::run(a),
+        Command::Sweep(a) => cli::sweep::run(a),
+        Command::Merge(a) => cli::sweep::merge(a),
     }
 }

@@ -48,3 +48,4 @@ pub mod ptx;
 pub mod report;
 pub mod run;
 pub mod sram;
+pub mod sweep;
