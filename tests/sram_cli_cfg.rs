@@ -317,3 +317,67 @@ fn issue2_interconnect_gating_saves_only_with_an_htree() {
         assert!(with_ic < printed, "{name}: {with_ic} vs {printed}");
     }
 }
+
+/// Issue 34: several cfg files (or a directory) in one process give, file by file, exactly
+/// the single-file JSON, one object per line in input order; a bad file is an error record
+/// in its place, the rest go on, and the command exits non-zero.
+#[test]
+fn issue34_batch_cfgs_equal_single_runs_and_keep_going_past_errors() {
+    let mut names: Vec<PathBuf> = std::fs::read_dir(cfg_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "cfg"))
+        .collect();
+    names.sort();
+    let pick: Vec<PathBuf> = names.iter().step_by(97).cloned().collect();
+    assert!(pick.len() >= 5);
+    let bad = std::env::temp_dir().join(format!("regwatt-batch-bad-{}.cfg", std::process::id()));
+    std::fs::write(&bad, "-size (bytes) 12x\n").unwrap();
+    let mut args: Vec<String> = vec!["sram".into(), "--cacti-cfg".into()];
+    args.extend(pick.iter().map(|p| p.display().to_string()));
+    args.insert(3, bad.display().to_string());
+    args.push("--json".into());
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = run(&refs);
+    assert!(
+        !o.status.success(),
+        "a failed file makes the batch exit non-zero"
+    );
+    assert!(!stderr(&o).contains("panicked"));
+    let lines: Vec<Value> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON object per line"))
+        .collect();
+    assert_eq!(lines.len(), pick.len() + 1);
+    // input order: the bad file is the second record
+    assert_eq!(lines[1]["file"], bad.display().to_string());
+    assert!(lines[1]["error"].as_str().is_some_and(|e| !e.is_empty()));
+    let good: Vec<&Value> = lines.iter().filter(|l| l.get("error").is_none()).collect();
+    for (p, got) in pick.iter().zip(good) {
+        let single = json_of(&run(&[
+            "sram",
+            "--cacti-cfg",
+            &p.display().to_string(),
+            "--json",
+        ]));
+        let mut got = got.clone();
+        got.as_object_mut().unwrap().remove("file");
+        assert_eq!(got, single, "{}", p.display());
+    }
+    let _ = std::fs::remove_file(&bad);
+    // a directory: every cfg, sorted; CSV has a row per file
+    let o = run(&[
+        "sram",
+        "--cacti-cfg",
+        &cfg_dir().display().to_string(),
+        "--csv",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let csv = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(csv.lines().count(), 1 + names.len());
+    assert!(csv
+        .lines()
+        .next()
+        .unwrap()
+        .starts_with("file,access_ns,cycle_ns"));
+}

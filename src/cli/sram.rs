@@ -20,14 +20,17 @@ use std::path::PathBuf;
 /// Arguments of `regwatt sram`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Read a CACTI 7 cfg file instead of the flags below.
-    #[arg(long, value_name = "FILE", conflicts_with_all = [
+    /// Read CACTI 7 cfg file(s) instead of the flags below. Several files, or a directory (its
+    /// `*.cfg` files, sorted), are estimated in one process: `--json` prints one JSON object
+    /// per line in input order, `--csv` a table; a file that fails gives an error record in
+    /// its place and the rest go on.
+    #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with_all = [
         "capacity", "block_bytes", "rw_ports", "rd_ports", "wr_ports", "banks", "assoc", "node",
         "temp", "cell", "peri", "ecc", "no_ecc", "objective", "weights", "deviate", "out_bits",
         "tag_bits", "pg_array", "pg_wl", "pg_cl", "pg_bl_float", "pg_interconnect",
         "pg_perf_loss"
     ])]
-    pub cacti_cfg: Option<PathBuf>,
+    pub cacti_cfg: Vec<PathBuf>,
     /// Capacity of all banks: bytes, or with K/KB/KiB, M/MB/MiB (binary multiples), e.g. 4KB.
     #[arg(long)]
     pub capacity: Option<String>,
@@ -107,6 +110,9 @@ pub struct Args {
     /// Print one JSON object instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// With several cfg files: a CSV table (one row per file) instead of JSON lines.
+    #[arg(long, conflicts_with = "json")]
+    pub csv: bool,
 }
 
 /// Parses "4KB", "4096", "4 KiB", "1MB".
@@ -585,22 +591,150 @@ fn gating_json(
     }))
 }
 
+/// Technologies by (node, temperature), each parsed once per process (batch estimates).
+#[derive(Default)]
+struct TechCache(Vec<((u64, u64), Technology)>);
+
+impl TechCache {
+    fn get(&mut self, node_nm: f64, t: regwatt_tech::units::Temperature) -> Result<&Technology> {
+        let key = (node_nm.to_bits(), t.k().to_bits());
+        if let Some(i) = self.0.iter().position(|(k, _)| *k == key) {
+            return Ok(&self.0[i].1);
+        }
+        let tech = Technology::for_node(node_nm, t)
+            .with_context(|| format!("technology for {node_nm} nm at {} K", t.k()))?;
+        self.0.push((key, tech));
+        Ok(&self.0[self.0.len() - 1].1)
+    }
+}
+
 /// Runs `regwatt sram`.
 pub fn run(args: Args) -> Result<()> {
-    let res = match &args.cacti_cfg {
-        Some(p) => from_cfg(p, &args)?,
-        None => from_flags(&args)?,
-    };
+    let mut techs = TechCache::default();
+    match args.cacti_cfg.as_slice() {
+        [] => {
+            let res = from_flags(&args)?;
+            let (out, text) = estimate_one(&res, &args, &mut techs)?;
+            single_output(&args, out, text)
+        }
+        [one] if !one.is_dir() && !args.csv => {
+            let res = from_cfg(one, &args)?;
+            let (out, text) = estimate_one(&res, &args, &mut techs)?;
+            single_output(&args, out, text)
+        }
+        many => batch(many, &args, &mut techs),
+    }
+}
+
+fn single_output(args: &Args, out: Map<String, Value>, text: String) -> Result<()> {
+    if args.json {
+        let text = serde_json::to_string_pretty(&Value::Object(out))?;
+        return emit(&format!("{text}\n"));
+    }
+    emit(&text)
+}
+
+/// The cfg files of `paths`: files as given, directories' `*.cfg` files sorted by name.
+fn cfg_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut v: Vec<PathBuf> = std::fs::read_dir(p)
+                .with_context(|| format!("reading directory {}", p.display()))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|f| f.extension().is_some_and(|x| x == "cfg"))
+                .collect();
+            v.sort();
+            out.extend(v);
+        } else {
+            out.push(p.clone());
+        }
+    }
+    Ok(out)
+}
+
+/// Batch estimates: one record per file in input order (issue 34).
+fn batch(paths: &[PathBuf], args: &Args, techs: &mut TechCache) -> Result<()> {
+    let files = cfg_files(paths)?;
+    let mut text = String::new();
+    const COLS: [&str; 9] = [
+        "access_ns",
+        "cycle_ns",
+        "read_energy_pj",
+        "write_energy_pj",
+        "leakage_mw",
+        "gate_leakage_mw",
+        "area_mm2",
+        "height_mm",
+        "width_mm",
+    ];
+    let mut w = csv::Writer::from_writer(Vec::new());
+    if args.csv {
+        let mut h = vec!["file"];
+        h.extend(COLS);
+        h.push("error");
+        w.write_record(&h)?;
+    }
+    let mut failed = 0;
+    for f in &files {
+        let one = from_cfg(f, args).and_then(|res| estimate_one(&res, args, techs));
+        match one {
+            Ok((mut out, _)) => {
+                if args.csv {
+                    let mut rec = vec![f.display().to_string()];
+                    rec.extend(
+                        COLS.iter()
+                            .map(|c| out.get(*c).map(|v| v.to_string()).unwrap_or_default()),
+                    );
+                    rec.push(String::new());
+                    w.write_record(&rec)?;
+                } else {
+                    out.insert("file".into(), Value::String(f.display().to_string()));
+                    text.push_str(&serde_json::to_string(&Value::Object(out))?);
+                    text.push('\n');
+                }
+            }
+            Err(e) => {
+                failed += 1;
+                if args.csv {
+                    let mut rec = vec![f.display().to_string()];
+                    rec.extend(COLS.iter().map(|_| String::new()));
+                    rec.push(format!("{e:#}"));
+                    w.write_record(&rec)?;
+                } else {
+                    text.push_str(&serde_json::to_string(&json!({
+                        "file": f.display().to_string(),
+                        "error": format!("{e:#}"),
+                    }))?);
+                    text.push('\n');
+                }
+            }
+        }
+    }
+    if args.csv {
+        text = String::from_utf8(w.into_inner()?)?;
+    }
+    emit(&text)?;
+    if failed > 0 {
+        bail!(
+            "{failed} of {} cfg file(s) failed (error records above)",
+            files.len()
+        );
+    }
+    Ok(())
+}
+
+/// One estimate: the JSON object and the text table of `regwatt sram`.
+fn estimate_one(
+    res: &Resolved,
+    args: &Args,
+    techs: &mut TechCache,
+) -> Result<(Map<String, Value>, String)> {
+    let _ = args;
     let spec = &res.spec;
     spec.validate()?;
-    let tech = Technology::for_node(spec.node_nm, spec.temperature).with_context(|| {
-        format!(
-            "technology for {} nm at {} K",
-            spec.node_nm,
-            spec.temperature.k()
-        )
-    })?;
-    let r = sram::estimate(spec, &tech)?;
+    let tech = techs.get(spec.node_nm, spec.temperature)?;
+    let r = sram::estimate(spec, tech)?;
     let o = r.organisation;
     let mut out = Map::new();
     out.insert("access_ns".into(), num(r.access_time.ns()));
@@ -639,7 +773,7 @@ pub fn run(args: Args) -> Result<()> {
     if let Some(pg) = &res.pg {
         out.insert(
             "power_gating".into(),
-            gating_json(&tech, spec, &r, pg, res.retention)?,
+            gating_json(tech, spec, &r, pg, res.retention)?,
         );
     }
     let mut config = serde_json::to_value(spec)?;
@@ -665,10 +799,6 @@ pub fn run(args: Args) -> Result<()> {
         m.insert("not_applicable".into(), kv(&res.not_applicable));
     }
     out.insert("config".into(), config);
-    if args.json {
-        let text = serde_json::to_string_pretty(&Value::Object(out))?;
-        return emit(&format!("{text}\n"));
-    }
     let mut text = String::new();
     let mut row = |k: &str, v: String| text.push_str(&format!("{k:<28} {v}\n"));
     row("regwatt sram", res.source.clone());
@@ -726,7 +856,7 @@ pub fn run(args: Args) -> Result<()> {
     for (k, v) in &res.defaults_used {
         row(&format!("default: {k}"), v.clone());
     }
-    emit(&text)
+    Ok((out, text))
 }
 
 /// Writes to stdout; a closed pipe (e.g. `| head`) is not an error.
