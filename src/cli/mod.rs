@@ -42,6 +42,50 @@ impl RunLimits {
     }
 }
 
+/// Runs `work(item)` for every item on `jobs` threads (default: available parallelism) with a
+/// progress bar on stderr labelled by `label(item)`; the outcomes in the items' order (`None`
+/// only if a worker panicked), so output does not depend on the thread count.
+pub fn parallel_with_progress<T: Sync, O: Send>(
+    items: &[T],
+    jobs: Option<usize>,
+    label: impl Fn(&T) -> String + Sync,
+    work: impl Fn(&T) -> O + Sync,
+) -> Vec<Option<O>> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let threads = jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .clamp(1, items.len().max(1));
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(items.len() as u64),
+        indicatif::ProgressDrawTarget::stderr(),
+    );
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let next = AtomicUsize::new(0);
+    let results: std::sync::Mutex<Vec<Option<O>>> =
+        std::sync::Mutex::new((0..items.len()).map(|_| None).collect());
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(item) = items.get(i) else { break };
+                let o = work(item);
+                bar.set_message(label(item));
+                bar.inc(1);
+                if let Ok(mut r) = results.lock() {
+                    r[i] = Some(o);
+                }
+            });
+        }
+    });
+    bar.finish_and_clear();
+    results
+        .into_inner()
+        .unwrap_or_else(|_| (0..items.len()).map(|_| None).collect())
+}
+
 pub mod calibrate;
 pub mod exec;
 pub mod ptx;

@@ -22,8 +22,6 @@
 //! JSON an `energy.scope` record and every configuration its `[beyond_rf]` table.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 use anyhow::Context;
 use regwatt_designs::config::{
@@ -176,42 +174,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     }
     let opts = args.limits.options();
+    let started = std::time::Instant::now();
     let threads = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .clamp(1, jobs.len().max(1));
-    let bar = indicatif::ProgressBar::with_draw_target(
-        Some(jobs.len() as u64),
-        indicatif::ProgressDrawTarget::stderr(),
+    let results = super::parallel_with_progress(
+        &jobs,
+        args.jobs,
+        |job| {
+            format!(
+                "{} {} {}",
+                cfgs[job.gpu][job.d].gpu.name, job.design, job.workload.name
+            )
+        },
+        |job| run_job(job, &cfgs, &invs, &opts),
     );
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} {msg}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Outcome>>> = Mutex::new((0..jobs.len()).map(|_| None).collect());
-    let started = std::time::Instant::now();
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(job) = jobs.get(i) else { break };
-                let o = run_job(job, &cfgs, &invs, &opts);
-                bar.set_message(format!(
-                    "{} {} {}",
-                    cfgs[job.gpu][job.d].gpu.name, job.design, job.workload.name
-                ));
-                bar.inc(1);
-                if let Ok(mut r) = results.lock() {
-                    r[i] = Some(o);
-                }
-            });
-        }
-    });
-    bar.finish_and_clear();
-    let results = results
-        .into_inner()
-        .map_err(|_| anyhow::anyhow!("a worker thread panicked"))?;
 
     // overheads against the same GPU's baseline at the same node
     let mut reports: Vec<(usize, RunReport)> = Vec::new();

@@ -32,8 +32,6 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 use anyhow::{bail, Context};
 use regwatt_designs::config::{resolve, GpuPreset, Node, Overrides, PowerMode};
@@ -341,39 +339,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mine: Vec<&Point> = all.iter().filter(|p| p.group % n == k - 1).collect();
     let set_keys: Vec<String> = grid.set.keys().cloned().collect();
     let opts = args.limits.options();
-    let threads = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |c| c.get()))
-        .clamp(1, mine.len().max(1));
-    let bar = indicatif::ProgressBar::with_draw_target(
-        Some(mine.len() as u64),
-        indicatif::ProgressDrawTarget::stderr(),
+    let results = super::parallel_with_progress(
+        &mine,
+        args.jobs,
+        |p| format!("{} {} {}", p.workload, p.gpu, p.design),
+        |p| run_point(p, &nodes, &opts).map_err(|e| format!("{e:#}")),
     );
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} {msg}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
-    let next = AtomicUsize::new(0);
-    type Outcome = Result<Vec<RunReport>, String>;
-    let results: Mutex<Vec<Option<Outcome>>> = Mutex::new((0..mine.len()).map(|_| None).collect());
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(p) = mine.get(i) else { break };
-                let o = run_point(p, &nodes, &opts).map_err(|e| format!("{e:#}"));
-                bar.set_message(format!("{} {} {}", p.workload, p.gpu, p.design));
-                bar.inc(1);
-                if let Ok(mut r) = results.lock() {
-                    r[i] = Some(o);
-                }
-            });
-        }
-    });
-    bar.finish_and_clear();
-    let results = results
-        .into_inner()
-        .map_err(|_| anyhow::anyhow!("a worker thread panicked"))?;
+
     // overheads against the baseline of the same point values (this shard's)
     let key = |p: &Point| (p.workload.clone(), p.gpu, p.mode, p.sets.clone());
     let mut baselines: BTreeMap<_, Vec<RunReport>> = BTreeMap::new();
