@@ -7,18 +7,21 @@
 //! its warp does not own. The debug build also checks after every CCU allocation that a CCU
 //! holds one warp's data and a warp has data in at most one CCU
 //! (`MalekehRf::check_invariants`). Across the suite, the GTO + LRU comparator's hit ratio is
-//! far below the full policy's (seed 003 Fig. 17).
+//! far below the full policy's (seed 003 Fig. 17). The profile variant (§III-A) profiles every
+//! launch to the end and takes nearly all its hints from the profile; profiling before a run
+//! does not change the run.
 
 mod common;
 
 use common::{assert_fails, assert_success, regwatt};
 use regwatt_designs::config::{resolve, GpuPreset, Overrides, PowerMode};
-use regwatt_designs::exec_model::simulate_spec;
-use regwatt_designs::run::DesignStats;
+use regwatt_designs::exec_model::{for_each_launch, simulate_spec};
+use regwatt_designs::run::{simulate, DesignStats};
 use regwatt_designs::DesignSpec;
+use regwatt_sim::timing::functional::FunctionalWarpModel;
 use regwatt_sim::timing::RunOptions;
 
-const VARIANTS: [(&str, &[&str]); 5] = [
+const VARIANTS: [(&str, &[&str]); 6] = [
     ("malekeh", &[]),
     ("gto_lru", &["design.policy=gto_lru"]),
     ("no_write_filter", &["design.write_filter=false"]),
@@ -30,6 +33,7 @@ const VARIANTS: [(&str, &[&str]); 5] = [
         ],
     ),
     ("sthld_16", &["design.sthld=16"]),
+    ("profile", &["design.reuse_hints=profile"]),
 ];
 
 #[test]
@@ -97,6 +101,24 @@ fn issue29_every_workload_correct_in_every_variant_with_the_invariants() {
             {
                 // (nothing to check: waits are legitimate on any preset)
             }
+            let profiled = st.hints_profile + st.hints_static_fallback;
+            if VARIANTS[*i].0 == "profile" {
+                // every launch profiled to the end; nearly every hint from the profile
+                if st.profiled_warps == 0 || st.profiles_truncated != 0 {
+                    return Err(format!(
+                        "{} warps profiled, {} profiles truncated",
+                        st.profiled_warps, st.profiles_truncated
+                    ));
+                }
+                if st.hints_profile < 9 * st.hints_static_fallback {
+                    return Err(format!(
+                        "{} hints from the profile, {} from the static estimate",
+                        st.hints_profile, st.hints_static_fallback
+                    ));
+                }
+            } else if profiled != 0 {
+                return Err(format!("{profiled} profile hints with static hints"));
+            }
             if *p == GpuPreset::Rtx2060 {
                 if let Ok(mut h) = hits.lock() {
                     h[*i].0 += st.hits;
@@ -116,6 +138,49 @@ fn issue29_every_workload_correct_in_every_variant_with_the_invariants() {
         ratio(1),
         ratio(0)
     );
+}
+
+#[test]
+fn issue29_profiling_does_not_change_the_timed_run() {
+    // atomics (histogram, kmeans), barriers (reduction), several launches (bfs, nw)
+    for name in ["histogram", "kmeans", "reduction", "bfs", "nw"] {
+        let w = regwatt_workloads::find(name).expect("workload");
+        let spec = w.load_spec().expect("spec");
+        for design in [DesignSpec::Baseline, DesignSpec::Malekeh] {
+            let cfg = resolve(
+                GpuPreset::Rtx2060,
+                &Overrides {
+                    design: Some(design),
+                    ..Overrides::default()
+                },
+            )
+            .expect("config");
+            let run = |profile: bool| {
+                let mut warps = 0;
+                let (acts, buffers) = for_each_launch(&spec, |m| {
+                    if profile {
+                        let p = m.profile_reuse(64, 12).expect("ExecModel profiles");
+                        warps += p.warps();
+                    }
+                    simulate(design, &cfg, m, &RunOptions::default())
+                })
+                .expect("run");
+                let acts = serde_json::to_string(&acts).expect("json");
+                (acts, buffers, warps)
+            };
+            let (a0, b0, _) = run(false);
+            let (a1, b1, warps) = run(true);
+            assert!(warps > 0, "{name}: nothing profiled");
+            assert!(
+                b0 == b1,
+                "{name} {design:?}: buffers differ after profiling"
+            );
+            assert!(
+                a0 == a1,
+                "{name} {design:?}: activity differs after profiling"
+            );
+        }
+    }
 }
 
 #[test]
@@ -167,4 +232,44 @@ fn issue29_cli_and_parameter_errors() {
         "fewer entries than operand slots",
     );
     assert!(e.contains("design.entries"), "{e}");
+    let e = assert_fails(
+        &regwatt(&[
+            "run",
+            "--workload",
+            "reduction",
+            "--gpu",
+            "rtx2060",
+            "--design",
+            "malekeh",
+            "--set",
+            "design.profile_warps=0",
+        ]),
+        "no warp to profile",
+    );
+    assert!(e.contains("design.profile_warps"), "{e}");
+    // the profile with the other distance definition, end to end
+    let o = regwatt(&[
+        "run",
+        "--workload",
+        "reduction",
+        "--gpu",
+        "rtx2060",
+        "--design",
+        "malekeh",
+        "--set",
+        "design.reuse_hints=profile",
+        "--set",
+        "design.profile_distance=read",
+        "--json",
+    ]);
+    assert_success(&o, "malekeh with read-distance profile hints");
+    let r: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(r["output_check"], true);
+    assert_eq!(r["config"]["design"]["profile_distance"], "read");
+    let m = &r["activity"]["design_stats"]["malekeh"];
+    assert!(m["hints_profile"].as_u64() > Some(0), "{m}");
+    assert!(m["profiled_warps"].as_u64() > Some(0), "{m}");
+    // the static distance is the minimum over paths: a value the profile measures near is
+    // near statically too
+    assert_eq!(m["hints_profile_near_static_far"], 0, "{m}");
 }

@@ -12,6 +12,7 @@
 
 use regwatt_sim::timing::activity::Activity;
 use regwatt_sim::timing::functional::FunctionalWarpModel;
+use regwatt_sim::timing::profile::ReuseProfile;
 use regwatt_sim::timing::rf::RfStats;
 use regwatt_sim::timing::{RunOptions, TimingError};
 use serde::Serialize;
@@ -23,7 +24,7 @@ use crate::energy::{
     combine_levels, AreaSummary, EnergyError, EnergySummary, EventCounts, Inventory,
 };
 use crate::gpu_side::{self, BeyondRfInventory};
-use crate::malekeh::{self, sthld::Sthld, MalekehRf, MalekehStats};
+use crate::malekeh::{self, sthld::Sthld, MalekehRf, MalekehStats, ReuseHints};
 use crate::power_modes::{self, PowerManagement, RowDomains};
 use crate::renaming::{self, KernelPlan, RenamingRf, RenamingStats};
 use crate::spec::DesignSpec;
@@ -116,10 +117,28 @@ pub fn simulate<F: FunctionalWarpModel>(
                 p,
                 u64::from(cfg.gpu.kernel_launch_latency),
             )));
+            // §III-A: profile the launch's first warps before the timed run (on a copy of
+            // its memory: the run is the same with or without)
+            let profile = match p.reuse_hints {
+                ReuseHints::Static => None,
+                // a model that cannot profile: every hint falls back to the static estimate
+                // (counted as such)
+                ReuseHints::Profile => Some(std::rc::Rc::new(
+                    model
+                        .profile_reuse(p.profile_warps, p.rthld)
+                        .unwrap_or_else(|| ReuseProfile::new(p.rthld)),
+                )),
+            };
             let a = regwatt_sim::timing::run(
                 &cfg.gpu,
                 model,
-                |sm| MalekehRf::new(cfg, p, sm, sthld.clone()),
+                |sm| {
+                    let rf = MalekehRf::new(cfg, p, sm, sthld.clone());
+                    match &profile {
+                        Some(pr) => rf.with_profile(pr.clone()),
+                        None => rf,
+                    }
+                },
                 opts,
             )?;
             Ok(map_stats(a, DesignStats::Malekeh))

@@ -14,6 +14,7 @@ pub mod sthld;
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use regwatt_sim::timing::profile::{NextUse, ReuseProfile};
 use regwatt_sim::timing::rf::{
     CollectorChoice, OperandRef, ReadOutcome, RegId, RegisterFileDesign, ReleaseCause, RfCtx,
     RfError, RfLayout, RfStats, Route, WarpSlot, WriteOutcome, WriteRef,
@@ -45,6 +46,10 @@ pub enum ReuseHints {
     /// instructions to the next read along the straight-line code.
     #[default]
     Static,
+    /// §III-A: each operand's majority class over the first `profile_warps` warps of the
+    /// launch (`FunctionalWarpModel::profile_reuse`); the static estimate for an operand the
+    /// profile never executed.
+    Profile,
 }
 
 /// `[design]` parameters of `malekeh` (defaults and sources: `defaults.toml`).
@@ -78,6 +83,12 @@ pub struct MalekehParams {
     pub sthld_max: u32,
     /// Source of the near/far hints.
     pub reuse_hints: ReuseHints,
+    /// Warps profiled per launch with `reuse_hints = "profile"` (§III-A: "only a few warps
+    /// (around 0.01%)").
+    pub profile_warps: u32,
+    /// What the profile counts as the reuse of an access: the next read or write of the
+    /// register (`"access"`), or the next read of the value (`"read"`).
+    pub profile_distance: NextUse,
 }
 
 /// STHLD: adaptive or fixed.
@@ -133,6 +144,9 @@ impl MalekehParams {
         }
         if self.rthld > 1_000_000 {
             return Err(("design.rthld", "must be at most 10^6".into()));
+        }
+        if !(1..=1024).contains(&self.profile_warps) {
+            return Err(("design.profile_warps", "must be in 1..=1024".into()));
         }
         if !(100..=1 << 30).contains(&self.sthld_interval) {
             return Err((
@@ -226,6 +240,24 @@ pub struct MalekehStats {
     pub sthld_waits: u64,
     /// STHLD per interval (SM 0 only: one STHLD for the whole GPU).
     pub sthld_trace: Vec<SthldInterval>,
+    /// Reuse hints with `reuse_hints = "profile"` (zero with `"static"`): near/far decisions
+    /// (one per source read, one per result of a warp with data in a CCU) taken from the
+    /// profile, and taken from the static estimate because the profile never executed the
+    /// operand.
+    pub hints_profile: u64,
+    pub hints_static_fallback: u64,
+    /// Profile decisions that differ from the static estimate: near in the profile and far
+    /// statically, and the reverse.
+    pub hints_profile_near_static_far: u64,
+    pub hints_profile_far_static_near: u64,
+    /// Size of the profiles (SM 0 only; summed over launches): warps run to completion,
+    /// their warp instructions, static operands with a tally, of which near, and profiles
+    /// stopped early.
+    pub profiled_warps: u64,
+    pub profiled_instructions: u64,
+    pub profiled_operands: u64,
+    pub profiled_near_operands: u64,
+    pub profiles_truncated: u64,
 }
 
 impl RfStats for MalekehStats {
@@ -250,6 +282,15 @@ impl RfStats for MalekehStats {
         self.own_ccu_busy += o.own_ccu_busy;
         self.sthld_waits += o.sthld_waits;
         self.sthld_trace.extend_from_slice(&o.sthld_trace);
+        self.hints_profile += o.hints_profile;
+        self.hints_static_fallback += o.hints_static_fallback;
+        self.hints_profile_near_static_far += o.hints_profile_near_static_far;
+        self.hints_profile_far_static_near += o.hints_profile_far_static_near;
+        self.profiled_warps += o.profiled_warps;
+        self.profiled_instructions += o.profiled_instructions;
+        self.profiled_operands += o.profiled_operands;
+        self.profiled_near_operands += o.profiled_near_operands;
+        self.profiles_truncated += o.profiles_truncated;
     }
 }
 
@@ -261,6 +302,13 @@ impl MalekehStats {
         } else {
             self.hits as f64 / self.source_reads as f64
         }
+    }
+
+    /// Of the decisions taken from the profile, the share where the static estimate agrees
+    /// (`None`: no profile decision).
+    pub fn hint_agreement(&self) -> Option<f64> {
+        let d = self.hints_profile_near_static_far + self.hints_profile_far_static_near;
+        (self.hints_profile > 0).then(|| 1.0 - d as f64 / self.hints_profile as f64)
     }
 }
 
@@ -319,6 +367,8 @@ pub struct MalekehRf {
     rng: u64,
     tick: u64,
     stats: MalekehStats,
+    /// The launch's reuse profile (`reuse_hints = "profile"`), shared by the SMs.
+    profile: Option<Rc<ReuseProfile>>,
 }
 
 impl MalekehRf {
@@ -350,7 +400,23 @@ impl MalekehRf {
             rng: 0x9E37_79B9_7F4A_7C15 ^ (u64::from(sm) + 1).wrapping_mul(0xBF58_476D_1CE4_E5B9),
             tick: 0,
             stats: MalekehStats::default(),
+            profile: None,
         }
+    }
+
+    /// Takes the near/far hints from `profile` (§III-A), falling back to the static estimate
+    /// for operands it never executed.
+    pub fn with_profile(mut self, profile: Rc<ReuseProfile>) -> MalekehRf {
+        if self.sm == 0 {
+            let s = &mut self.stats;
+            s.profiled_warps = u64::from(profile.warps());
+            s.profiled_instructions = profile.instructions();
+            s.profiled_operands = profile.operands() as u64;
+            s.profiled_near_operands = profile.near_operands(self.p.profile_distance) as u64;
+            s.profiles_truncated = u64::from(profile.truncated());
+        }
+        self.profile = Some(profile);
+        self
     }
 
     fn random(&mut self) -> u64 {
@@ -375,6 +441,36 @@ impl MalekehRf {
 
     fn near(&self, reuse: Option<u32>) -> bool {
         reuse.is_some_and(|d| d < self.p.rthld)
+    }
+
+    /// The near/far hint of an operand: the profile's class if there is a profile and it
+    /// executed the operand, else the static estimate `reuse`. `profiled` is the profile's
+    /// answer (`ReuseProfile::near_src` / `near_dst`).
+    fn hint(
+        &mut self,
+        reuse: Option<u32>,
+        profiled: impl FnOnce(&ReuseProfile) -> Option<bool>,
+    ) -> bool {
+        let st = self.near(reuse);
+        let Some(p) = self.profile.as_deref() else {
+            return st;
+        };
+        let s = &mut self.stats;
+        match profiled(p) {
+            Some(near) => {
+                s.hints_profile += 1;
+                if near && !st {
+                    s.hints_profile_near_static_far += 1;
+                } else if !near && st {
+                    s.hints_profile_far_static_near += 1;
+                }
+                near
+            }
+            None => {
+                s.hints_static_fallback += 1;
+                st
+            }
+        }
     }
 
     /// A CCU holding no near value (or nothing).
@@ -615,7 +711,8 @@ impl RegisterFileDesign for MalekehRf {
         self.stats.source_reads += 1;
         self.stats.tag_checks += 1;
         self.tick += 1;
-        let near = self.near(op.reuse);
+        let next = self.p.profile_distance;
+        let near = self.hint(op.reuse, |p| p.near_src(op.func, op.pc, op.reg, next));
         let tick = self.tick;
         if self.ccus.get(sc).and_then(|v| v.get(c)).is_none() {
             return self.base.route_read(ctx, op);
@@ -697,7 +794,8 @@ impl RegisterFileDesign for MalekehRf {
             return out;
         };
         self.stats.tag_checks += 1;
-        let near = self.near(w.reuse);
+        let next = self.p.profile_distance;
+        let near = self.hint(w.reuse, |p| p.near_dst(w.func, w.pc, w.reg, next));
         let wanted = near || !self.p.write_filter;
         let port_free = self.ccus[sc][c].port_d_cycle != ctx.now;
         let present = self.find(sc, c, w.reg);

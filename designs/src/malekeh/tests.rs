@@ -210,3 +210,75 @@ fn issue29_locked_entries_are_never_replaced() {
         rf.stats.hits + rf.stats.fills + rf.stats.uncached_reads
     );
 }
+
+#[test]
+fn issue29_profile_hints_override_the_static_estimate_and_are_counted() {
+    use regwatt_sim::timing::profile::{ReuseProfile, WarpReuse};
+    // one warp of the profile: pc 0 reads R1 and writes R5 and R7; pc 1 reads R5 and
+    // overwrites R1 (R1 read at pc 0: next access d 1, but as a value overwritten: far)
+    let mut prof = ReuseProfile::new(12);
+    let mut t = WarpReuse::new();
+    t.instruction(&mut prof, 0, 0, &[1], &[5, 7]);
+    t.instruction(&mut prof, 0, 1, &[5], &[1]);
+    t.finish(&mut prof);
+    let prof = Rc::new(prof);
+    for (sets, r1_near) in [
+        (&["design.reuse_hints=profile"][..], true),
+        (
+            &["design.reuse_hints=profile", "design.profile_distance=read"][..],
+            false,
+        ),
+    ] {
+        let mut rf = rf(sets).with_profile(prof.clone());
+        assert_eq!(
+            (rf.stats.profiled_warps, rf.stats.profiled_instructions),
+            (1, 2)
+        );
+        assert_eq!(rf.stats.profiled_operands, 5);
+        let mut act = RfActivity::default();
+        let mut ctx = RfCtx {
+            now: 1,
+            sm: 0,
+            act: &mut act,
+        };
+        let a = w(0);
+        rf.allocate_warp(&mut ctx, a, 16).expect("fits");
+        // (no CCU yet: no hint needed, none counted)
+        rf.write(&mut ctx, &wr(a, 1, None), &[10; 32], u32::MAX);
+        assert_eq!(rf.stats.hints_profile + rf.stats.hints_static_fallback, 0);
+        // pc 0's source R1, statically far
+        run_instr(&mut rf, &mut ctx, a, &[(1, None)]).expect("issue");
+        let e = rf.ccus[0].iter().flat_map(|c| &c.entries).find(|e| e.valid);
+        assert_eq!(e.map(|e| e.near), Some(r1_near));
+        // R5: near in the profile, far statically: written into the CCU
+        ctx.now = 2;
+        rf.write(&mut ctx, &wr(a, 5, None), &[5; 32], u32::MAX);
+        assert_eq!(rf.stats.ccu_writes, 1);
+        // R7: far in the profile (never read), near statically: filtered
+        ctx.now = 3;
+        rf.write(&mut ctx, &wr(a, 7, Some(1)), &[7; 32], u32::MAX);
+        assert_eq!(rf.stats.filtered_writes, 1);
+        // R9: not in the profile: the static estimate (near), counted as a fallback
+        ctx.now = 4;
+        rf.write(&mut ctx, &wr(a, 9, Some(1)), &[9; 32], u32::MAX);
+        assert_eq!(rf.stats.ccu_writes, 2);
+        let s = &rf.stats;
+        assert_eq!((s.hints_profile, s.hints_static_fallback), (3, 1));
+        assert_eq!(s.hints_profile_near_static_far, 1 + u64::from(r1_near));
+        assert_eq!(s.hints_profile_far_static_near, 1);
+        let agree = s.hint_agreement().expect("profile decisions");
+        assert!((agree - if r1_near { 0.0 } else { 1.0 / 3.0 }).abs() < 1e-12);
+    }
+    // static hints: nothing counted
+    let mut rf = rf(&[]);
+    let mut act = RfActivity::default();
+    let mut ctx = RfCtx {
+        now: 1,
+        sm: 0,
+        act: &mut act,
+    };
+    rf.allocate_warp(&mut ctx, w(0), 16).expect("fits");
+    run_instr(&mut rf, &mut ctx, w(0), &[(1, None)]).expect("issue");
+    assert_eq!(rf.stats.hints_profile + rf.stats.hints_static_fallback, 0);
+    assert_eq!(rf.stats.hint_agreement(), None);
+}

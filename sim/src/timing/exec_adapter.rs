@@ -13,11 +13,12 @@ use super::functional::{
     RegList, StepInfo, WarpKey, WarpMemAccess, WarpRegisters,
 };
 use super::memory::MemoryHierarchy;
+use super::profile::{ReuseProfile, WarpReuse};
 use super::rf::RegisterFileDesign;
 use crate::analysis::{analyze, Analysis, ArchReg};
 use crate::exec::{
-    BarrierEvent, CtaExec, Kernel, LaunchConfig, MemKind, MemMeta, Program, RegisterAccess,
-    Scratch, WarpId,
+    BarrierEvent, CtaExec, FlatRegisterFile, Kernel, LaunchConfig, MemKind, MemMeta, Program,
+    RegisterAccess, Scratch, WarpId,
 };
 use crate::ir::{Function, Space};
 use crate::launch::{HostData, LaunchSpec};
@@ -326,7 +327,100 @@ impl FunctionalWarpModel for ExecModel<'_> {
         let b = *cfg.block_of.get(pc as usize)?;
         (cfg.blocks.get(b as usize)?.start == pc).then_some(b)
     }
+
+    /// Runs CTAs 0, 1, ... one after another, each on fresh CTA state and a plain register
+    /// file, on a **copy** of global memory (so the launch's own memory, CTAs and warps are
+    /// untouched), stepping the live warps of a CTA round-robin one instruction at a time
+    /// (a warp at a barrier waits for the others, as in `exec::run_launch`), until warps
+    /// `0..warps` have exited. Their streams of general-register accesses (the same
+    /// [`InstrInfo`] the timing core sees) feed [`WarpReuse`]; the other warps of the last CTA
+    /// run only as far as the profiled ones need. Deterministic. If the executor fails or
+    /// [`PROFILE_STEP_LIMIT`] warp instructions run, the profile stops there
+    /// ([`ReuseProfile::truncated`]) with the warps completed so far.
+    fn profile_reuse(&self, warps: u32, rthld: u32) -> Option<ReuseProfile> {
+        let mut profile = ReuseProfile::new(rthld);
+        let wpc = self.grid.warps_per_cta.max(1);
+        let target = u64::from(warps).min(u64::from(self.grid.ctas) * u64::from(wpc));
+        let mut global: GlobalMemory = (*self.global).clone();
+        let mut scratch = Scratch::new();
+        let mut addrs = [0u64; 32];
+        let mut regs = FlatRegisterFile::new(
+            wpc as usize,
+            self.kernel.gprs as usize,
+            self.kernel.preds as usize,
+        );
+        let mut steps = 0u64;
+        let mut cta = 0u32;
+        while u64::from(cta) * u64::from(wpc) < target {
+            let first = u64::from(cta) * u64::from(wpc);
+            let profiled = (target - first).min(u64::from(wpc)) as usize;
+            regs.clear();
+            let mut exec = CtaExec::new(
+                self.kernel,
+                self.launch,
+                self.params,
+                self.consts,
+                self.launch.ctaid(u64::from(cta)),
+                0,
+                self.gridid,
+            );
+            let nw = exec.num_warps();
+            let mut tracks: Vec<Option<WarpReuse>> =
+                (0..profiled).map(|_| Some(WarpReuse::new())).collect();
+            while tracks.iter().any(Option::is_some) {
+                let mut progressed = false;
+                for w in 0..nw {
+                    let Some((pc, _)) = exec.next_instr(w) else {
+                        continue;
+                    };
+                    if steps >= PROFILE_STEP_LIMIT {
+                        profile.set_truncated();
+                        return Some(profile);
+                    }
+                    steps += 1;
+                    if let Some(t) = tracks.get_mut(w).and_then(Option::as_mut) {
+                        match self.infos.get(pc as usize) {
+                            Some(Ok(i)) => t.instruction(
+                                &mut profile,
+                                i.func,
+                                i.pc,
+                                i.srcs.as_slice(),
+                                i.dsts.as_slice(),
+                            ),
+                            _ => {
+                                profile.set_truncated();
+                                return Some(profile);
+                            }
+                        }
+                    }
+                    let r = exec.step_timed(w, &mut regs, &mut global, &mut addrs, &mut scratch);
+                    if r.is_err() {
+                        profile.set_truncated();
+                        return Some(profile);
+                    }
+                    progressed = true;
+                    if exec.warp(w).is_some_and(|ws| ws.done()) {
+                        if let Some(t) = tracks.get_mut(w).and_then(Option::take) {
+                            t.finish(&mut profile);
+                        }
+                    }
+                }
+                if !progressed {
+                    // deadlock (a barrier never completes): the real run fails too
+                    profile.set_truncated();
+                    return Some(profile);
+                }
+            }
+            cta += 1;
+        }
+        Some(profile)
+    }
 }
+
+/// Warp instructions [`ExecModel::profile_reuse`] executes at most (all warps stepped,
+/// profiled or not): a bound for kernels whose profiled warps would wait for CTAs that the
+/// profile does not run (a grid-wide spin on an atomic).
+pub const PROFILE_STEP_LIMIT: u64 = 1 << 24;
 
 /// Result of [`run_spec_timed`].
 #[derive(Debug)]

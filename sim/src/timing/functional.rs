@@ -14,6 +14,7 @@
 
 use serde::Serialize;
 
+use super::profile::ReuseProfile;
 use crate::analysis::{analyze, Analysis, ArchReg};
 use crate::ir::{Function, Module, Opcode, Space, Ty};
 
@@ -229,6 +230,15 @@ pub trait FunctionalWarpModel {
     /// Accel-Sim does with `-gpgpu_perf_sim_memcpy 1`. Default: none.
     fn host_written(&self) -> Vec<(u64, u64)> {
         Vec::new()
+    }
+    /// Profiles the reuse distances of the launch's first `warps` warps (warp keys `0..`,
+    /// CTAs in order) with near threshold `rthld` (seed 003 §III-A, see
+    /// [`super::profile`]), executing them functionally **without changing** anything a
+    /// later timed run sees (memory, CTAs, warps). `None`: the model cannot profile.
+    /// Default: `None`.
+    fn profile_reuse(&self, warps: u32, rthld: u32) -> Option<ReuseProfile> {
+        let _ = (warps, rthld);
+        None
     }
 }
 

@@ -10,6 +10,7 @@
 //! * [`core`]: the SM pipeline (schedulers, scoreboard, collectors, arbiter, execution units,
 //!   writeback) and the GPU run loop ([`core::run`]).
 //! * [`activity`]: the statistics of a run.
+//! * [`profile`]: reuse-distance profiles of a launch's first warps (seed 003 §III-A).
 
 pub mod activity;
 pub mod config;
@@ -17,10 +18,12 @@ pub mod core;
 pub mod exec_adapter;
 pub mod functional;
 pub mod memory;
+pub mod profile;
 pub mod rf;
 
 pub use activity::Activity;
 pub use config::GpuConfig;
 pub use core::{run, run_with_memory, RunOptions, TimingError, MAX_CYCLES};
-pub use exec_adapter::{run_spec_timed, ExecModel, TimedSpecRun};
+pub use exec_adapter::{run_spec_timed, ExecModel, TimedSpecRun, PROFILE_STEP_LIMIT};
+pub use profile::{NextUse, ReuseProfile};
 pub use rf::RegisterFileDesign;
