@@ -223,11 +223,14 @@ fn issue29_profile_hints_override_the_static_estimate_and_are_counted() {
     t.finish(&mut prof);
     let prof = Rc::new(prof);
     for (sets, r1_near) in [
-        (&["design.reuse_hints=profile"][..], true),
         (
-            &["design.reuse_hints=profile", "design.profile_distance=read"][..],
-            false,
+            &[
+                "design.reuse_hints=profile",
+                "design.profile_distance=access",
+            ][..],
+            true,
         ),
+        (&["design.reuse_hints=profile"][..], false),
     ] {
         let mut rf = rf(sets).with_profile(prof.clone());
         assert_eq!(
