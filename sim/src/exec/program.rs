@@ -138,6 +138,8 @@ impl Program {
         global: &mut GlobalMemory,
     ) -> Result<Program, ExecError> {
         let module = crate::ptx::parse(file, src)?;
+        // a program is run for its kernels (issue 35: a file without one is an error)
+        crate::ptx::check::require_kernel(file, &module, src)?;
         Program::load(file, &module, global)
     }
 
