@@ -1503,7 +1503,7 @@ fn check_barrier(ins: &Instr, name: &str) -> Result<(), Bad> {
     if has_count {
         if let Some(Operand::Imm(b)) = ins.src.get(1) {
             let b = *b as u32;
-            if b % 32 != 0 {
+            if b & 31 != 0 {
                 return Err(bad_at(
                     Rule::Barrier,
                     k0 + 1,
@@ -1726,12 +1726,14 @@ fn check_operand(
                                     ))
                         }
                         W(t) if ins.op == Opcode::Cvt && !is_dst => compatible_relaxed(t, st),
-                        _ => return Err((
-                            Rule::SpecialRegister,
-                            format!(
+                        _ => {
+                            return Err((
+                                Rule::SpecialRegister,
+                                format!(
                                 "special registers are read by mov and cvt only, not by `{name}`"
                             ),
-                        )),
+                            ))
+                        }
                     };
                     if ok {
                         Ok(())
@@ -1981,7 +1983,7 @@ fn check_addr(ctx: &Ctx, f: &Function, ins: &Instr, a: &crate::ir::Addr, name: &
                     ),
                 ));
             }
-            let wide = u32::try_from(ctx.address_size / 8).unwrap_or(8);
+            let wide = ctx.address_size / 8;
             let ok = match ins.space {
                 Space::Generic | Space::Global => t.size() == wide,
                 _ => t.size() == 4 || t.size() == 8,
