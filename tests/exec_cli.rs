@@ -59,3 +59,28 @@ fn exec_list_and_unknown_workload() {
     );
     assert!(err.contains("vectorAdd"), "{err}");
 }
+
+/// Issue 35: `regwatt ptx` on invalid PTX (an empty file, a wrong operand) fails with the
+/// file, line, column and rule instead of printing a table. (A valid module without kernels
+/// is reported with zero kernels, issue 4; a launch of a kernel from it is an error.)
+#[test]
+fn issue35_regwatt_ptx_rejects_invalid_ptx() {
+    let dir = common::tmp_dir("exec_cli", "issue35");
+    let cases = [
+        ("empty.ptx", String::new(), "empty.ptx:1:1: version"),
+        (
+            "operands.ptx",
+            ".version 8.8\n.target sm_75\n.address_size 64\n.visible .entry k()\n{\n\
+             .reg .f32 %f<4>;\nadd.f32 %f3, %f2;\nret;\n}\n"
+                .to_string(),
+            "operands.ptx:7:1: operand-count",
+        ),
+    ];
+    for (name, src, want) in cases {
+        let p = dir.join(name);
+        std::fs::write(&p, src).unwrap();
+        let path = p.display().to_string();
+        let err = assert_fails(&regwatt(&["ptx", &path]), name);
+        assert!(err.contains(want), "{name}: {err}");
+    }
+}

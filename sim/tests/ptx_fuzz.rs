@@ -70,7 +70,9 @@ fn check(src: &str) {
                 assert_eq!(a.release.pir.len(), f.instrs.len());
             }
         }
-        Err(PtxError::Syntax { line, col, .. }) => assert!(line >= 1 && col >= 1),
+        Err(PtxError::Syntax { line, col, .. }) | Err(PtxError::Check { line, col, .. }) => {
+            assert!(line >= 1 && col >= 1)
+        }
         Err(PtxError::Eof { .. }) => {}
     }
 }

@@ -138,6 +138,8 @@ impl Program {
         global: &mut GlobalMemory,
     ) -> Result<Program, ExecError> {
         let module = crate::ptx::parse(file, src)?;
+        // a program is run for its kernels (issue 35: a file without one is an error)
+        crate::ptx::check::require_kernel(file, &module, src)?;
         Program::load(file, &module, global)
     }
 
@@ -455,7 +457,9 @@ pub fn run_spec(spec: &LaunchSpec, opts: &RunOptions) -> Result<SpecRun, ExecErr
     let mut global = GlobalMemory::new();
     let init = spec.initial_buffers();
     global.alloc_buffers(&init)?;
-    let program = Program::from_ptx(&spec.ptx_path, &spec.ptx_source, &mut global)?;
+    // the spec names its kernels: `check_kernels` says which launch asks for a missing one
+    let module = crate::ptx::parse(&spec.ptx_path, &spec.ptx_source)?;
+    let program = Program::load(&spec.ptx_path, &module, &mut global)?;
     let names: Vec<&str> = program.kernels.iter().map(|k| k.name.as_str()).collect();
     spec.check_kernels(&names)?;
     let mut launches = Vec::new();

@@ -2,6 +2,8 @@
 
 use thiserror::Error;
 
+use super::check::Rule;
+
 /// A 1-based source position.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Pos {
@@ -19,6 +21,18 @@ pub enum PtxError {
         line: u32,
         col: u32,
         text: String,
+        msg: String,
+    },
+    /// The text parses but breaks a rule of the PTX ISA that ptxas enforces (operand counts and
+    /// types, predicates, addresses, `.version`/`.target`, barriers; see [`super::check`]).
+    /// `instr` is the offending instruction or directive as written, `rule` the rule broken.
+    #[error("{file}:{line}:{col}: {rule}: {msg} (in `{instr}`)")]
+    Check {
+        file: String,
+        line: u32,
+        col: u32,
+        instr: String,
+        rule: Rule,
         msg: String,
     },
     /// The input ended in the middle of a construct. `line`/`col` are the end of the file;

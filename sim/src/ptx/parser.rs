@@ -10,6 +10,7 @@
 
 use std::collections::HashMap;
 
+use super::check::{self, InstrSrc, Lit, OperandSrc, SourceMap};
 use super::error::{Pos, PtxError};
 use super::lexer::{lex, Tok, Token};
 use crate::ir::{
@@ -28,7 +29,20 @@ pub fn parse(file: &str, src: &str) -> Result<Module, PtxError> {
 }
 
 /// [`parse`] without the `analysis::sink` pass: instructions in source order.
+///
+/// The parsed module is checked by [`check::check_module`] (the rules ptxas enforces: operand
+/// counts and types, predicates, addresses, `.version`/`.target`, barriers) before `.func`
+/// calls are inlined, so that every error points at the text as written.
 pub fn parse_unscheduled(file: &str, src: &str) -> Result<Module, PtxError> {
+    let (module, map) = parse_unchecked(file, src)?;
+    check::check_module(file, &module, &map)?;
+    inline(file, src, module)
+}
+
+/// Parses without [`check::check_module`] and without inlining: the module as written and
+/// where each instruction is in the source. For tools that want every rule violation
+/// ([`check::check_all`]) rather than the first.
+pub fn parse_unchecked(file: &str, src: &str) -> Result<(Module, SourceMap), PtxError> {
     let toks = lex(file, src)?;
     let mut p = Parser {
         file,
@@ -45,9 +59,13 @@ pub fn parse_unscheduled(file: &str, src: &str) -> Result<Module, PtxError> {
         },
         globals: HashMap::new(),
         funcs: HashMap::new(),
+        map: SourceMap::default(),
     };
     p.module_items()?;
-    let mut module = p.module;
+    Ok((p.module, p.map))
+}
+
+fn inline(file: &str, src: &str, mut module: Module) -> Result<Module, PtxError> {
     // `.func` calls are executed by inlining them into the kernels (issue 4; `ir::inline`)
     crate::ir::inline::inline_calls(&mut module).map_err(|e| {
         let text = src
@@ -103,6 +121,8 @@ struct Parser<'a> {
     module: Module,
     globals: HashMap<String, u32>,
     funcs: HashMap<String, u32>,
+    /// Source positions of the module directives and of every instruction (for `check`).
+    map: SourceMap,
 }
 
 /// State while parsing one function body.
@@ -116,6 +136,8 @@ struct FnState {
     pending: Vec<(usize, usize, String, usize)>,
     /// Indices of instructions preceded by `.pragma "nounroll";` (PTX ISA §11.6.1).
     nounroll: Vec<usize>,
+    /// Where each of `instrs` is in the source (same indices).
+    srcs: Vec<InstrSrc>,
 }
 
 impl FnState {
@@ -268,11 +290,16 @@ impl<'a> Parser<'a> {
         u32::try_from(v).map_err(|_| self.err_at(k, format!("{what} out of range")))
     }
 
-    /// Skips the rest of the current source line (for `.file`/`.loc`).
+    /// Skips the rest of the current source line (for `.file`/`.loc`), noting a `.loc` with
+    /// `inlined_at` (for `check`: PTX ISA 7.0).
     fn skip_line(&mut self, line: u32) {
         while let Some(t) = self.toks.get(self.i) {
             if t.loc.line != line {
                 break;
+            }
+            if self.map.loc_inlined.is_none() && matches!(&t.tok, Tok::Word(w) if w == "inlined_at")
+            {
+                self.map.loc_inlined = Some(t.loc);
             }
             self.i += 1;
         }
@@ -300,6 +327,7 @@ impl<'a> Parser<'a> {
             let Tok::Word(w) = tok else {
                 return Err(self.err("expected a directive"));
             };
+            self.map.directives.push((w.clone(), self.toks[k].loc));
             match w.as_str() {
                 ".version" => {
                     self.i += 1;
@@ -307,14 +335,19 @@ impl<'a> Parser<'a> {
                     self.next()?;
                     let (a, b) = t.split_once('.').unwrap_or((t.as_str(), "0"));
                     match (a.parse(), b.parse()) {
-                        (Ok(a), Ok(b)) => self.module.version = (a, b),
+                        (Ok(a), Ok(b)) => {
+                            self.module.version = (a, b);
+                            self.map.version_text = t.clone();
+                        }
                         _ => return Err(self.err_at(k + 1, "malformed .version")),
                     }
                 }
                 ".target" => {
                     self.i += 1;
                     loop {
+                        let tk = self.i;
                         let t = self.expect_word("target name")?;
+                        self.map.target_pos.push(self.toks[tk].loc);
                         self.module.target.push(t);
                         if !self.eat_punct(',') {
                             break;
@@ -336,6 +369,7 @@ impl<'a> Parser<'a> {
                 }
                 ".pragma" => {
                     self.i += 1;
+                    self.record_pragma(k);
                     self.skip_statement()?;
                 }
                 ".section" => {
@@ -683,6 +717,7 @@ impl<'a> Parser<'a> {
             None => {
                 let i = self.module.functions.len() as u32;
                 self.module.functions.push(f.clone());
+                self.map.functions.push(Vec::new());
                 self.funcs.insert(name.clone(), i);
                 i
             }
@@ -693,7 +728,10 @@ impl<'a> Parser<'a> {
         if !self.is_punct('{') {
             return Err(self.err_at(start_tok, "expected `{` or `;` after function header"));
         }
-        self.body(&mut f)?;
+        let srcs = self.body(&mut f)?;
+        if let Some(slot) = self.map.functions.get_mut(idx as usize) {
+            *slot = srcs;
+        }
         f.defined = true;
         f.cfg = Cfg::build(&f.instrs);
         if let Some(slot) = self.module.functions.get_mut(idx as usize) {
@@ -713,7 +751,7 @@ impl<'a> Parser<'a> {
         Ok(d)
     }
 
-    fn body(&mut self, f: &mut Function) -> Result<(), PtxError> {
+    fn body(&mut self, f: &mut Function) -> Result<Vec<InstrSrc>, PtxError> {
         let mut top = HashMap::new();
         for (j, p) in f.params.iter().enumerate() {
             top.insert(p.name.clone(), Name::Param(j as u32));
@@ -729,6 +767,7 @@ impl<'a> Parser<'a> {
             labels: Default::default(),
             pending: Vec::new(),
             nounroll: Vec::new(),
+            srcs: Vec::new(),
         };
         // `.reg` parameters are registers of the function
         for (j, p) in f.params.iter().chain(f.rets.iter()).enumerate() {
@@ -799,6 +838,7 @@ impl<'a> Parser<'a> {
                         }
                         ".pragma" => {
                             self.i += 1;
+                            self.record_pragma(k);
                             if matches!(self.peek(), Some(Tok::Str(s)) if s == "nounroll") {
                                 st.nounroll.push(st.instrs.len());
                             }
@@ -828,6 +868,15 @@ impl<'a> Parser<'a> {
             let mut r = Instr::new(Opcode::Ret);
             r.line = end_line;
             st.instrs.push(r);
+            st.srcs.push(InstrSrc {
+                pos: Pos {
+                    line: end_line,
+                    col: 1,
+                },
+                text: "ret; (implicit at the end of the body)".into(),
+                synthetic: true,
+                ..InstrSrc::default()
+            });
         }
         for (ins, opi, name, tk) in std::mem::take(&mut st.pending) {
             let t = *st
@@ -847,7 +896,7 @@ impl<'a> Parser<'a> {
         f.vars = st.vars;
         f.instrs = st.instrs;
         f.labels = st.labels;
-        Ok(())
+        Ok(st.srcs)
     }
 
     fn reg_decl(&mut self, st: &mut FnState) -> Result<(), PtxError> {
@@ -912,6 +961,7 @@ impl<'a> Parser<'a> {
 
     fn instruction(&mut self, st: &mut FnState) -> Result<(), PtxError> {
         let line = self.pos().line;
+        let start_tok = self.i;
         let mut guard = None;
         if self.eat_punct('@') {
             let neg = self.eat_punct('!');
@@ -931,23 +981,29 @@ impl<'a> Parser<'a> {
         ins.line = line;
         if ins.op == Opcode::Call {
             self.call_operands(st, &mut ins)?;
+            st.srcs.push(self.instr_src(start_tok, op_tok, &[], false));
             st.instrs.push(ins);
             return Ok(());
         }
         // operands
         let mut ops: Vec<(Operand, usize)> = Vec::new();
         let mut second_dst: Option<Operand> = None;
+        // token ranges of the operands in source order (the `|` operand second), for `check`
+        let mut ranges: Vec<(usize, usize)> = Vec::new();
         if !self.is_punct(';') {
             loop {
                 let k = self.i;
                 let o = self.operand(st, &ins, ops.len())?;
+                ranges.push((k, self.i));
                 if let Some(name) = o.1 {
                     // label reference: resolved when the body ends
                     st.pending.push((st.instrs.len(), ops.len(), name, k));
                 }
                 ops.push((o.0, k));
                 if ops.len() == 1 && self.eat_punct('|') {
+                    let k2 = self.i;
                     let o2 = self.operand(st, &ins, 1)?;
+                    ranges.push((k2, self.i));
                     second_dst = Some(o2.0);
                 }
                 if self.eat_punct(',') {
@@ -960,6 +1016,7 @@ impl<'a> Parser<'a> {
         if !self.eat_punct(';') {
             return Err(self.err("expected `,` or `;` after operand"));
         }
+        let pipe = second_dst.is_some();
         let mut it = ops.into_iter();
         if ins.op.has_dst() {
             match it.next() {
@@ -996,33 +1053,62 @@ impl<'a> Parser<'a> {
             }
             ins.dst.push(d);
         }
-        self.check_arity(&ins, op_tok)?;
+        st.srcs
+            .push(self.instr_src(start_tok, op_tok, &ranges, pipe));
         st.instrs.push(ins);
         Ok(())
     }
 
-    fn check_arity(&self, ins: &Instr, k: usize) -> Result<(), PtxError> {
-        use Opcode::*;
-        let n = ins.src.len();
-        let ok = match ins.op {
-            Bra => n == 1,
-            Ret | Exit | Trap | Brkpt => n == 0,
-            Mov | Not | Cnot | Abs | Neg | Popc | Clz | Brev | Bfind | Rcp | Sqrt | Rsqrt | Sin
-            | Cos | Lg2 | Ex2 | Tanh | Cvt | Cvta | Ld | Ldu | Isspacep => n == 1,
-            Add | Sub | Mul | Mul24 | Div | Rem | Min | Max | And | Or | Xor | Shl | Shr
-            | Copysign | Testp => (1..=2).contains(&n),
-            Mad | Mad24 | Fma | Sad | Selp | Slct | Bfe | Prmt | Dp4a | Dp2a | Shf => n == 3,
-            Setp => n == 2 || n == 3,
-            Set => n == 2 || n == 3,
-            Bfi | Lop3 => n == 4,
-            _ if ins.op.is_simd_video() => n == 3,
-            St => n == 2,
-            _ => true,
+    /// Records the string of the `.pragma` at token `k` (for `check`).
+    fn record_pragma(&mut self, k: usize) {
+        if let (Some(Tok::Str(text)), Some(t)) = (self.peek(), self.toks.get(k)) {
+            self.map.pragmas.push((text.clone(), t.loc));
+        }
+    }
+
+    /// Where the instruction starting at token `start` is in the source: its position, its text
+    /// up to the `;`, and each operand's position and literal kinds (`ranges`: token ranges of
+    /// the operands in source order).
+    fn instr_src(
+        &self,
+        start: usize,
+        op_tok: usize,
+        ranges: &[(usize, usize)],
+        pipe: bool,
+    ) -> InstrSrc {
+        let loc = |k: usize| self.toks.get(k).map(|t| t.loc).unwrap_or_default();
+        let end = self.i.saturating_sub(1);
+        let text = match (self.toks.get(start), self.toks.get(end)) {
+            (Some(a), Some(b)) if b.end >= a.start => self
+                .src
+                .get(a.start as usize..b.end as usize)
+                .unwrap_or("")
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" "),
+            _ => String::new(),
         };
-        if ok {
-            Ok(())
-        } else {
-            Err(self.err_at(k, format!("wrong number of operands ({n} sources)")))
+        let operands = ranges
+            .iter()
+            .map(|&(a, b)| OperandSrc {
+                pos: loc(a),
+                lits: (a..b)
+                    .filter_map(|k| match self.toks.get(k).map(|t| &t.tok) {
+                        Some(Tok::Int(..)) => Some(Lit::Int),
+                        Some(Tok::F32(_)) => Some(Lit::F32),
+                        Some(Tok::F64(_)) => Some(Lit::F64),
+                        _ => None,
+                    })
+                    .collect(),
+            })
+            .collect();
+        InstrSrc {
+            pos: loc(start),
+            op_pos: loc(op_tok),
+            text,
+            operands,
+            pipe,
+            synthetic: false,
         }
     }
 
