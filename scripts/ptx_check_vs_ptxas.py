@@ -952,7 +952,7 @@ def original_target(text):
 def run_ptxas(ptxas, path, arch):
     r = subprocess.run([ptxas, f"-arch={arch}", "-o", os.devnull, path],
                        capture_output=True, text=True, timeout=300)
-    if r.returncode < 0 or r.returncode >= 128:
+    if r.returncode < 0 or r.returncode in (134, 136, 139):  # killed by a signal (255 = errors)
         return None, f"ptxas crashed (exit status {r.returncode})"
     msg = (r.stdout + r.stderr).strip().splitlines()
     first = next((m for m in msg if "error" in m or "fatal" in m), msg[0] if msg else "")
