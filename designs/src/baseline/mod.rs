@@ -231,11 +231,7 @@ impl BaselineRf {
 
     /// Physical bank rows a write with lane mask `m` touches: the slices with a lane in `m`.
     fn slices_written(&self, m: u32) -> u64 {
-        let l = self.lanes_per_slice;
-        let slice_mask = if l >= 32 { u32::MAX } else { (1u32 << l) - 1 };
-        (0..self.slices)
-            .filter(|s| (m >> (s * l)) & slice_mask != 0)
-            .count() as u64
+        slices_written(m, self.slices, self.lanes_per_slice)
     }
 
     /// A write of the lanes in `m` (held lanes only, not all 32) into row `t`: only the slices
@@ -254,6 +250,16 @@ impl BaselineRf {
         }
         WriteOutcome::DONE
     }
+}
+
+/// Physical bank rows a write with lane mask `m` touches when a logical bank is `slices`
+/// slices of `lanes_per_slice` lanes: the slices with a lane in `m`.
+pub(crate) fn slices_written(m: u32, slices: usize, lanes_per_slice: usize) -> u64 {
+    let l = lanes_per_slice;
+    let slice_mask = if l >= 32 { u32::MAX } else { (1u32 << l) - 1 };
+    (0..slices)
+        .filter(|s| (m >> (s * l)) & slice_mask != 0)
+        .count() as u64
 }
 
 impl RegisterFileDesign for BaselineRf {

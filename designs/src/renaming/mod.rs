@@ -650,14 +650,6 @@ impl RenamingRf {
         wait
     }
 
-    fn slices_written(&self, m: u32) -> u64 {
-        let l = self.lanes_per_slice;
-        let slice_mask = if l >= 32 { u32::MAX } else { (1u32 << l) - 1 };
-        (0..self.slices)
-            .filter(|s| (m >> (s * l)) & slice_mask != 0)
-            .count() as u64
-    }
-
     /// The row a register occupies now, looked up without side effects.
     fn locate(&self, warp: WarpSlot, reg: RegId) -> Option<usize> {
         self.mapped(warp.slot, reg)
@@ -882,7 +874,7 @@ impl RegisterFileDesign for RenamingRf {
         self.stats.slice_writes += if m == u32::MAX {
             self.slices as u64
         } else {
-            self.slices_written(m)
+            crate::baseline::slices_written(m, self.slices, self.lanes_per_slice)
         };
         if let Some(row) = self.cells.get_mut(t) {
             if m == u32::MAX {
