@@ -8,7 +8,10 @@
 //!   baseline);
 //! * `renaming+tri-modal`: renaming with power states counted;
 //! * `malekeh`: design `malekeh` with its defaults (issue 29: target within 1.5x of the
-//!   baseline).
+//!   baseline);
+//! * `rows32x8/baseline`, `rows32x8/sharing`: the same kernel launched in 32x8 blocks (each
+//!   warp one matrix row, seed 000 §2.1's matrixMul), where `sharing` serves about half of the
+//!   loads from registers (issue 31: target within 2x of the baseline).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use regwatt_designs::config::{resolve, GpuPreset, Overrides, PowerMode};
@@ -59,6 +62,32 @@ fn bench(c: &mut Criterion) {
         g.throughput(Throughput::Elements(first.activity.core.warp_instructions));
         g.bench_function(format!("matrixMul_naive_128/rtx2060/{name}"), |b| {
             b.iter(|| simulate_spec(&spec, design, &cfg, &opts).map(|s| s.activity.cycles))
+        });
+    }
+    let mut rows = spec.clone();
+    for l in &mut rows.launches {
+        l.grid = [4, 16, 1];
+        l.block = [32, 8, 1];
+    }
+    for (name, design) in [
+        ("baseline", DesignSpec::Baseline),
+        ("sharing", DesignSpec::Sharing),
+    ] {
+        let ov = Overrides {
+            design: Some(design),
+            ..Overrides::default()
+        };
+        let Ok(cfg) = resolve(GpuPreset::Gtx480, &ov) else {
+            eprintln!("timing_sim: rows32x8/{name}: preset does not resolve");
+            continue;
+        };
+        let Ok(first) = simulate_spec(&rows, design, &cfg, &opts) else {
+            eprintln!("timing_sim: rows32x8/{name}: simulation failed");
+            continue;
+        };
+        g.throughput(Throughput::Elements(first.activity.core.warp_instructions));
+        g.bench_function(format!("matrixMul_naive_128_rows32x8/gtx480/{name}"), |b| {
+            b.iter(|| simulate_spec(&rows, design, &cfg, &opts).map(|s| s.activity.cycles))
         });
     }
     g.finish();

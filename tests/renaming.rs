@@ -7,7 +7,9 @@
 //!    no cycle, so this one run serves every managed mode (each is evaluated from it);
 //! 3. `renaming` with an unbounded table and the wear-levelling policy;
 //! 4. `renaming` with releases off and the baseline's placement (`mapping = "static"`),
-//!    which must equal the baseline's cycles and bank activity exactly.
+//!    which must equal the baseline's cycles and bank activity exactly;
+//! 5. `sharing` (issue 31) with 0 AMT entries, which must equal run 2 in every activity
+//!    count.
 //!
 //! Checked on each renaming run: the outputs are correct, no access found a register without
 //! a mapping, no allocation failed, nothing stays mapped after the last warp exits
@@ -101,6 +103,29 @@ fn issue28_every_workload_correct_invariants_hold_and_static_placement_equals_ba
             let counted = config(*p, DesignSpec::Renaming, PowerMode::TriModal, &[])?;
             let r = sim(w, &counted, DesignSpec::Renaming)?;
             check_renaming(&r, false).map_err(|e| format!("defaults: {e}"))?;
+            // issue 31: `sharing` with no AMT entries is this design, cycle for cycle
+            let off = config(
+                *p,
+                DesignSpec::Sharing,
+                PowerMode::TriModal,
+                &["design.amt_entries=0"],
+            )?;
+            let z = sim(w, &off, DesignSpec::Sharing)?;
+            let DesignStats::Sharing(zs) = &z.activity.design_stats else {
+                return Err("not a sharing run".into());
+            };
+            let (a, b) = (&z.activity, &r.activity);
+            if a.cycles != b.cycles
+                || a.core != b.core
+                || a.memory != b.memory
+                || a.rf != b.rf
+                || DesignStats::Renaming(zs.renaming.clone()) != b.design_stats
+            {
+                return Err(format!(
+                    "sharing with 0 AMT entries: cycles {} vs renaming {}",
+                    a.cycles, b.cycles
+                ));
+            }
             // every mode evaluates from the counted run, at both report nodes
             for mode in PowerMode::ALL {
                 for node in Node::REPORT {

@@ -411,6 +411,8 @@ pub enum DesignParams {
     Renaming(crate::renaming::RenamingParams),
     /// Seed 003 ([`crate::malekeh::MalekehParams`]).
     Malekeh(crate::malekeh::MalekehParams),
+    /// Seed 000 ([`crate::sharing::SharingParams`]).
+    Sharing(crate::sharing::SharingParams),
 }
 
 /// Errors resolving a configuration. Each names the file (or `--set`) and the key.
@@ -696,6 +698,7 @@ impl ResolvedConfig {
         match &self.design {
             Some(DesignParams::Renaming(p)) => p.validate().map_err(|(k, m)| bad(k, m))?,
             Some(DesignParams::Malekeh(p)) => p.validate(self).map_err(|(k, m)| bad(k, m))?,
+            Some(DesignParams::Sharing(p)) => p.validate().map_err(|(k, m)| bad(k, m))?,
             None => {}
         }
         if !(1..=1000).contains(&self.power.wakeup_cycles) {

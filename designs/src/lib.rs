@@ -20,6 +20,7 @@ pub mod malekeh;
 pub mod power_modes;
 pub mod renaming;
 pub mod run;
+pub mod sharing;
 pub mod spec;
 
 pub use config::{GpuPreset, Node, Overrides, ResolvedConfig, Scope};

@@ -27,6 +27,7 @@ use crate::gpu_side::{self, BeyondRfInventory};
 use crate::malekeh::{self, sthld::Sthld, MalekehRf, MalekehStats, ReuseHints};
 use crate::power_modes::{self, PowerManagement, RowDomains};
 use crate::renaming::{self, KernelPlan, RenamingRf, RenamingStats};
+use crate::sharing::{self, SharingRf, SharingStats};
 use crate::spec::DesignSpec;
 use regwatt_tech::units::Energy;
 
@@ -37,6 +38,7 @@ pub enum DesignStats {
     Baseline(BaselineStats),
     Renaming(RenamingStats),
     Malekeh(MalekehStats),
+    Sharing(SharingStats),
 }
 
 impl DesignStats {
@@ -46,6 +48,7 @@ impl DesignStats {
             (DesignStats::Baseline(a), DesignStats::Baseline(b)) => a.merge(b),
             (DesignStats::Renaming(a), DesignStats::Renaming(b)) => a.merge(b),
             (DesignStats::Malekeh(a), DesignStats::Malekeh(b)) => a.merge(b),
+            (DesignStats::Sharing(a), DesignStats::Sharing(b)) => a.merge(b),
             _ => {}
         }
     }
@@ -56,6 +59,7 @@ impl DesignStats {
             DesignStats::Baseline(s) => s.unallocated_accesses,
             DesignStats::Renaming(s) => s.unallocated_accesses,
             DesignStats::Malekeh(s) => s.banks.unallocated_accesses,
+            DesignStats::Sharing(s) => s.renaming.unallocated_accesses,
         }
     }
 }
@@ -143,6 +147,27 @@ pub fn simulate<F: FunctionalWarpModel>(
             )?;
             Ok(map_stats(a, DesignStats::Malekeh))
         }
+        DesignSpec::Sharing => {
+            let p = match &cfg.design {
+                Some(DesignParams::Sharing(p)) => p,
+                _ => {
+                    return Err(TimingError::Rf(regwatt_sim::timing::rf::RfError::Other(
+                        "design `sharing`: the configuration has no `[design]` table (resolve it with the design)".into(),
+                    )))
+                }
+            };
+            let plan = sharing::plan(cfg, p, model);
+            // every SM's stores reach every SM's AMT
+            let log =
+                std::rc::Rc::new(std::cell::RefCell::new(sharing::StoreLog::new(cfg.gpu.sms)));
+            let a = regwatt_sim::timing::run(
+                &cfg.gpu,
+                model,
+                |sm| SharingRf::new(cfg, p, &plan, sm, log.clone()),
+                opts,
+            )?;
+            Ok(map_stats(a, DesignStats::Sharing))
+        }
     }
 }
 
@@ -190,13 +215,14 @@ pub fn inventory(design: DesignSpec, cfg: &ResolvedConfig) -> Result<Inventory, 
         DesignSpec::Baseline => baseline::hardware::inventory(cfg),
         DesignSpec::Renaming => renaming::hardware::inventory(cfg),
         DesignSpec::Malekeh => malekeh::hardware::inventory(cfg),
+        DesignSpec::Sharing => sharing::hardware::inventory(cfg),
     }
 }
 
 /// The power-managed domains of the design's register rows ([`crate::power_modes`]).
 pub fn power_domains(design: DesignSpec, cfg: &ResolvedConfig) -> Result<RowDomains, EnergyError> {
     match design {
-        DesignSpec::Baseline | DesignSpec::Renaming | DesignSpec::Malekeh => {
+        DesignSpec::Baseline | DesignSpec::Renaming | DesignSpec::Malekeh | DesignSpec::Sharing => {
             baseline::hardware::power_domains(cfg)
         }
     }
@@ -208,6 +234,7 @@ pub fn events(cfg: &ResolvedConfig, act: &DesignActivity) -> EventCounts {
         DesignStats::Baseline(s) => baseline::hardware::events(cfg, &act.core, s),
         DesignStats::Renaming(s) => renaming::hardware::events(cfg, &act.core, s),
         DesignStats::Malekeh(s) => malekeh::hardware::events(cfg, &act.core, s),
+        DesignStats::Sharing(s) => sharing::hardware::events(cfg, &act.core, s),
     }
 }
 

@@ -18,19 +18,23 @@ pub enum DesignSpec {
     Renaming,
     /// Caching collector units with compiler reuse hints (seed 003, [`crate::malekeh`]).
     Malekeh,
+    /// Renaming plus inter-warp sharing of loaded values through the register mapping (seed
+    /// 000, [`crate::sharing`]).
+    Sharing,
 }
 
 /// Unknown design name.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown design `{0}` (known: baseline, renaming, malekeh)")]
+#[error("unknown design `{0}` (known: baseline, renaming, malekeh, sharing)")]
 pub struct UnknownDesign(pub String);
 
 impl DesignSpec {
     /// Every design, in report order.
-    pub const ALL: [DesignSpec; 3] = [
+    pub const ALL: [DesignSpec; 4] = [
         DesignSpec::Baseline,
         DesignSpec::Renaming,
         DesignSpec::Malekeh,
+        DesignSpec::Sharing,
     ];
 
     /// Name on the command line and in reports.
@@ -39,6 +43,7 @@ impl DesignSpec {
             DesignSpec::Baseline => "baseline",
             DesignSpec::Renaming => "renaming",
             DesignSpec::Malekeh => "malekeh",
+            DesignSpec::Sharing => "sharing",
         }
     }
 
@@ -53,6 +58,10 @@ impl DesignSpec {
             DesignSpec::Malekeh => Some((
                 "designs/src/malekeh/defaults.toml",
                 include_str!("malekeh/defaults.toml"),
+            )),
+            DesignSpec::Sharing => Some((
+                "designs/src/sharing/defaults.toml",
+                include_str!("sharing/defaults.toml"),
             )),
         }
     }

@@ -295,6 +295,13 @@ pub struct RenamingStats {
     pub pbr_instructions: u64,
     /// Largest number of physical registers mapped or reserved at once on one SM.
     pub physical_peak: u64,
+    /// Seed 000 (`sharing`) only, 0 otherwise: reference-count updates of shared rows,
+    /// writers moved off a shared row (and of those, the ones that copied kept lanes), and
+    /// allocations placed outside the register's baseline bank.
+    pub ref_updates: u64,
+    pub unshares: u64,
+    pub unshare_copies: u64,
+    pub bank_spills: u64,
     /// Static figures of the launch's kernel (the same on every SM); over several launches,
     /// those of the largest kernel (most instructions).
     pub exempt_registers: u32,
@@ -328,6 +335,10 @@ impl RfStats for RenamingStats {
         self.flag_cache_misses += o.flag_cache_misses;
         self.pbr_instructions += o.pbr_instructions;
         self.physical_peak = self.physical_peak.max(o.physical_peak);
+        self.ref_updates += o.ref_updates;
+        self.unshares += o.unshares;
+        self.unshare_copies += o.unshare_copies;
+        self.bank_spills += o.bank_spills;
         // static figures: those of the largest kernel (most instructions; the first on ties)
         if o.kernel_instructions > self.kernel_instructions {
             self.exempt_registers = o.exempt_registers;
@@ -416,6 +427,17 @@ pub struct RenamingRf {
     cells: Vec<Row>,
     /// Availability flags, one bit per row `t`.
     taken: Vec<u64>,
+    /// Holders of each row: table mappings plus pins (seed 000's reference count; always 0
+    /// or 1 in `renaming` alone, where a row has at most one mapping and no pin).
+    refs: Vec<u16>,
+    /// Allocation may take a row of another bank of the warp's sub-core when the baseline
+    /// bank is full (`sharing`, where a shared row can outlive its producer's mapping; never
+    /// needed without sharing, see [`RenamingRf::choose_row`]).
+    spill_banks: bool,
+    /// Rows freed since the owner last drained the list (`sharing` drops their AMT entries);
+    /// recorded only when `record_frees` is set.
+    record_frees: bool,
+    freed: Vec<usize>,
     /// Taken rows per sub-array (`t / rows_per_subarray`).
     sub_taken: Vec<u32>,
     /// Per (sub-core, bank): the last row allocated (wear levelling).
@@ -474,6 +496,10 @@ impl RenamingRf {
             warp_rows: vec![(0, 0); max_warps],
             cells: vec![ZERO_ROW; n],
             taken: vec![0; n.div_ceil(64)],
+            refs: vec![0; n],
+            spill_banks: false,
+            record_frees: false,
+            freed: Vec::new(),
             sub_taken: vec![0; n.div_ceil(rps)],
             last_row: vec![0; sub_cores * banks],
             table: vec![UNMAPPED; max_warps * max_regs],
@@ -597,8 +623,26 @@ impl RenamingRf {
                 Some(first + r)
             }
         };
+        let t = match t {
+            None if self.spill_banks => self.spill_row(warp),
+            t => t,
+        };
         if t.is_none() {
             self.stats.allocation_failures += 1;
+        }
+        t
+    }
+
+    /// The first free row of the other banks of `warp`'s sub-core (nearest bank first), for
+    /// a design whose shared rows can outlive their producer's mapping. Every (warp,
+    /// register) maps or pins at most one row of its own sub-core, and a sub-core reserves as
+    /// many rows as its warps' registers, so one is free while a mapping is missing.
+    fn spill_row(&mut self, warp: WarpSlot) -> Option<usize> {
+        let sc = usize::from(warp.sub_core);
+        let lo = sc * self.banks * self.rows;
+        let t = self.free_in(lo, lo + self.banks * self.rows);
+        if t.is_some() {
+            self.stats.bank_spills += 1;
         }
         t
     }
@@ -608,6 +652,7 @@ impl RenamingRf {
         let e = self.entry(warp.slot, reg)?;
         let t = self.choose_row(warp, reg)?;
         self.set_taken(t, true);
+        self.refs[t] = 1;
         self.table[e] = t as u32;
         self.tracker.allocate(t, ctx.now);
         self.stats.allocations += 1;
@@ -625,10 +670,142 @@ impl RenamingRf {
             return false;
         }
         self.table[e] = UNMAPPED;
-        self.set_taken(t as usize, false);
-        self.tracker.free(t as usize, ctx.now, ctx.act);
+        self.stats.table_updates += 1;
+        self.drop_ref(ctx, t as usize);
+        true
+    }
+
+    /// One holder of row `t` fewer; the last frees it.
+    fn drop_ref(&mut self, ctx: &mut RfCtx, t: usize) {
+        let r = &mut self.refs[t];
+        *r = r.saturating_sub(1);
+        if *r == 0 {
+            self.set_taken(t, false);
+            self.tracker.free(t, ctx.now, ctx.act);
+            if self.record_frees {
+                self.freed.push(t);
+            }
+        }
+    }
+
+    // ----- the seed-000 extension (`sharing`): rows with several holders -----
+
+    /// Turns on what `sharing` needs: allocation beyond the baseline bank and the list of
+    /// freed rows.
+    pub(crate) fn enable_sharing(&mut self) {
+        self.spill_banks = true;
+        self.record_frees = true;
+    }
+
+    /// The rows freed since the last call.
+    pub(crate) fn take_freed(&mut self) -> Vec<usize> {
+        std::mem::take(&mut self.freed)
+    }
+
+    /// The row (warp, reg) is mapped to.
+    pub(crate) fn row_of(&self, slot: u16, reg: RegId) -> Option<usize> {
+        self.mapped(slot, reg)
+    }
+
+    /// Holders of row `t`.
+    pub(crate) fn holders(&self, t: usize) -> u16 {
+        self.refs.get(t).copied().unwrap_or(0)
+    }
+
+    /// Whether `reg` is renaming-exempt (never shared).
+    pub(crate) fn exempt(&self, reg: RegId) -> bool {
+        self.is_exempt(reg)
+    }
+
+    /// Sub-core and bank (within the sub-core) of row `t`.
+    pub(crate) fn row_bank(&self, t: usize) -> (usize, usize) {
+        let b = t / self.rows.max(1);
+        (b / self.banks, b % self.banks)
+    }
+
+    /// The baseline bank of (slot, reg).
+    pub(crate) fn home_bank(&self, slot: u16, reg: RegId) -> usize {
+        self.bank_row(slot, reg).0
+    }
+
+    /// Pins row `t` (one more holder: it is not freed until [`RenamingRf::unpin`]).
+    pub(crate) fn pin(&mut self, t: usize) {
+        if let Some(r) = self.refs.get_mut(t) {
+            *r = r.saturating_add(1);
+            self.stats.ref_updates += 1;
+        }
+    }
+
+    /// Releases a pin of row `t`.
+    pub(crate) fn unpin(&mut self, ctx: &mut RfCtx, t: usize) {
+        if t < self.refs.len() {
+            self.stats.ref_updates += 1;
+            self.drop_ref(ctx, t);
+        }
+    }
+
+    /// Maps (warp, reg) onto the existing row `t` (seed 000 §3: one physical register in
+    /// several table entries), releasing its previous mapping. Returns false (nothing done)
+    /// for an exempt or out-of-range register.
+    pub(crate) fn share(&mut self, ctx: &mut RfCtx, warp: WarpSlot, reg: RegId, t: usize) -> bool {
+        if self.is_exempt(reg) || t >= self.refs.len() {
+            return false;
+        }
+        let Some(e) = self.entry(warp.slot, reg) else {
+            return false;
+        };
+        // the new holder first, so that releasing the old mapping cannot free `t`
+        self.refs[t] = self.refs[t].saturating_add(1);
+        self.stats.ref_updates += 1;
+        if self.table[e] != UNMAPPED {
+            self.unmap(ctx, warp.slot, reg);
+        }
+        self.table[e] = t as u32;
         self.stats.table_updates += 1;
         true
+    }
+
+    /// Reads row `t` as a register read (bank-read statistics, occupancy tracker, wake-up):
+    /// the w-merge slot's reads.
+    pub(crate) fn read_row(&mut self, ctx: &mut RfCtx, t: usize) -> ReadOutcome {
+        let delay = crate::power_modes::read_delay(&self.tracker, self.wake, t, ctx.now);
+        self.tracker.read(t, ctx.now, ctx.act);
+        self.stats.reads += 1;
+        ReadOutcome {
+            values: self.cells.get(t).unwrap_or(&ZERO_ROW).0,
+            delay,
+        }
+    }
+
+    /// Moves (warp, reg) off the shared row `t` to a new row, copying the lanes outside
+    /// `mask` (a copy through the bank when any lane must be kept).
+    #[cold]
+    fn unshare(
+        &mut self,
+        ctx: &mut RfCtx,
+        warp: WarpSlot,
+        reg: RegId,
+        t: usize,
+        mask: u32,
+    ) -> Option<usize> {
+        let old = self.cells.get(t).copied().unwrap_or(ZERO_ROW);
+        let e = self.entry(warp.slot, reg)?;
+        // the mapping is dropped (t keeps its other holders) and a new row allocated
+        self.table[e] = UNMAPPED;
+        self.stats.table_updates += 1;
+        self.drop_ref(ctx, t);
+        self.stats.unshares += 1;
+        let n = self.allocate(ctx, warp, reg)?;
+        if mask & self.stored_lanes != self.stored_lanes {
+            // the kept lanes are read from the shared row and written with the new ones
+            self.tracker.read(t, ctx.now, ctx.act);
+            self.stats.reads += 1;
+            self.stats.unshare_copies += 1;
+            if let Some(row) = self.cells.get_mut(n) {
+                *row = old;
+            }
+        }
+        Some(n)
     }
 
     /// One table lookup for (slot, reg) at `now`: the cycles it waits for its table bank.
@@ -663,25 +840,36 @@ impl RenamingRf {
     /// Checks the structural invariants: one row per mapping, flags popcount = mappings,
     /// mappings ≤ resident warps × registers. Returns a description of the first violation.
     pub fn check_invariants(&self, resident_warps: u64) -> Result<(), String> {
-        let mut seen = vec![false; self.cells.len()];
+        let mut count = vec![0u32; self.cells.len()];
         let mut mappings = 0u64;
         for (e, &t) in self.table.iter().enumerate() {
             if t == UNMAPPED {
                 continue;
             }
             let t = t as usize;
-            if t >= seen.len() || seen[t] {
-                return Err(format!("entry {e}: row {t} mapped twice or out of range"));
+            let Some(c) = count.get_mut(t) else {
+                return Err(format!("entry {e}: row {t} out of range"));
+            };
+            *c += 1;
+            // without sharing a row has one mapping; with it, at most its holders
+            if (!self.spill_banks && *c > 1) || *c > u32::from(self.refs[t]) {
+                return Err(format!(
+                    "entry {e}: row {t} mapped {c} times, {} holders",
+                    self.refs[t]
+                ));
             }
-            seen[t] = true;
             mappings += 1;
         }
+        let held = self.refs.iter().filter(|&&r| r > 0).count() as u64;
         let flags: u64 = self.taken.iter().map(|w| u64::from(w.count_ones())).sum();
-        if flags != mappings || flags != self.physical_now {
+        if flags != held || flags != self.physical_now {
             return Err(format!(
-                "availability flags {flags} != mappings {mappings} (in use {})",
+                "availability flags {flags} != rows held {held} (in use {})",
                 self.physical_now
             ));
+        }
+        if !self.spill_banks && held != mappings {
+            return Err(format!("{held} rows held != {mappings} mappings"));
         }
         let regs = u64::from(self.plan.registers);
         if mappings > resident_warps * regs {
@@ -860,6 +1048,9 @@ impl RegisterFileDesign for RenamingRf {
             // there is none (§6.1, Fig. 7)
             self.stats.table_lookups += 1;
             match self.mapped(w.warp.slot, w.reg) {
+                // a row other holders share keeps its value: the writer moves to a row of
+                // its own (seed 000, copy on write), with the lanes it does not write
+                Some(t) if self.refs[t] > 1 => self.unshare(ctx, w.warp, w.reg, t, mask),
                 Some(t) => Some(t),
                 None => self.allocate(ctx, w.warp, w.reg),
             }

@@ -330,6 +330,9 @@ impl Mods {
     /// Preceded by `.pragma "nounroll";` (PTX ISA §11.6.1): the loop whose body starts here
     /// must not be unrolled by ptxas (`analysis::schedule`).
     pub const NOUNROLL: u32 = 1 << 21;
+    /// `.cv` cache operator (`ld.cv`, PTX ISA §9.7.9.1): "don't cache and fetch again",
+    /// the load must see the latest value in memory.
+    pub const CV: u32 = 1 << 22;
 
     /// True if `flag` is set.
     #[inline]

@@ -1482,6 +1482,7 @@ impl<'a> Parser<'a> {
                 "volatile" => Mods::VOLATILE,
                 "relaxed" | "acquire" | "release" | "acq_rel" | "sc" => Mods::ORDERED,
                 "nc" => Mods::NC,
+                "cv" => Mods::CV,
                 "wrap" => Mods::WRAP,
                 "clamp" => Mods::CLAMP,
                 "shiftamt" => Mods::SHIFTAMT,
@@ -1505,8 +1506,8 @@ impl<'a> Parser<'a> {
                 }
                 // cache operators (§9.7.9.1), scopes (§8.5), weak/mmio and cache hints:
                 // accepted, no functional effect
-                "ca" | "cg" | "cs" | "lu" | "cv" | "wb" | "wt" | "cta" | "gpu" | "sys"
-                | "cluster" | "gl" | "weak" | "mmio" | "level" | "L2" | "L1" => 0,
+                "ca" | "cg" | "cs" | "lu" | "wb" | "wt" | "cta" | "gpu" | "sys" | "cluster"
+                | "gl" | "weak" | "mmio" | "level" | "L2" | "L1" => 0,
                 _ if m.starts_with("L1::") || m.starts_with("L2::") => 0,
                 _ => return Err(bad(format!("unsupported modifier `.{m}` in `{w}`"))),
             };

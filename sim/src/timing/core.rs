@@ -45,8 +45,8 @@ use super::functional::{
 };
 use super::memory::{MemoryHierarchy, MemoryTiming};
 use super::rf::{
-    CollectorChoice, Delay, MemRoute, OperandRef, RegisterFileDesign, ReleaseCause, RfCtx, RfError,
-    RfStats, Route, WarpSlot, WriteRef,
+    CollectorChoice, Delay, GlobalAccess, MemRoute, OperandRef, RegId, RegisterFileDesign,
+    ReleaseCause, RfCtx, RfError, RfStats, Route, WarpSlot, WriteRef, MERGE_READ,
 };
 use crate::analysis::{Analysis, ArchReg};
 
@@ -314,6 +314,44 @@ struct SubCore {
     keys: Vec<(bool, Reverse<u8>, u64, u16)>,
 }
 
+/// Queue tag of a read of the w-merge collector slot (a `bank_q` entry's collector).
+const MERGE_COL: u16 = u16::MAX;
+
+/// The w-merge collector slot of an SM (seed 000 §3: "one dedicated operand collector
+/// slot"): one load at a time whose result the design builds from registers it reads through
+/// the bank arbitration of the load's sub-core ([`MemRoute::Merge`]).
+#[derive(Clone, Copy, Debug)]
+struct MergeSlot {
+    busy: bool,
+    warp: WarpSlot,
+    func: u32,
+    pc: u32,
+    /// The load's result buffer, scheduled once the reads are done.
+    wb: usize,
+    /// Reads not granted yet.
+    pending: u8,
+    /// When the last granted read's value is present.
+    ready_at: u64,
+    /// Shift/OR cycles after the reads.
+    latency: u32,
+}
+
+impl MergeSlot {
+    const IDLE: MergeSlot = MergeSlot {
+        busy: false,
+        warp: WarpSlot {
+            slot: 0,
+            sub_core: 0,
+        },
+        func: 0,
+        pc: 0,
+        wb: 0,
+        pending: 0,
+        ready_at: 0,
+        latency: 0,
+    };
+}
+
 impl SubCore {
     /// Makes `bank_ports_used` count cycle `now` (cleared if it counted an earlier one).
     #[inline(always)]
@@ -552,6 +590,8 @@ struct Sm<D: RegisterFileDesign> {
     /// Scheduler cycles per [`StallKind`] (index: the discriminant), folded into
     /// `act.stalls` at the end of the run ([`Sm::fold_stalls`]).
     stalls: [u64; N_STALL_KINDS],
+    /// The w-merge collector slot ([`MemRoute::Merge`]).
+    merge: MergeSlot,
 }
 
 /// Number of [`StallKind`] variants (`Barrier` is the last).
@@ -1167,6 +1207,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             idle_operand_wait: 0,
             idle_pending: 0,
             stalls: [0; N_STALL_KINDS],
+            merge: MergeSlot::IDLE,
         })
     }
 
@@ -1738,6 +1779,9 @@ impl<D: RegisterFileDesign> Sm<D> {
             ports,
             xbar_width,
             col_ports,
+            wb,
+            events,
+            merge,
             ..
         } = self;
         subs[sc].ports_at(now);
@@ -1757,6 +1801,7 @@ impl<D: RegisterFileDesign> Sm<D> {
         // read grants each collector received this cycle (collectors ≤ 64: `free_mask`; a
         // collector is granted at most its operands, ≤ 16, per cycle)
         let mut grants = [0u8; 64];
+        let mut merge_grants = 0u32;
         let mut transfers = 0u32;
         for (b, q) in bank_q.iter_mut().enumerate() {
             let mut left = ports.saturating_sub(bank_ports_used[b]);
@@ -1764,6 +1809,56 @@ impl<D: RegisterFileDesign> Sm<D> {
                 let Some(&(col, op)) = q.front() else {
                     break;
                 };
+                if col == MERGE_COL {
+                    // a read of the w-merge slot: arbitrated and moved like an operand
+                    if merge_grants >= *col_ports {
+                        break;
+                    }
+                    q.pop_front();
+                    *queued_reads -= 1;
+                    left -= 1;
+                    transfers += 1;
+                    merge_grants += 1;
+                    let opref = OperandRef {
+                        warp: merge.warp,
+                        reg: MERGE_READ + RegId::from(op),
+                        collector: MERGE_COL,
+                        func: merge.func,
+                        pc: merge.pc,
+                        reuse: None,
+                        last_use: false,
+                    };
+                    let mut ctx = RfCtx {
+                        now,
+                        sm: *id,
+                        act: rf_act,
+                    };
+                    let out = design.read(&mut ctx, &opref);
+                    let extra = match out.delay {
+                        Delay::None => 0,
+                        Delay::Cycles(x) => u64::from(x),
+                        Delay::Memory { fetch, extra } => {
+                            mem.fetch(now, *id, &fetch, mem_act).saturating_sub(now + 1)
+                                + u64::from(extra)
+                        }
+                    };
+                    merge.ready_at = merge.ready_at.max(now + 1 + extra);
+                    merge.pending = merge.pending.saturating_sub(1);
+                    bank_ports_used[b] += 1;
+                    act.bank_reads[sc * nb + b] += 1;
+                    act.crossbar_transfers += 1;
+                    act.collector_writes += 1;
+                    if merge.pending == 0 && merge.busy {
+                        merge.busy = false;
+                        let at = merge.ready_at + u64::from(merge.latency.max(1));
+                        if let Some(e) = wb.get_mut(merge.wb) {
+                            e.complete_at = at;
+                        }
+                        events.push(at, merge.wb);
+                    }
+                    progress = true;
+                    continue;
+                }
                 let (c_i, o_i) = (usize::from(col), usize::from(op));
                 let (Some(c), Some(g)) = (collectors.get_mut(c_i), grants.get_mut(c_i)) else {
                     break;
@@ -1985,6 +2080,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             mem_buf,
             by_class,
             events,
+            merge,
             ..
         } = std::hint::black_box(&mut *self);
         let sub = &mut subs[sc];
@@ -2005,6 +2101,8 @@ impl<D: RegisterFileDesign> Sm<D> {
         }
         // timing
         let mut from_load = false;
+        // the result waits for the w-merge slot's reads (their last grant schedules it)
+        let mut merging = false;
         let ready = match class {
             UnitClass::Mem => {
                 let lk = ldst.unwrap_or(0);
@@ -2012,13 +2110,20 @@ impl<D: RegisterFileDesign> Sm<D> {
                 if step.mem {
                     let global = matches!(acc.space, MemSpaceKind::Global | MemSpaceKind::Local);
                     from_load = acc.kind != MemOpKind::Store && global;
+                    let g = GlobalAccess {
+                        warp: ws,
+                        access: acc,
+                        info: sh.info(sid),
+                        l1_hit: (global && design.probes_l1()).then(|| mem.l1_probe(now, id, acc)),
+                        merge_slot_free: !merge.busy,
+                    };
                     let route = if global {
                         let mut ctx = RfCtx {
                             now,
                             sm: id,
                             act: rf_act,
                         };
-                        design.global_access(&mut ctx, ws, acc, sh.info(sid).dsts.as_slice())
+                        design.global_access(&mut ctx, &g)
                     } else {
                         MemRoute::Hierarchy
                     };
@@ -2028,6 +2133,33 @@ impl<D: RegisterFileDesign> Sm<D> {
                             ldst_free[lk] = now + 1;
                             now + u64::from(latency.max(1))
                         }
+                        MemRoute::Merge {
+                            banks,
+                            reads,
+                            latency,
+                        } => {
+                            mem_act.rf_design_served += 1;
+                            ldst_free[lk] = now + 1;
+                            let n = usize::from(reads.clamp(1, 2));
+                            let nb = sub.bank_q.len();
+                            *merge = MergeSlot {
+                                busy: true,
+                                warp: ws,
+                                func: g.info.func,
+                                pc: g.info.pc,
+                                wb: idx,
+                                pending: n as u8,
+                                ready_at: now,
+                                latency,
+                            };
+                            for (k, &b) in banks.iter().take(n).enumerate() {
+                                let b = usize::from(b).min(nb - 1);
+                                sub.bank_q[b].push_back((MERGE_COL, k as u8));
+                                sub.queued_reads += 1;
+                            }
+                            merging = true;
+                            u64::MAX
+                        }
                         MemRoute::Hierarchy | MemRoute::SkipL1 { .. } => {
                             let (skip, extra) = match route {
                                 MemRoute::SkipL1 { extra } => (true, u64::from(extra)),
@@ -2035,6 +2167,14 @@ impl<D: RegisterFileDesign> Sm<D> {
                             };
                             let t = mem.access(now + extra, id, acc, skip, mem_act);
                             ldst_free[lk] = now + u64::from(t.ldst_cycles.max(1));
+                            if from_load && global {
+                                let mut ctx = RfCtx {
+                                    now,
+                                    sm: id,
+                                    act: rf_act,
+                                };
+                                design.global_timed(&mut ctx, &g, t.ready_at);
+                            }
                             t.ready_at.max(now + 1)
                         }
                     }
@@ -2103,7 +2243,9 @@ impl<D: RegisterFileDesign> Sm<D> {
         e.done = 0;
         e.route = None;
         e.complete_at = ready;
-        events.push(ready, idx);
+        if !merging {
+            events.push(ready, idx);
+        }
         self.refresh_gate(usize::from(slot));
         if barrier_arrived {
             if let Some(c) = self.ctas[cta].as_mut() {

@@ -20,7 +20,7 @@ use crate::exec::{
     BarrierEvent, CtaExec, FlatRegisterFile, Kernel, LaunchConfig, MemKind, MemMeta, Program,
     RegisterAccess, Scratch, WarpId,
 };
-use crate::ir::{Function, Space};
+use crate::ir::{Function, Mods, Space};
 use crate::launch::{HostData, LaunchSpec};
 use crate::mem::{self, ConstSpace, GlobalMemory, ParamSpace};
 
@@ -113,6 +113,7 @@ fn info_of(func: u32, pc: u32, ins: &crate::exec::ExecInstr) -> Result<InstrInfo
         src_preds: sp,
         dst_preds: dp,
         active_mask: 0,
+        coherent: ins.mods.has(Mods::VOLATILE | Mods::ORDERED | Mods::CV),
     })
 }
 

@@ -16,7 +16,7 @@ use serde::Serialize;
 
 use super::profile::ReuseProfile;
 use crate::analysis::{analyze, Analysis, ArchReg};
-use crate::ir::{Function, Module, Opcode, Space, Ty};
+use crate::ir::{Function, Mods, Module, Opcode, Space, Ty};
 
 /// A warp as the functional model names it: `cta * warps_per_cta + warp_in_cta`.
 pub type WarpKey = u32;
@@ -100,6 +100,10 @@ pub struct InstrInfo {
     pub dst_preds: u32,
     /// Lanes that will execute.
     pub active_mask: u32,
+    /// A memory instruction that must see memory itself: `.volatile`, a memory order
+    /// (`.relaxed`/`.acquire`/…) or the `.cv` cache operator (PTX ISA §8, §9.7.9.1). A design
+    /// must not serve such a load from a copy it holds (seed 000 §3).
+    pub coherent: bool,
 }
 
 /// State space of a memory access.
@@ -359,6 +363,7 @@ impl SyntheticModel {
                 src_preds,
                 dst_preds,
                 active_mask: 0,
+                coherent: ins.mods.has(Mods::VOLATILE | Mods::ORDERED | Mods::CV),
             });
         }
         let warps_per_cta = threads_per_cta.div_ceil(32);

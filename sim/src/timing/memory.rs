@@ -82,6 +82,13 @@ pub trait MemoryTiming {
     ) -> MemTiming;
     /// Times a transfer requested by an RF design (fill or spill below the L1D).
     fn fetch(&mut self, now: u64, sm: u32, f: &MemFetch, act: &mut MemActivity) -> u64;
+    /// Whether a global load `acc` of SM `sm` dispatched at `now` would find every sector
+    /// it reads present in the L1D when it gets there, without changing any state (no
+    /// recency update, no allocation, no statistics). Seed 000 §3: the LD/ST unit knows the
+    /// L1D outcome before it decides on partial sharing. Default: a miss.
+    fn l1_probe(&mut self, _now: u64, _sm: u32, _acc: &WarpMemAccess) -> bool {
+        false
+    }
 }
 
 /// A port serving `cap` items per cycle; items reserve the first cycle with room left.
@@ -1391,6 +1398,24 @@ impl MemoryHierarchy {
 }
 
 impl MemoryTiming for MemoryHierarchy {
+    fn l1_probe(&mut self, now: u64, sm: u32, acc: &WarpMemAccess) -> bool {
+        if acc.space != MemSpaceKind::Global || acc.kind != MemOpKind::Load || acc.mask == 0 {
+            return false;
+        }
+        let smi = (sm as usize).min(self.l1.len().saturating_sub(1));
+        let t = now + self.d.l1_lat;
+        self.coalesce(acc);
+        let Some(l1) = self.l1.get(smi) else {
+            return false;
+        };
+        self.lines
+            .iter()
+            .all(|&(line, secs)| match l1.index.find(&l1.way, line) {
+                Some(w) => l1.sectors(w, secs, t).present == secs,
+                None => false,
+            })
+    }
+
     fn access(
         &mut self,
         now: u64,

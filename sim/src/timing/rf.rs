@@ -13,7 +13,7 @@
 //! | collector allocation | [`route_read`](RegisterFileDesign::route_read) per source | bank to queue at, or a bypass (collector-cache hit) |
 //! | arbiter grant | [`read`](RegisterFileDesign::read) | value + extra delay (wake-up, rename lookup, tag miss → memory) |
 //! | dispatch | [`release`](RegisterFileDesign::release) (`Pir`) | seed 002 per-instruction release |
-//! | LD/ST | [`global_access`](RegisterFileDesign::global_access) | serve a load from registers (seeds 000/001) or the tagged array (seed 004) |
+//! | LD/ST | [`global_access`](RegisterFileDesign::global_access) (with the L1D outcome if [`probes_l1`](RegisterFileDesign::probes_l1)), [`global_timed`](RegisterFileDesign::global_timed) | serve a load from registers (seeds 000/001; merge reads through the w-merge slot, [`MemRoute::Merge`]) or the tagged array (seed 004) |
 //! | writeback | [`route_write`](RegisterFileDesign::route_write), [`write`](RegisterFileDesign::write) | physical register chosen at write time (seed 002), collector-cache update (seed 003) |
 //! | block entry | [`release`](RegisterFileDesign::release) (`Pbr`) | seed 002 per-branch release |
 //! | every simulated cycle | [`tick`](RegisterFileDesign::tick) | drowsy / gating state (lazy: cycles may be skipped) |
@@ -27,7 +27,7 @@
 use serde::Serialize;
 
 use super::activity::RfActivity;
-use super::functional::WarpMemAccess;
+use super::functional::{InstrInfo, WarpMemAccess};
 
 /// A hardware warp slot of an SM and the sub-core it belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -165,6 +165,37 @@ pub enum MemRoute {
     /// Served by the design after `latency` cycles without a memory access (seeds 000/001:
     /// the data already sits in registers; seed 004: hit in the tagged array).
     Served { latency: u32 },
+    /// Served by the design from registers it reads through the sub-core's w-merge collector
+    /// slot (seed 000 §3: partial sharing): `reads` (1 or 2) reads queue at `banks[..reads]`
+    /// and go through the bank arbitration and the crossbar like operand reads; each calls
+    /// [`RegisterFileDesign::read`] with `reg = MERGE_READ + k`. The load's result is ready
+    /// `latency` cycles after the last read (the shift/OR merge), then written back as
+    /// usual. Only when [`GlobalAccess::merge_slot_free`].
+    Merge {
+        banks: [u16; 2],
+        reads: u8,
+        latency: u32,
+    },
+}
+
+/// Register number of the `k`-th read of the w-merge collector slot ([`MemRoute::Merge`]):
+/// `MERGE_READ + k`. Above any architectural register (`R<n>`, `n` < 256 per PTX's limits).
+pub const MERGE_READ: RegId = 0xFF00;
+
+/// A global/local memory instruction at the LD/ST unit ([`RegisterFileDesign::global_access`]).
+#[derive(Clone, Copy, Debug)]
+pub struct GlobalAccess<'a> {
+    pub warp: WarpSlot,
+    /// Lane addresses as executed.
+    pub access: &'a WarpMemAccess,
+    /// The instruction (destination registers, `coherent`).
+    pub info: &'a InstrInfo,
+    /// Whether every line of a load is present in the SM's L1D now (probed without a
+    /// state change), for a design whose [`RegisterFileDesign::probes_l1`] is true; else
+    /// `None`.
+    pub l1_hit: Option<bool>,
+    /// The sub-core's w-merge collector slot is free ([`MemRoute::Merge`] allowed).
+    pub merge_slot_free: bool,
 }
 
 /// Static facts the core needs about a design.
@@ -280,16 +311,19 @@ pub trait RegisterFileDesign {
     fn release(&mut self, ctx: &mut RfCtx, warp: WarpSlot, reg: RegId, cause: ReleaseCause);
 
     /// A global/local memory instruction reached the LD/ST unit (after functional execution:
-    /// addresses are real). `dsts` are the load's destination registers. Default: normal path.
-    fn global_access(
-        &mut self,
-        _ctx: &mut RfCtx,
-        _warp: WarpSlot,
-        _access: &WarpMemAccess,
-        _dsts: &[RegId],
-    ) -> MemRoute {
+    /// addresses are real). Default: normal path.
+    fn global_access(&mut self, _ctx: &mut RfCtx, _g: &GlobalAccess) -> MemRoute {
         MemRoute::Hierarchy
     }
+    /// Whether [`GlobalAccess::l1_hit`] is wanted (the core probes the L1D tags only then).
+    /// Default: no.
+    fn probes_l1(&self) -> bool {
+        false
+    }
+    /// A global load that [`global_access`](RegisterFileDesign::global_access) sent to the
+    /// memory hierarchy was timed: its data arrives at `ready_at` (before writeback).
+    /// Default: nothing.
+    fn global_timed(&mut self, _ctx: &mut RfCtx, _g: &GlobalAccess, _ready_at: u64) {}
 
     /// Called once per simulated cycle before the pipeline stages. Cycles may be skipped when
     /// the SM is idle: keep time-based state lazily from `ctx.now`.
