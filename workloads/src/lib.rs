@@ -336,6 +336,18 @@ static ALL: &[Workload] = &[
         divergent = false,
         "blocked LU decomposition of a 128x128 matrix, 16x16 blocks, 23 launches"
     ),
+    workload!(
+        "cifarnet",
+        cifarnet,
+        divergent = false,
+        "CifarNet-shaped CNN forward pass (seed 000): 5x5 convs, 3x3/2 pools, LRN, fc; 10 launches"
+    ),
+    workload!(
+        "alexnet",
+        alexnet,
+        divergent = false,
+        "AlexNet-shaped CNN forward pass (seed 000): 11x11/4, 5x5, 3x3 convs, pools, LRN, fc; 13 launches"
+    ),
 ];
 
 /// Every built-in workload, in a fixed order.

@@ -11,9 +11,12 @@ use regwatt_sim::launch::{DType, HostData};
 
 use crate::{Buffers, WorkloadError};
 
+pub mod alexnet;
 pub mod backprop;
 pub mod bfs;
 pub mod black_scholes;
+pub mod cifarnet;
+pub mod cnn;
 pub mod collatz;
 pub mod conv;
 pub mod conv_large;
