@@ -45,9 +45,9 @@ fn every_workload_on_both_presets_matches_its_reference() {
 /// against GPGPU-Sim 4.2's on the same PTX, launches and inputs
 /// (`calibrations/gpgpusim-suite/cycles.csv`, provenance in `calibrations/PROVENANCE.md`).
 /// The bounds are the measured mean |error| plus a small margin: rtx2060 9.4 % (bound 10 %);
-/// gtx480 11.3 % (bound 11.5 %) since issue 36 modelled its instruction and constant caches
-/// (24.8 % before): a change of the timing model that moves the suite away from GPGPU-Sim
-/// fails here. GPGPU-Sim crashed on reduction and fc on
+/// gtx480 9.8 % (bound 10 %) since issue 36 modelled its instruction and constant caches and
+/// BookSim's crossbar latency (24.8 % before): a change of the timing model that moves the
+/// suite away from GPGPU-Sim fails here. GPGPU-Sim crashed on reduction and fc on
 /// the GTX 480 configuration (SHFL on Fermi; the CSV's `match` = crash): those two have no
 /// reference.
 fn timing_against_gpgpusim(ours: &BTreeMap<(String, String), u64>) {
@@ -88,7 +88,7 @@ fn timing_against_gpgpusim(ours: &BTreeMap<(String, String), u64>) {
         errs.entry(gpu).or_default().push(e.abs());
     }
     assert_eq!(crashed, ["reduction/gtx480", "fc/gtx480"]);
-    for (gpu, n, bound) in [("rtx2060", 23, 0.10), ("gtx480", 21, 0.115)] {
+    for (gpu, n, bound) in [("rtx2060", 23, 0.10), ("gtx480", 21, 0.10)] {
         let e = &errs[gpu];
         assert_eq!(e.len(), n, "{gpu}");
         let mean = e.iter().sum::<f64>() / e.len() as f64;
