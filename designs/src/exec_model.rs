@@ -9,6 +9,7 @@ use regwatt_sim::exec::{ExecError, LaunchConfig, Program};
 use regwatt_sim::launch::{HostData, LaunchSpec};
 use regwatt_sim::mem::{GlobalMemory, ParamSpace};
 use regwatt_sim::timing::functional::ModelError;
+use regwatt_sim::timing::memory::CarriedCaches;
 use regwatt_sim::timing::{ExecModel, RunOptions, TimingError};
 
 use crate::config::ResolvedConfig;
@@ -114,6 +115,9 @@ pub fn for_each_launch<A>(
     let names: Vec<&str> = program.kernels.iter().map(|k| k.name.as_str()).collect();
     spec.check_kernels(&names).map_err(ExecError::from)?;
     let mut out = Vec::with_capacity(spec.launches.len());
+    // what one launch leaves in the instruction and constant caches for the next
+    let bases = regwatt_sim::timing::code_bases(&module);
+    let mut carry = CarriedCaches::default();
     for (i, l) in spec.launches.iter().enumerate() {
         let setup = |message: String| SimError::Setup {
             file: spec.file.clone(),
@@ -154,7 +158,9 @@ pub fn for_each_launch<A>(
             index: i,
             kernel: l.kernel.clone(),
             source,
-        })?;
+        })?
+        .with_code_bases(bases.clone())
+        .with_carried_caches(&mut carry);
         let a = run_launch(&mut model).map_err(|source| SimError::Timing {
             index: i,
             kernel: l.kernel.clone(),

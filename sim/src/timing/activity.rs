@@ -921,6 +921,14 @@ pub struct MemActivity {
     /// DRAM accesses (reads and writes) that found their row open.
     #[serde(skip_serializing_if = "is_zero")]
     pub dram_row_hits: u64,
+    /// Instruction fetches that missed the SM's instruction cache (read from the L2; zero
+    /// with `perfect_inst_const_cache`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub inst_fetch_misses: u64,
+    /// Param/const lines that missed the SM's constant cache (zero with
+    /// `perfect_inst_const_cache`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub const_cache_misses: u64,
     /// Accesses issued on behalf of the RF design (seed 004 spills/fills).
     pub rf_design_fetches: u64,
     /// Global accesses the RF design served itself (seed 000/001 sharing, seed 004 hits).
@@ -941,6 +949,8 @@ impl MemActivity {
         self.l1d_sector_reads += o.l1d_sector_reads;
         self.l1d_sector_read_hits += o.l1d_sector_read_hits;
         self.l1d_sector_read_merges += o.l1d_sector_read_merges;
+        self.inst_fetch_misses += o.inst_fetch_misses;
+        self.const_cache_misses += o.const_cache_misses;
         self.l1d_mshr_stall_cycles += o.l1d_mshr_stall_cycles;
         self.l2_sector_read_merges += o.l2_sector_read_merges;
         self.l2_mshr_stall_cycles += o.l2_mshr_stall_cycles;

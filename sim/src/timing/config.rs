@@ -210,6 +210,20 @@ pub struct MemoryConfig {
     pub l2_mshr_entries: u32,
     /// Start every launch with the host-written buffers in the L2 (`-gpgpu_perf_sim_memcpy`).
     pub l2_preload_host_data: bool,
+    /// Instruction fetches and param/const loads always hit
+    /// (`-gpgpu_perfect_inst_const_cache`). When false, each SM has an instruction cache
+    /// (`l1i`) and a constant cache (`l1c`) whose misses are read from the L2 (and the DRAM);
+    /// both keep their contents from one launch of a spec to the next (GPGPU-Sim invalidates
+    /// only the L1D between kernels), and so does the L2 for the lines they fetched.
+    pub perfect_inst_const_cache: bool,
+    /// Instruction cache per SM (`-gpgpu_cache:il1`); PTX instructions are 8 bytes each,
+    /// the functions of a module laid out one after the other (GPGPU-Sim
+    /// `function_info::ptx_assemble`). Unused with `perfect_inst_const_cache`.
+    pub l1i: CacheConfig,
+    /// Constant cache per SM (`-gpgpu_const_cache:l1`), read by `ld.param` and `ld.const`
+    /// (GPGPU-Sim `ldst_unit::constant_cycle`); a hit takes `sm.units.const_latency`. Unused
+    /// with `perfect_inst_const_cache`.
+    pub l1c: CacheConfig,
     pub dram: DramConfig,
 }
 
@@ -436,7 +450,12 @@ impl GpuConfig {
         pos("sm.units.ldst_per_sm", u.ldst_per_sm)?;
         pos("sm.units.const_latency", u.const_latency)?;
         let m = &self.memory;
-        for (name, c) in [("memory.l1d", m.l1d), ("memory.l2_slice", m.l2_slice)] {
+        for (name, c) in [
+            ("memory.l1d", m.l1d),
+            ("memory.l2_slice", m.l2_slice),
+            ("memory.l1i", m.l1i),
+            ("memory.l1c", m.l1c),
+        ] {
             pos(&format!("{name}.sets"), c.sets)?;
             pos(&format!("{name}.ways"), c.ways)?;
             pow2(&format!("{name}.line_bytes"), c.line_bytes)?;
@@ -445,6 +464,21 @@ impl GpuConfig {
                 return Err(err(
                     &format!("{name}.sector_bytes"),
                     "1..=32 sectors per line required".into(),
+                ));
+            }
+        }
+        for (name, c) in [("memory.l1i", m.l1i), ("memory.l1c", m.l1c)] {
+            if c.sector_bytes != c.line_bytes {
+                return Err(err(
+                    &format!("{name}.sector_bytes"),
+                    "must equal line_bytes (the instruction and constant caches are not sectored)"
+                        .into(),
+                ));
+            }
+            if c.line_bytes > m.l2_slice.line_bytes {
+                return Err(err(
+                    &format!("{name}.line_bytes"),
+                    "must be at most memory.l2_slice.line_bytes".into(),
                 ));
             }
         }
@@ -552,5 +586,19 @@ mod tests {
         let mut c = GpuConfig::rtx2060_like().expect("preset");
         c.memory.l1d.line_bytes = 100;
         assert_eq!(c.validate().unwrap_err().field, "memory.l1d.line_bytes");
+        let mut c = GpuConfig::gtx480_like().expect("preset");
+        c.memory.l1i.sector_bytes = 32;
+        assert_eq!(c.validate().unwrap_err().field, "memory.l1i.sector_bytes");
+        let mut c = GpuConfig::gtx480_like().expect("preset");
+        c.memory.l1c = CacheConfig {
+            sets: 8,
+            ways: 2,
+            line_bytes: 256,
+            sector_bytes: 256,
+        };
+        assert_eq!(c.validate().unwrap_err().field, "memory.l1c.line_bytes");
+        let mut c = GpuConfig::gtx480_like().expect("preset");
+        c.memory.l1c.ways = 0;
+        assert_eq!(c.validate().unwrap_err().field, "memory.l1c.ways");
     }
 }

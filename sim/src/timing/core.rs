@@ -731,6 +731,9 @@ struct StaticInstr {
     has_pir: bool,
     /// Its dead-destination release list is not empty (completion looks it up only then).
     has_dead_dst: bool,
+    /// Byte offset in the module's code ([`FunctionalWarpModel::code_offset`]), where an
+    /// instruction fetch looks it up.
+    code: u64,
 }
 
 impl StaticInstr {
@@ -758,6 +761,7 @@ impl StaticInstr {
             has_dead_dst: t
                 .and_then(|t| t.dead_dst.get(key.pc as usize))
                 .is_some_and(|l| !l.is_empty()),
+            code: 0,
         };
         for (k, &r) in key.srcs.as_slice().iter().enumerate().take(16) {
             st.src_reuse[k] = t.and_then(|t| FuncTables::reuse(&t.uses, &t.reuse_src, key.pc, r));
@@ -804,7 +808,8 @@ impl Shared<'_> {
         key.active_mask = 0;
         if fs[pc] == 0 {
             let block = model.block_start(key.func, key.pc);
-            let st = StaticInstr::new(key, self.func_tables(key.func), block);
+            let mut st = StaticInstr::new(key, self.func_tables(key.func), block);
+            st.code = model.code_offset(key.func, key.pc);
             self.statics.push(st);
             self.sid_of[f][pc] = self.statics.len() as u32;
         }
@@ -877,7 +882,14 @@ where
         cfg.core_clock_mhz,
     );
     mem.preload_l2(&model.host_written());
-    run_with_memory(cfg, model, make_design, &mut mem, opts)
+    if let Some(c) = model.carried_caches() {
+        mem.restore_front_end(c);
+    }
+    let a = run_with_memory(cfg, model, make_design, &mut mem, opts)?;
+    if let Some(c) = model.carried_caches() {
+        mem.save_front_end(c);
+    }
+    Ok(a)
 }
 
 /// [`run`] with a caller-supplied memory model.
@@ -974,7 +986,7 @@ where
                     if next_cta >= grid.ctas {
                         break;
                     }
-                    if sms[i].try_launch(&mut sh, model, next_cta, now)? {
+                    if sms[i].try_launch(&mut sh, model, mem, next_cta, now)? {
                         next_cta += 1;
                         progress = true;
                     } else {
@@ -1216,10 +1228,11 @@ impl<D: RegisterFileDesign> Sm<D> {
     }
 
     /// Starts CTA `cta` if it fits. Returns whether it was launched.
-    fn try_launch<F: FunctionalWarpModel>(
+    fn try_launch<F: FunctionalWarpModel, M: MemoryTiming>(
         &mut self,
         sh: &mut Shared,
         model: &mut F,
+        mem: &mut M,
         cta: u32,
         now: u64,
     ) -> Result<bool, TimingError> {
@@ -1278,6 +1291,10 @@ impl<D: RegisterFileDesign> Sm<D> {
             self.rf_act.architected_peak = self.rf_act.architected_peak.max(self.arch_regs_now);
             let key = cta * wpc + i as u32;
             let next = sh.next_sid(model, key);
+            // the first instruction's fetch (an instruction-cache miss holds the warp)
+            let fetched = next.map_or(now, |n| {
+                mem.inst_fetch(now, self.id, sh.st(n).code, &mut self.mem_act)
+            });
             sh.warp_age += 1;
             let base = usize::from(w.slot) * 32;
             self.preds[base..base + 32].fill(0);
@@ -1295,7 +1312,7 @@ impl<D: RegisterFileDesign> Sm<D> {
                 in_collector: false,
                 at_barrier: false,
                 exited: false,
-                no_issue_until: 0,
+                no_issue_until: if fetched > now { fetched } else { 0 },
                 pending: [0; 4],
                 pending_mem: [0; 4],
                 pending_pred: 0,
@@ -2223,6 +2240,13 @@ impl<D: RegisterFileDesign> Sm<D> {
             }
             if class == UnitClass::Branch {
                 w.no_issue_until = now + u64::from(timing.latency);
+            }
+            if let Some(n) = next {
+                // the next instruction's fetch: an instruction-cache miss holds the warp
+                let f = mem.inst_fetch(now, id, sh.st(n).code, mem_act);
+                if f > now {
+                    w.no_issue_until = w.no_issue_until.max(f);
+                }
             }
             w.exited |= step.exited | next.is_none();
             if step.barrier && !w.exited {

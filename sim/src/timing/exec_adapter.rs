@@ -12,7 +12,7 @@ use super::functional::{
     classify, FunctionalWarpModel, GridShape, InstrInfo, MemOpKind, MemSpaceKind, ModelError,
     RegList, StepInfo, WarpKey, WarpMemAccess, WarpRegisters,
 };
-use super::memory::MemoryHierarchy;
+use super::memory::{CarriedCaches, MemoryHierarchy};
 use super::profile::{ReuseProfile, WarpReuse};
 use super::rf::RegisterFileDesign;
 use crate::analysis::{analyze, Analysis, ArchReg};
@@ -20,7 +20,7 @@ use crate::exec::{
     BarrierEvent, CtaExec, FlatRegisterFile, Kernel, LaunchConfig, MemKind, MemMeta, Program,
     RegisterAccess, Scratch, WarpId,
 };
-use crate::ir::{Function, Mods, Space};
+use crate::ir::{Function, Mods, Module, Space};
 use crate::launch::{HostData, LaunchSpec};
 use crate::mem::{self, ConstSpace, GlobalMemory, ParamSpace};
 
@@ -82,6 +82,28 @@ pub struct ExecModel<'a> {
     wpc_shift: Option<u32>,
     /// Work buffers of [`CtaExec::step_timed`].
     scratch: Box<Scratch>,
+    /// Byte offset of each function's code in the module ([`code_bases`]; empty: 0).
+    code_bases: Vec<u64>,
+    /// Instruction and constant caches carried between the launches of a spec.
+    carry: Option<&'a mut CarriedCaches>,
+}
+
+/// Byte offset of each function's first instruction in the code of `module`: the functions
+/// one after the other in module order, 8 bytes per instruction (GPGPU-Sim
+/// `function_info::ptx_assemble` with `MAX_INST_SIZE` 8; declarations take no room).
+pub fn code_bases(module: &Module) -> Vec<u64> {
+    let mut next = 0u64;
+    module
+        .functions
+        .iter()
+        .map(|f| {
+            let b = next;
+            if f.defined {
+                next += f.instrs.len() as u64 * 8;
+            }
+            b
+        })
+        .collect()
 }
 
 fn info_of(func: u32, pc: u32, ins: &crate::exec::ExecInstr) -> Result<InstrInfo, String> {
@@ -178,7 +200,22 @@ impl<'a> ExecModel<'a> {
                 .is_power_of_two()
                 .then(|| grid.warps_per_cta.trailing_zeros()),
             scratch: Scratch::new(),
+            code_bases: Vec::new(),
+            carry: None,
         })
+    }
+
+    /// Places the module's functions at `bases` ([`code_bases`]) for instruction fetches.
+    pub fn with_code_bases(mut self, bases: Vec<u64>) -> Self {
+        self.code_bases = bases;
+        self
+    }
+
+    /// Starts the launch from the instruction and constant caches in `carry` and leaves
+    /// them there for the next launch ([`FunctionalWarpModel::carried_caches`]).
+    pub fn with_carried_caches(mut self, carry: &'a mut CarriedCaches) -> Self {
+        self.carry = Some(carry);
+        self
     }
 
     fn split(&self, key: WarpKey) -> (usize, usize) {
@@ -234,6 +271,14 @@ fn mem_access(a: &MemMeta, out: &mut WarpMemAccess) {
 impl FunctionalWarpModel for ExecModel<'_> {
     fn grid(&self) -> GridShape {
         self.grid
+    }
+
+    fn code_offset(&self, func: u32, pc: u32) -> u64 {
+        self.code_bases.get(func as usize).copied().unwrap_or(0) + u64::from(pc) * 8
+    }
+
+    fn carried_caches(&mut self) -> Option<&mut CarriedCaches> {
+        self.carry.as_deref_mut()
     }
 
     fn host_written(&self) -> Vec<(u64, u64)> {
@@ -457,6 +502,8 @@ pub fn run_spec_timed<D: RegisterFileDesign>(
     spec.check_kernels(&names)
         .map_err(|e| model_err(e.to_string()))?;
     let mut launches = Vec::new();
+    let bases = code_bases(&module);
+    let mut carry = CarriedCaches::default();
     for (i, l) in spec.launches.iter().enumerate() {
         // each launch counts cycles from 0: a fresh memory system (as `timing::run`)
         let mut mem = MemoryHierarchy::new(
@@ -493,8 +540,10 @@ pub fn run_spec_timed<D: RegisterFileDesign>(
             &mut global,
             i as u64,
         )
-        .map_err(|source| TimingError::Model { warp: 0, source })?;
+        .map_err(|source| TimingError::Model { warp: 0, source })?
+        .with_code_bases(bases.clone());
         mem.preload_l2(&model.host_written());
+        mem.restore_front_end(&mut carry);
         launches.push(run_with_memory(
             cfg,
             &mut model,
@@ -502,6 +551,7 @@ pub fn run_spec_timed<D: RegisterFileDesign>(
             &mut mem,
             opts,
         )?);
+        mem.save_front_end(&mut carry);
     }
     let buffers = spec
         .buffers

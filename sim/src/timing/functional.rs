@@ -14,6 +14,7 @@
 
 use serde::Serialize;
 
+use super::memory::CarriedCaches;
 use super::profile::ReuseProfile;
 use crate::analysis::{analyze, Analysis, ArchReg};
 use crate::ir::{Function, Mods, Module, Opcode, Space, Ty};
@@ -242,6 +243,20 @@ pub trait FunctionalWarpModel {
     /// Default: `None`.
     fn profile_reuse(&self, warps: u32, rthld: u32) -> Option<ReuseProfile> {
         let _ = (warps, rthld);
+        None
+    }
+    /// Byte offset of instruction `pc` of function `func` in the module's code, where an
+    /// instruction cache finds it (GPGPU-Sim `function_info::ptx_assemble`: 8 bytes per PTX
+    /// instruction, `MAX_INST_SIZE`, the module's functions one after the other).
+    /// Default: `8 × pc` (the function at offset 0).
+    fn code_offset(&self, func: u32, pc: u32) -> u64 {
+        let _ = func;
+        u64::from(pc) * 8
+    }
+    /// The instruction and constant caches an earlier launch of the same spec left
+    /// ([`super::memory::CarriedCaches`]), which [`super::run`] starts from and hands on.
+    /// Default: none (every launch starts cold).
+    fn carried_caches(&mut self) -> Option<&mut CarriedCaches> {
         None
     }
 }

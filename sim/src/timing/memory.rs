@@ -89,6 +89,37 @@ pub trait MemoryTiming {
     fn l1_probe(&mut self, _now: u64, _sm: u32, _acc: &WarpMemAccess) -> bool {
         false
     }
+    /// The cycle the instruction at code offset `code` (bytes from the start of the module's
+    /// code, [`super::FunctionalWarpModel::code_offset`]) can be issued by a warp of SM `sm`
+    /// that needs it at `now`: `now` with a perfect instruction cache (the default),
+    /// else the instruction cache's fill cycle on a miss.
+    fn inst_fetch(&mut self, now: u64, sm: u32, code: u64, act: &mut MemActivity) -> u64 {
+        let _ = (sm, code, act);
+        now
+    }
+}
+
+/// Base address of the code in the memory system: GPGPU-Sim's `PROGRAM_MEM_START`
+/// (`shader.cc`, 0xF0000000), added to the code offset of an instruction fetch.
+pub const PROGRAM_MEM_START: u64 = 0xF000_0000;
+
+/// Where `ld.const` addresses (offsets in the constant space, which starts at 0 in regwatt)
+/// go in the memory system, apart from the kernel parameters (GPGPU-Sim keeps `ld.param`
+/// at the parameters' offsets from 0 and the constant space in global memory).
+pub const CONST_SPACE_BASE: u64 = 1 << 40;
+
+/// What outlives a launch in GPGPU-Sim apart from the host data in the L2 (which every
+/// launch here starts with again): each SM's instruction and constant caches (GPGPU-Sim
+/// invalidates only the L1D between kernels, `gpu-sim.cc` `gpgpu_flush_l1_cache` →
+/// `ldst_unit::invalidate`) and the L2 lines they fetched. Carried from one launch of a
+/// spec to the next by [`MemoryHierarchy::save_front_end`] /
+/// [`MemoryHierarchy::restore_front_end`]; empty with `perfect_inst_const_cache`.
+#[derive(Clone, Debug, Default)]
+pub struct CarriedCaches {
+    l1i: Vec<Tags>,
+    l1c: Vec<Tags>,
+    /// (address, bytes) of every line the two caches read from the L2, first read first.
+    l2_lines: Vec<(u64, u64)>,
 }
 
 /// A port serving `cap` items per cycle; items reserve the first cycle with room left.
@@ -553,6 +584,14 @@ impl Tags {
         (w, victim)
     }
 
+    /// Makes every valid sector present from cycle 0 (a new launch's time base).
+    fn settle(&mut self) {
+        for w in &mut self.way {
+            w.ready = 0;
+        }
+        self.fill.fill(0);
+    }
+
     /// Marks `sectors` of the line in `way` valid with data from cycle `at`.
     #[inline]
     fn fill(&mut self, way: usize, sectors: u32, at: u64) {
@@ -666,6 +705,13 @@ pub struct MemoryHierarchy {
     d: Derived,
     /// Scratch of [`Self::shared_conflict_free`]: the first word seen in each bank.
     bank_word: [u64; 64],
+    /// Instruction and constant cache per SM (empty with `perfect_inst_const_cache`).
+    l1i: Vec<Tags>,
+    l1c: Vec<Tags>,
+    /// (address, bytes) of the lines `l1i` / `l1c` read from the L2, in order (their first
+    /// read; `front_seen` holds the addresses).
+    front_lines: Vec<(u64, u64)>,
+    front_seen: std::collections::HashSet<u64>,
 }
 
 /// A divisor fixed at construction: powers of two divide by a shift.
@@ -932,6 +978,125 @@ impl MemoryHierarchy {
             words: Vec::with_capacity(128),
             d: Derived::new(cfg, core_clock_mhz / d.clock_mhz),
             bank_word: [0; 64],
+            l1i: (0..sms)
+                .filter(|_| !cfg.perfect_inst_const_cache)
+                .map(|_| Tags::new(cfg.l1i))
+                .collect(),
+            l1c: (0..sms)
+                .filter(|_| !cfg.perfect_inst_const_cache)
+                .map(|_| Tags::new(cfg.l1c))
+                .collect(),
+            front_lines: Vec::new(),
+            front_seen: std::collections::HashSet::new(),
+        }
+    }
+
+    /// Starts a launch with what an earlier launch of the same spec left in the instruction
+    /// and constant caches (every line present from cycle 0) and the L2 lines they read
+    /// (present from cycle 0, after the host data). Nothing with `perfect_inst_const_cache`
+    /// or when `c` is empty (the first launch).
+    pub fn restore_front_end(&mut self, c: &mut CarriedCaches) {
+        if self.l1i.is_empty() || c.l1i.len() != self.l1i.len() || c.l1c.len() != self.l1c.len() {
+            return;
+        }
+        self.l1i = std::mem::take(&mut c.l1i);
+        self.l1c = std::mem::take(&mut c.l1c);
+        for t in self.l1i.iter_mut().chain(self.l1c.iter_mut()) {
+            t.settle();
+        }
+        let lines = std::mem::take(&mut c.l2_lines);
+        self.place_l2(&lines);
+        for &(a, _) in &lines {
+            self.front_seen.insert(a);
+        }
+        self.front_lines = lines;
+    }
+
+    /// Hands the instruction and constant caches and the L2 lines they read to the next
+    /// launch ([`Self::restore_front_end`]).
+    pub fn save_front_end(&mut self, c: &mut CarriedCaches) {
+        c.l1i = std::mem::take(&mut self.l1i);
+        c.l1c = std::mem::take(&mut self.l1c);
+        c.l2_lines = std::mem::take(&mut self.front_lines);
+        self.front_seen.clear();
+    }
+
+    /// Reads the bytes `addr .. addr + bytes` (inside one L2 line) for SM `sm`'s instruction
+    /// or constant cache from the L2, the request leaving at `t`; returns the cycle the data
+    /// is back.
+    fn front_miss(
+        &mut self,
+        now: u64,
+        t: u64,
+        sm: usize,
+        addr: u64,
+        bytes: u64,
+        act: &mut MemActivity,
+    ) -> u64 {
+        let lb = self.d.l2_line_bytes;
+        let sb = self.d.l2_sector_bytes;
+        let line = addr / lb;
+        let (first, last) = ((addr % lb) / sb, ((addr + bytes - 1) % lb) / sb);
+        let sectors = (first..=last).fold(0u32, |m, s| m | 1 << s);
+        if self.front_seen.insert(addr) {
+            self.front_lines.push((addr, bytes));
+        }
+        self.l2(now, t, sm, line, sectors, MemOpKind::Load, act)
+    }
+
+    /// A param/const load through SM `smi`'s constant cache: one line per cycle
+    /// (`ldst_unit::process_memory_access_queue`), a hit ready after `const_latency`, a miss
+    /// read from the L2.
+    fn constant(
+        &mut self,
+        now: u64,
+        smi: usize,
+        acc: &WarpMemAccess,
+        act: &mut MemActivity,
+    ) -> MemTiming {
+        let lb = u64::from(self.cfg.l1c.line_bytes.max(1));
+        let base = if acc.space == MemSpaceKind::Const {
+            CONST_SPACE_BASE
+        } else {
+            0
+        };
+        let size = u64::from(acc.bytes_per_lane.max(1));
+        let mut lines = std::mem::take(&mut self.lines);
+        lines.clear();
+        for l in bits(acc.mask) {
+            let a = base.saturating_add(acc.addrs[l as usize]);
+            lines.push((a / lb, 0));
+            lines.push((a.saturating_add(size - 1) / lb, 0));
+        }
+        lines.sort_unstable();
+        lines.dedup();
+        let cl = u64::from(self.const_latency);
+        let mut ready = now + cl;
+        for (i, &(line, _)) in lines.iter().enumerate() {
+            let t = now + i as u64;
+            let Some(tags) = self.l1c.get_mut(smi) else {
+                break;
+            };
+            let look = tags.lookup(line, 1, t, true);
+            let r = if look.present != 0 {
+                t + cl
+            } else if look.inflight != 0 {
+                look.inflight_until.max(t + cl)
+            } else {
+                act.const_cache_misses += 1;
+                let f = self.front_miss(now, t, smi, line * lb, lb, act);
+                if let Some(tags) = self.l1c.get_mut(smi) {
+                    tags.fill(look.way, 1, f);
+                }
+                f.max(t + cl)
+            };
+            ready = ready.max(r);
+        }
+        let n = lines.len().max(1) as u64;
+        self.lines = lines;
+        MemTiming {
+            ready_at: ready,
+            ldst_cycles: u32::try_from(n).unwrap_or(u32::MAX),
         }
     }
 
@@ -944,6 +1109,11 @@ impl MemoryHierarchy {
         if !self.cfg.l2_preload_host_data {
             return;
         }
+        self.place_l2(ranges);
+    }
+
+    /// Places the sectors of `ranges` in the L2 as clean data present from cycle 0.
+    fn place_l2(&mut self, ranges: &[(u64, u64)]) {
         let lb = u64::from(self.cfg.l2_slice.line_bytes.max(1));
         let sb = u64::from(self.cfg.l2_slice.sector_bytes.max(1));
         for &(addr, bytes) in ranges {
@@ -1427,6 +1597,10 @@ impl MemoryTiming for MemoryHierarchy {
         match acc.space {
             MemSpaceKind::Param | MemSpaceKind::Const => {
                 act.param_const_instructions += 1;
+                if !self.l1c.is_empty() {
+                    let smi = (sm as usize).min(self.l1c.len() - 1);
+                    return self.constant(now, smi, acc, act);
+                }
                 return MemTiming {
                     ready_at: now + u64::from(self.const_latency),
                     ldst_cycles: 1,
@@ -1478,6 +1652,28 @@ impl MemoryTiming for MemoryHierarchy {
             b = (b / sb + 1) * sb;
         }
         ready
+    }
+
+    /// GPGPU-Sim `shader_core_ctx::fetch`: the warp's fetch looks its line up in the SM's
+    /// instruction cache; a miss (or a line in flight) holds the warp until the fill.
+    fn inst_fetch(&mut self, now: u64, sm: u32, code: u64, act: &mut MemActivity) -> u64 {
+        if self.l1i.is_empty() {
+            return now;
+        }
+        let smi = (sm as usize).min(self.l1i.len() - 1);
+        let lb = u64::from(self.cfg.l1i.line_bytes.max(1));
+        let line = (PROGRAM_MEM_START + code) / lb;
+        let look = self.l1i[smi].lookup(line, 1, now, true);
+        if look.present != 0 {
+            return now;
+        }
+        if look.inflight != 0 {
+            return look.inflight_until;
+        }
+        act.inst_fetch_misses += 1;
+        let f = self.front_miss(now, now, smi, line * lb, lb, act);
+        self.l1i[smi].fill(look.way, 1, f);
+        f
     }
 }
 
@@ -1659,6 +1855,19 @@ mod tests {
             l2_sectors_per_cycle_per_slice: 1,
             l2_mshr_entries: 8,
             l2_preload_host_data: true,
+            perfect_inst_const_cache: true,
+            l1i: CacheConfig {
+                sets: 2,
+                ways: 2,
+                line_bytes: 128,
+                sector_bytes: 128,
+            },
+            l1c: CacheConfig {
+                sets: 2,
+                ways: 2,
+                line_bytes: 64,
+                sector_bytes: 64,
+            },
             dram: DramConfig {
                 channels: 1,
                 interleave_bytes: 256,
@@ -1674,6 +1883,13 @@ mod tests {
                 t_wl: 2,
             },
         };
+        MemoryHierarchy::new(&cfg, 2, 4, 1000.0)
+    }
+
+    /// [`small`] with instruction and constant caches (`perfect_inst_const_cache` off).
+    fn small_front() -> MemoryHierarchy {
+        let mut cfg = small(64).cfg;
+        cfg.perfect_inst_const_cache = false;
         MemoryHierarchy::new(&cfg, 2, 4, 1000.0)
     }
 
@@ -2160,6 +2376,78 @@ mod tests {
         // the next line was not written by the host: DRAM
         m.access(0, 0, &load(0x1080, 4), false, &mut act);
         assert_eq!(act.dram_sector_reads, 4);
+    }
+
+    #[test]
+    fn perfect_front_end_fetches_and_param_loads_take_no_memory_time() {
+        let mut m = small(64);
+        let mut act = MemActivity::default();
+        assert_eq!(m.inst_fetch(7, 0, 0, &mut act), 7);
+        let mut p = acc(MemSpaceKind::Param, MemOpKind::Load, 0, 0);
+        p.bytes_per_lane = 8;
+        assert_eq!(m.access(7, 0, &p, false, &mut act).ready_at, 11);
+        assert_eq!(act.l2_sector_reads, 0);
+    }
+
+    #[test]
+    fn instruction_fetch_misses_go_to_the_l2_hand_computed() {
+        let mut m = small_front();
+        let mut act = MemActivity::default();
+        // cold line (not host data): slice 22..25 (no L1 latency on a fetch), four DRAM
+        // reads; the line is back when its last sector is
+        let f = m.inst_fetch(0, 0, 0, &mut act);
+        assert_eq!(act.inst_fetch_misses, 1);
+        assert_eq!(act.dram_sector_reads, 4);
+        assert!(f > 52, "{f}");
+        // a second warp needing the line meanwhile waits for the same fill; after it the
+        // line hits (the next instruction on the line too)
+        assert_eq!(m.inst_fetch(5, 0, 8, &mut act), f);
+        assert_eq!(m.inst_fetch(f, 0, 120, &mut act), f);
+        assert_eq!(act.inst_fetch_misses, 1);
+        // another SM misses its own L1I but hits the L2: slice 122..125, data 123..126,
+        // replies 125..128, +1
+        assert_eq!(m.inst_fetch(100, 1, 16, &mut act), 129);
+        assert_eq!(act.dram_sector_reads, 4);
+        assert_eq!(act.inst_fetch_misses, 2);
+    }
+
+    #[test]
+    fn param_loads_miss_the_constant_cache_once_hand_computed() {
+        let mut m = small_front();
+        let mut act = MemActivity::default();
+        // all lanes read the 8-byte parameter at offset 8: one 64 B line, two L2 sectors
+        let mut p = acc(MemSpaceKind::Param, MemOpKind::Load, 8, 0);
+        p.bytes_per_lane = 8;
+        let t = m.access(0, 0, &p, false, &mut act);
+        assert_eq!(act.const_cache_misses, 1);
+        assert_eq!(act.dram_sector_reads, 2);
+        assert_eq!(t.ldst_cycles, 1);
+        // later: a constant-cache hit takes const_latency (4)
+        let t2 = m.access(t.ready_at, 0, &p, false, &mut act);
+        assert_eq!(t2.ready_at, t.ready_at + 4);
+        // ld.const at the same offset is another line (CONST_SPACE_BASE)
+        let c = acc(MemSpaceKind::Const, MemOpKind::Load, 8, 0);
+        m.access(t.ready_at, 0, &c, false, &mut act);
+        assert_eq!(act.const_cache_misses, 2);
+    }
+
+    #[test]
+    fn front_end_caches_and_their_l2_lines_outlive_a_launch() {
+        let mut m = small_front();
+        let mut act = MemActivity::default();
+        let f = m.inst_fetch(0, 0, 0, &mut act);
+        let mut carry = CarriedCaches::default();
+        m.save_front_end(&mut carry);
+        let mut next = small_front();
+        next.restore_front_end(&mut carry);
+        // SM 0 still holds the line; SM 1 finds it in the L2 (hand-computed as above)
+        assert_eq!(next.inst_fetch(0, 0, 0, &mut act), 0);
+        assert_eq!(next.inst_fetch(100, 1, 0, &mut act), 129);
+        assert!(f > 129 - 100);
+        // a perfect front end carries nothing
+        let mut p = small(64);
+        p.restore_front_end(&mut carry);
+        assert!(p.l1i.is_empty());
     }
 
     #[test]

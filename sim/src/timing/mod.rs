@@ -24,6 +24,6 @@ pub mod rf;
 pub use activity::Activity;
 pub use config::GpuConfig;
 pub use core::{run, run_with_memory, RunOptions, TimingError, MAX_CYCLES};
-pub use exec_adapter::{run_spec_timed, ExecModel, TimedSpecRun, PROFILE_STEP_LIMIT};
+pub use exec_adapter::{code_bases, run_spec_timed, ExecModel, TimedSpecRun, PROFILE_STEP_LIMIT};
 pub use profile::{NextUse, ReuseProfile};
 pub use rf::RegisterFileDesign;
