@@ -105,9 +105,7 @@ pub fn for_each_launch<A>(
     mut run_launch: impl FnMut(&mut ExecModel<'_>) -> Result<A, TimingError>,
 ) -> Result<(Vec<A>, BTreeMap<String, HostData>), SimError> {
     let mut global = GlobalMemory::new();
-    global
-        .alloc_buffers(&spec.initial_buffers())
-        .map_err(ExecError::from)?;
+    global.alloc_spec_buffers(spec).map_err(ExecError::from)?;
     let module =
         regwatt_sim::ptx::parse(&spec.ptx_path, &spec.ptx_source).map_err(ExecError::from)?;
     let program = Program::load(&spec.ptx_path, &module, &mut global)?;
@@ -165,7 +163,7 @@ pub fn for_each_launch<A>(
     let buffers = spec
         .buffers
         .keys()
-        .filter_map(|n| Some((n.clone(), global.read_back(n)?)))
+        .filter_map(|n| Some((n.clone(), global.take_back(n)?)))
         .collect();
     Ok((out, buffers))
 }

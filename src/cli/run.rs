@@ -55,14 +55,16 @@ pub struct Args {
     #[arg(long)]
     pub node: Option<String>,
     /// What the energy/area totals include: rf (register file) | sm (+ L1D, shared memory,
-    /// execution units) | gpu (+ L2, interconnect, DRAM).
-    #[arg(long, default_value = "rf")]
-    pub scope: String,
+    /// execution units) | gpu (+ L2, interconnect, DRAM). Default: the configuration's
+    /// `beyond_rf.scope` (`rf` in both presets); an override of that key must agree.
+    #[arg(long)]
+    pub scope: Option<String>,
     /// Power management of the register rows: always-on | subarray-gating |
     /// register-gating | drowsy | tri-modal (`power.drowsy_timeout`, `power.gating_perf_loss`
-    /// with `--set`).
-    #[arg(long, default_value = "always-on")]
-    pub power_mode: String,
+    /// with `--set`). Default: the configuration's `power.mode` (`always-on` in both presets);
+    /// an override of that key must agree.
+    #[arg(long)]
+    pub power_mode: Option<String>,
     /// Override file(s) with the preset's structure (`[gpu]`, `[rf]`, `[power]`, `[beyond_rf]`).
     #[arg(long)]
     pub config: Vec<PathBuf>,
@@ -206,8 +208,8 @@ pub(crate) fn config(
     design: DesignSpec,
     gpu: &str,
     node: Option<&str>,
-    scope: &str,
-    power_mode: &str,
+    scope: Option<&str>,
+    power_mode: Option<&str>,
     files: &[PathBuf],
     sets: &[String],
 ) -> anyhow::Result<ResolvedConfig> {
@@ -215,8 +217,8 @@ pub(crate) fn config(
     let mut ov = Overrides {
         sets: sets.to_vec(),
         node: node.map(str::parse::<Node>).transpose()?,
-        scope: Some(scope.parse::<Scope>()?),
-        power_mode: Some(power_mode.parse::<PowerMode>()?),
+        scope: scope.map(str::parse::<Scope>).transpose()?,
+        power_mode: power_mode.map(str::parse::<PowerMode>).transpose()?,
         design: Some(design),
         ..Overrides::default()
     };
@@ -445,8 +447,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         design,
         &args.gpu,
         args.node.as_deref(),
-        &args.scope,
-        &args.power_mode,
+        args.scope.as_deref(),
+        args.power_mode.as_deref(),
         &args.config,
         &args.sets,
     )?;

@@ -455,8 +455,7 @@ pub struct SpecRun {
 /// [`LaunchSpec::param_block`], so a mismatch names the parameter.
 pub fn run_spec(spec: &LaunchSpec, opts: &RunOptions) -> Result<SpecRun, ExecError> {
     let mut global = GlobalMemory::new();
-    let init = spec.initial_buffers();
-    global.alloc_buffers(&init)?;
+    global.alloc_spec_buffers(spec)?;
     // the spec names its kernels: `check_kernels` says which launch asks for a missing one
     let module = crate::ptx::parse(&spec.ptx_path, &spec.ptx_source)?;
     let program = Program::load(&spec.ptx_path, &module, &mut global)?;
@@ -488,7 +487,7 @@ pub fn run_spec(spec: &LaunchSpec, opts: &RunOptions) -> Result<SpecRun, ExecErr
     let buffers = spec
         .buffers
         .keys()
-        .filter_map(|n| Some((n.clone(), global.read_back(n)?)))
+        .filter_map(|n| Some((n.clone(), global.take_back(n)?)))
         .collect();
     Ok(SpecRun { buffers, launches })
 }
