@@ -28,7 +28,7 @@ use regwatt_designs::config::{
     resolve, GpuPreset, Node, Overrides, PowerMode, ResolvedConfig, Scope,
 };
 use regwatt_designs::energy::ScopeSummary;
-use regwatt_designs::exec_model::simulate_spec;
+use regwatt_designs::exec_model::{simulate_spec_watched, Watch};
 use regwatt_designs::run::{components_csv, inventory, DesignActivity};
 use regwatt_designs::{DesignSpec, RunReport};
 use regwatt_sim::launch::{dump_dir, HostData, LaunchSpec};
@@ -186,8 +186,9 @@ pub(crate) fn simulate(
     design: DesignSpec,
     cfg: &ResolvedConfig,
     opts: &RunOptions,
+    watch: Watch<'_>,
 ) -> anyhow::Result<Simulated> {
-    let sim = simulate_spec(spec, design, cfg, opts)?;
+    let sim = simulate_spec_watched(spec, design, cfg, opts, watch)?;
     let check = workload.map(|w| {
         w.expected_final(&spec.initial_buffers())
             .map_err(|e| e.to_string())
@@ -442,6 +443,10 @@ fn print_scoped(r: &RunReport, sc: &ScopeSummary) -> anyhow::Result<()> {
 
 /// Runs `regwatt run`.
 pub fn run(args: Args) -> anyhow::Result<()> {
+    run_inner(args).map_err(super::explain_limits)
+}
+
+fn run_inner(args: Args) -> anyhow::Result<()> {
     let design: DesignSpec = args.design.parse()?;
     let cfg = config(
         design,
@@ -463,9 +468,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         _ => bail!("give a launch spec or --workload NAME"),
     };
+    // issue 35: the memory the run needs, checked before anything large is allocated (a
+    // design other than the baseline keeps its buffers while the baseline runs after it)
+    let copies = if design == DesignSpec::Baseline { 1 } else { 2 };
+    regwatt_sim::footprint::timed(&cfg.gpu, &spec, copies).check(&args.limits.budget()?)?;
     let mut opts = args.limits.options();
     opts.series_window = args.series_window.unwrap_or(0);
-    let sim = simulate(&spec, workload, design, &cfg, &opts)?;
+    let progress = super::LaunchProgress::new(args.limits.max_warp_instructions);
+    let update = |i: usize, k: &str, n: u64| progress.update(i, k, n);
+    let watch = args.limits.watch(&update);
+    let sim = simulate(&spec, workload, design, &cfg, &opts, watch);
+    let sim = sim?;
     let inv = inventory(design, &cfg)?;
     let name = workload.map_or_else(|| spec.file.clone(), |w| w.name.to_string());
     let mut report = RunReport::new(&name, design, &cfg, &inv, &sim.activity, sim.launch_cycles)?;
@@ -478,7 +491,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         // simulation: the designs time differently)
         let mut bcfg = cfg.clone();
         bcfg.design = None;
-        let bsim = simulate_spec(&spec, DesignSpec::Baseline, &bcfg, &opts)?;
+        let bsim = simulate_spec_watched(&spec, DesignSpec::Baseline, &bcfg, &opts, watch)?;
         let binv = inventory(DesignSpec::Baseline, &bcfg)?;
         let base = RunReport::new(
             &name,
@@ -490,6 +503,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         )?;
         report.set_baseline(&base);
     }
+    progress.finish();
     if let Some(dir) = &args.dump {
         dump_dir(dir, &sim.buffers)
             .with_context(|| format!("writing buffers to {}", dir.display()))?;
