@@ -42,6 +42,12 @@ impl Footprint {
         Footprint { bytes, parts }
     }
 
+    /// The estimate with one more part.
+    pub fn with(mut self, what: impl Into<String>, bytes: u64) -> Footprint {
+        self.parts.push((what.into(), bytes));
+        Footprint::new(self.parts)
+    }
+
     /// Checks the estimate against `budget`.
     pub fn check(&self, budget: &Budget) -> Result<(), FootprintError> {
         if self.bytes <= budget.bytes {

@@ -471,7 +471,18 @@ fn run_inner(args: Args) -> anyhow::Result<()> {
     // issue 35: the memory the run needs, checked before anything large is allocated (a
     // design other than the baseline keeps its buffers while the baseline runs after it)
     let copies = if design == DesignSpec::Baseline { 1 } else { 2 };
-    regwatt_sim::footprint::timed(&cfg.gpu, &spec, copies).check(&args.limits.budget()?)?;
+    let mut need = regwatt_sim::footprint::timed(&cfg.gpu, &spec, copies);
+    if let Some(w) = args.series_window {
+        // per SM, per window up to the cycle limit: the design's and the core's counters
+        let windows = args.limits.max_cycles.div_ceil(w);
+        need = need.with(
+            format!("register series of {windows} windows"),
+            u64::from(cfg.gpu.sms)
+                .saturating_mul(windows)
+                .saturating_mul(128),
+        );
+    }
+    need.check(&args.limits.budget()?)?;
     let mut opts = args.limits.options();
     opts.series_window = args.series_window.unwrap_or(0);
     let progress = super::LaunchProgress::new(args.limits.max_warp_instructions);
