@@ -484,12 +484,14 @@ fn parse_table(file: &str, text: &str) -> Result<toml::Table, ConfigError> {
 }
 
 /// Merges `over` into `base`: tables recurse, other values replace. Keys absent from `base`
-/// are errors.
+/// are errors naming the file, line and key. Every replaced key's path is pushed on
+/// `applied` (issue 35: a later error about it names this file and line).
 fn merge(
     base: &mut toml::Table,
     over: toml::Table,
     prefix: &str,
-    file: &str,
+    origin: &Origin,
+    applied: &mut Vec<(String, Origin)>,
 ) -> Result<(), ConfigError> {
     for (k, v) in over {
         let key = if prefix.is_empty() {
@@ -499,16 +501,67 @@ fn merge(
         };
         let Some(slot) = base.get_mut(&k) else {
             return Err(ConfigError::UnknownKey {
-                file: file.to_string(),
+                file: origin.describe(&key),
                 key,
             });
         };
         match (slot, v) {
-            (toml::Value::Table(b), toml::Value::Table(o)) => merge(b, o, &key, file)?,
-            (slot, v) => *slot = v,
+            (toml::Value::Table(b), toml::Value::Table(o)) => merge(b, o, &key, origin, applied)?,
+            (slot, v) => {
+                *slot = v;
+                applied.push((key, origin.clone()));
+            }
         }
     }
     Ok(())
+}
+
+/// Where a value of the resolved configuration was written: an override file (name and
+/// text, for the line), a `--set` (as given), or a built-in preset file.
+#[derive(Clone, Debug)]
+enum Origin {
+    File {
+        name: String,
+        text: std::sync::Arc<str>,
+        /// Prefix of the keys of the file relative to the resolved configuration (`gpu.` for
+        /// the timing preset, whose keys have no `gpu` table).
+        strip: &'static str,
+    },
+    Set(String),
+}
+
+impl Origin {
+    /// `FILE:LINE:COL` of `key` (or `FILE` when the key is not written there), or
+    /// `--set KEY=VALUE`.
+    fn describe(&self, key: &str) -> String {
+        match self {
+            Origin::Set(s) => format!("--set {s}"),
+            Origin::File { name, text, strip } => {
+                let k = key.strip_prefix(strip).unwrap_or(key);
+                let mut k = k;
+                loop {
+                    if let Some((l, c)) = regwatt_sim::launch::tomlpos::locate(text, k) {
+                        return format!("{name}:{l}:{c}");
+                    }
+                    // a key the file does not write itself: the nearest table it does
+                    match k.rsplit_once('.') {
+                        Some((up, _)) => k = up,
+                        None => return name.clone(),
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// True when `a` is `b` or a table above or below it (`gpu.sm` and `gpu.sm.limits.max_ctas`).
+fn related(a: &str, b: &str) -> bool {
+    let under = |x: &str, y: &str| {
+        x == y
+            || x.strip_prefix(y)
+                .is_some_and(|r| r.starts_with('.') || r.starts_with('['))
+    };
+    under(a, b) || under(b, a)
 }
 
 /// Parses a `--set` value: a TOML value (`10`, `"gto"`, `{ latency = 4, initiation = 2 }`),
@@ -520,7 +573,11 @@ fn parse_set_value(v: &str) -> toml::Value {
     }
 }
 
-fn apply_set(root: &mut toml::Table, set: &str) -> Result<(), ConfigError> {
+fn apply_set(
+    root: &mut toml::Table,
+    set: &str,
+    applied: &mut Vec<(String, Origin)>,
+) -> Result<(), ConfigError> {
     let (key, value) = set
         .split_once('=')
         .ok_or_else(|| ConfigError::BadSet(set.to_string()))?;
@@ -539,12 +596,13 @@ fn apply_set(root: &mut toml::Table, set: &str) -> Result<(), ConfigError> {
     for (i, seg) in path.iter().enumerate() {
         let last = i + 1 == path.len();
         let unknown = || ConfigError::UnknownKey {
-            file: "--set".into(),
+            file: format!("--set {}", set.trim()),
             key: shown.clone(),
         };
         let slot = table.get_mut(*seg).ok_or_else(unknown)?;
         if last {
             *slot = parse_set_value(value);
+            applied.push((shown.clone(), Origin::Set(set.trim().to_string())));
             return Ok(());
         }
         table = match slot {
@@ -556,6 +614,11 @@ fn apply_set(root: &mut toml::Table, set: &str) -> Result<(), ConfigError> {
 }
 
 /// Resolves a preset with overrides and validates the result.
+///
+/// Every error names the key and where its value came from (issue 35): the override file
+/// with its line and column, the `--set` as given, or the built-in preset file and line.
+/// A command-line choice (`--node`, `--power-mode`, `--scope`) and an override of the same
+/// key must agree, and the override must be valid even though the choice replaces it.
 pub fn resolve(preset: GpuPreset, ov: &Overrides) -> Result<ResolvedConfig, ConfigError> {
     let file = preset.file_name();
     let mut root = parse_table(file, preset.toml())?;
@@ -570,59 +633,173 @@ pub fn resolve(preset: GpuPreset, ov: &Overrides) -> Result<ResolvedConfig, Conf
         "gpu".into(),
         toml::Value::Table(parse_table(gpu_file, gpu_text)?),
     );
-    if let Some((dfile, dtext)) = ov.design.and_then(|d| d.defaults()) {
+    let design_file = ov.design.and_then(|d| d.defaults());
+    if let Some((dfile, dtext)) = design_file {
         root.insert(
             "design".into(),
             toml::Value::Table(parse_table(dfile, dtext)?),
         );
     }
+    // where a key nothing overrides comes from
+    let builtin = |key: &str| -> String {
+        let (name, text, strip) = if key == "gpu" || key.starts_with("gpu.") {
+            (gpu_file, gpu_text, "gpu.")
+        } else if let (true, Some((dfile, dtext))) = (key.starts_with("design"), design_file) {
+            (dfile, dtext, "")
+        } else {
+            (file, preset.toml(), "")
+        };
+        Origin::File {
+            name: name.to_string(),
+            text: std::sync::Arc::from(text),
+            strip,
+        }
+        .describe(key)
+    };
+    let mut applied: Vec<(String, Origin)> = Vec::new();
     for (name, text) in &ov.files {
         let t = parse_table(name, text)?;
-        merge(&mut root, t, "", name)?;
+        let origin = Origin::File {
+            name: name.clone(),
+            text: std::sync::Arc::from(text.as_str()),
+            strip: "",
+        };
+        merge(&mut root, t, "", &origin, &mut applied)?;
     }
     for s in &ov.sets {
-        apply_set(&mut root, s)?;
+        apply_set(&mut root, s, &mut applied)?;
     }
-    if let Some(n) = ov.node {
-        if let Some(toml::Value::Table(p)) = root.get_mut("power") {
-            p.insert("node".into(), toml::Value::String(n.name().into()));
-        }
-    }
-    if let Some(m) = ov.power_mode {
-        if let Some(toml::Value::Table(p)) = root.get_mut("power") {
-            p.insert("mode".into(), toml::Value::String(m.name().into()));
-        }
-    }
-    if let Some(sc) = ov.scope {
-        if let Some(toml::Value::Table(b)) = root.get_mut("beyond_rf") {
-            b.insert("scope".into(), toml::Value::String(sc.name().into()));
-        }
-    }
+    let blame = |key: &str| -> String {
+        applied
+            .iter()
+            .rev()
+            .find(|(p, _)| related(p, key))
+            .map_or_else(|| builtin(key), |(_, o)| o.describe(key))
+    };
+    cli_choice(
+        &mut root,
+        &applied,
+        ("power", "node"),
+        ov.node.map(Node::name),
+        "--node",
+        |v| v.parse::<Node>().map(Node::name),
+    )?;
+    cli_choice(
+        &mut root,
+        &applied,
+        ("power", "mode"),
+        ov.power_mode.map(PowerMode::name),
+        "--power-mode",
+        |v| v.parse::<PowerMode>().map(PowerMode::name),
+    )?;
+    cli_choice(
+        &mut root,
+        &applied,
+        ("beyond_rf", "scope"),
+        ov.scope.map(Scope::name),
+        "--scope",
+        |v| v.parse::<Scope>().map(Scope::name),
+    )?;
     let shown = if ov.files.is_empty() && ov.sets.is_empty() {
         file.to_string()
     } else {
         format!("{file} + overrides")
     };
-    let mut cfg: ResolvedConfig =
-        toml::Value::Table(root)
-            .try_into()
-            .map_err(|e: toml::de::Error| ConfigError::Toml {
-                file: shown.clone(),
-                message: e.message().to_string(),
-            })?;
+    // issue 35: the path of the field that failed (`gpu.sms`), not only the serde message
+    let mut cfg: ResolvedConfig = serde_path_to_error::deserialize(toml::Value::Table(root))
+        .map_err(|e| {
+            let key = e.path().to_string();
+            let message = e.inner().message().trim().to_string();
+            if key.is_empty() || key == "." {
+                ConfigError::Toml {
+                    file: shown.clone(),
+                    message,
+                }
+            } else {
+                ConfigError::Invalid {
+                    file: blame(&key),
+                    key,
+                    message,
+                }
+            }
+        })?;
     if cfg.beyond_rf.is_none() {
         return Err(ConfigError::Toml {
             file: file.to_string(),
             message: "missing table `[beyond_rf]`".into(),
         });
     }
-    cfg.validate(&shown)?;
+    let reblame = |e: ConfigError| match e {
+        ConfigError::Invalid { key, message, .. } => ConfigError::Invalid {
+            file: blame(&key),
+            key,
+            message,
+        },
+        e => e,
+    };
+    if cfg.gpu.name != preset.name() {
+        return Err(reblame(ConfigError::Invalid {
+            file: shown.clone(),
+            key: "gpu.name".into(),
+            message: format!(
+                "`{}`: the name identifies the preset and must be `{}` (choose the preset with --gpu; change other keys to vary it)",
+                cfg.gpu.name,
+                preset.name()
+            ),
+        }));
+    }
+    cfg.validate(&shown).map_err(reblame)?;
     // scope `rf` evaluates nothing outside the register file: the table is dropped, so the
     // resolved configuration (and every report) is what it was before scopes existed
     if cfg.scope() == Scope::Rf {
         cfg.beyond_rf = None;
     }
     Ok(cfg)
+}
+
+/// Applies a command-line choice (`--node 12nm`) to `table.key`. When an override set the
+/// same key, its value must be valid (`canon` parses it) and equal to the choice: a value
+/// silently replaced would be a configuration nobody asked for.
+fn cli_choice<E: fmt::Display>(
+    root: &mut toml::Table,
+    applied: &[(String, Origin)],
+    (table, key): (&str, &str),
+    choice: Option<&'static str>,
+    flag: &str,
+    canon: impl Fn(&str) -> Result<&'static str, E>,
+) -> Result<(), ConfigError> {
+    let Some(v) = choice else {
+        return Ok(());
+    };
+    let path = format!("{table}.{key}");
+    if let Some((_, origin)) = applied.iter().rev().find(|(p, _)| related(p, &path)) {
+        let bad = |message: String| ConfigError::Invalid {
+            file: origin.describe(&path),
+            key: path.clone(),
+            message,
+        };
+        let cur = root.get(table).and_then(|t| t.get(key));
+        match cur.map(|c| c.as_str().map(&canon)) {
+            Some(Some(Ok(c))) if c == v => {}
+            Some(Some(Ok(c))) => {
+                return Err(bad(format!(
+                    "`{c}` disagrees with {flag} {v}: give the value once"
+                )))
+            }
+            Some(Some(Err(e))) => return Err(bad(e.to_string())),
+            Some(None) => {
+                return Err(bad(format!(
+                    "expected a string, got {}",
+                    cur.map_or("nothing", |c| c.type_str())
+                )))
+            }
+            None => return Err(bad("the override removed the key".into())),
+        }
+    }
+    if let Some(toml::Value::Table(t)) = root.get_mut(table) {
+        t.insert(key.into(), toml::Value::String(v.into()));
+    }
+    Ok(())
 }
 
 /// Loads a preset without overrides.
@@ -663,10 +840,19 @@ impl ResolvedConfig {
         let physical = logical_banks * u64::from(r.slices_per_bank);
         let bytes = u64::from(s.limits.registers) * 4;
         if physical * u64::from(r.bank_bytes) != bytes {
+            // issue 35: say which value would hold the registers
+            let fit = if bytes.is_multiple_of(physical) {
+                format!("rf.bank_bytes = {} would hold them", bytes / physical)
+            } else {
+                format!(
+                    "no whole bank size holds them: make gpu.sm.limits.registers a multiple of {}",
+                    physical
+                )
+            };
             return Err(bad(
                 "rf.bank_bytes",
                 format!(
-                    "{physical} physical banks x {} B != {} registers x 4 B = {bytes} B",
+                    "the RF must hold the registers: {physical} physical banks x {} B != {} registers x 4 B = {bytes} B; {fit}",
                     r.bank_bytes, s.limits.registers
                 ),
             ));
@@ -872,11 +1058,26 @@ mod tests {
         .expect("resolves");
         assert_eq!(g.scope(), Scope::Gpu);
         assert_eq!(g.beyond_rf.as_ref().map(|b| b.die_area.mm2()), Some(529.0));
-        // --scope wins over the file
-        let r = resolve(
+        // issue 35: --scope and an override of beyond_rf.scope must agree (before, the
+        // flag silently won); agreeing values resolve
+        let e = resolve(
             GpuPreset::Gtx480,
             &Overrides {
                 sets: vec!["beyond_rf.scope=gpu".into()],
+                scope: Some(Scope::Rf),
+                ..Overrides::default()
+            },
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("--set beyond_rf.scope=gpu") && e.contains("--scope rf"),
+            "{e}"
+        );
+        let r = resolve(
+            GpuPreset::Gtx480,
+            &Overrides {
+                sets: vec!["beyond_rf.scope=rf".into()],
                 scope: Some(Scope::Rf),
                 ..Overrides::default()
             },

@@ -5,12 +5,16 @@
 
 use std::collections::BTreeMap;
 
+use regwatt_sim::analysis::Analysis;
 use regwatt_sim::exec::{ExecError, LaunchConfig, Program};
 use regwatt_sim::launch::{HostData, LaunchSpec};
 use regwatt_sim::mem::{GlobalMemory, ParamSpace};
-use regwatt_sim::timing::functional::ModelError;
+use regwatt_sim::timing::functional::{
+    FunctionalWarpModel, GridShape, InstrInfo, ModelError, StepInfo, WarpKey, WarpMemAccess,
+    WarpRegisters,
+};
 use regwatt_sim::timing::memory::CarriedCaches;
-use regwatt_sim::timing::{ExecModel, RunOptions, TimingError};
+use regwatt_sim::timing::{ExecModel, ReuseProfile, RunOptions, TimingError};
 
 use crate::config::ResolvedConfig;
 use crate::run::{merge_activity, simulate, DesignActivity};
@@ -29,6 +33,14 @@ pub enum SimError {
         kernel: String,
         #[source]
         source: ModelError,
+    },
+    #[error(
+        "launch {index} ({kernel}): warp-instruction limit of {limit} reached (a runaway kernel?)"
+    )]
+    InstructionLimit {
+        index: usize,
+        kernel: String,
+        limit: u64,
     },
     #[error("launch {index} ({kernel}): {source}")]
     Timing {
@@ -70,15 +82,167 @@ pub fn launch_cycles(spec: &LaunchSpec, cfg: &ResolvedConfig) -> u64 {
         .sum()
 }
 
+/// Default limit of a timed run's warp instructions per launch (`regwatt run
+/// --max-warp-instructions`). Measured on the 2-core development machine (issue 35, release
+/// build, load ~1.5): a kernel that loops forever in every thread of a full GPU runs 3.4 M
+/// warp instructions/s on rtx2060 (30 CTAs of 1024 threads), 3.8 M/s on gtx480, 2.4 M/s
+/// when each iteration also loads from memory, so it stops after 8–13 s; the largest
+/// built-in workload executes under 10^6.
+pub const DEFAULT_MAX_WARP_INSTRUCTIONS: u64 = 30_000_000;
+
+/// Default cycle limit of a timed launch (`regwatt run --max-cycles`). A runaway kernel with
+/// few warps issues few instructions, but the model steps 0.8–4.8 M cycles/s (one warp
+/// spinning: rtx2060 1.5 M/s, gtx480 4.8 M/s; one loading warp per SM on all 30 rtx2060 SMs:
+/// 0.8 M/s), so it stops after 2–13 s; with many warps the warp-instruction limit comes first.
+/// The longest built-in workload takes 379 k cycles.
+pub const DEFAULT_MAX_CYCLES: u64 = 10_000_000;
+
+/// A launch's progress: launch index, kernel, warp instructions executed so far.
+pub type ProgressFn<'a> = &'a dyn Fn(usize, &str, u64);
+
+/// Limits and progress reporting of a timed simulation beyond the timing core's cycle
+/// limit (issue 35).
+#[derive(Clone, Copy)]
+pub struct Watch<'a> {
+    /// A launch stops with [`SimError::InstructionLimit`] after this many warp instructions.
+    pub max_warp_instructions: u64,
+    /// Called about every [`regwatt_sim::exec::PROGRESS_EVERY`] warp instructions.
+    pub progress: ProgressFn<'a>,
+}
+
+impl Default for Watch<'_> {
+    fn default() -> Self {
+        Watch {
+            max_warp_instructions: DEFAULT_MAX_WARP_INSTRUCTIONS,
+            progress: &|_, _, _| {},
+        }
+    }
+}
+
+/// The functional model of one launch, counting the warp instructions the timing core
+/// steps: it stops the launch at the limit and reports progress. Timing is unchanged (every
+/// call is passed through).
+struct Counted<'m, 'w, M> {
+    inner: &'m mut M,
+    count: u64,
+    next_report: u64,
+    hit: bool,
+    launch: usize,
+    kernel: &'w str,
+    watch: Watch<'w>,
+}
+
+impl<M: FunctionalWarpModel> FunctionalWarpModel for Counted<'_, '_, M> {
+    fn grid(&self) -> GridShape {
+        self.inner.grid()
+    }
+    fn start_cta(&mut self, cta: u32) -> Result<(), ModelError> {
+        self.inner.start_cta(cta)
+    }
+    fn finish_cta(&mut self, cta: u32) {
+        self.inner.finish_cta(cta)
+    }
+    fn next_instr(&self, warp: WarpKey) -> Option<InstrInfo> {
+        self.inner.next_instr(warp)
+    }
+    fn next_pc(&self, warp: WarpKey) -> Option<(u32, u32)> {
+        self.inner.next_pc(warp)
+    }
+    #[inline]
+    fn step(
+        &mut self,
+        warp: WarpKey,
+        regs: &mut dyn WarpRegisters,
+        mem: &mut WarpMemAccess,
+    ) -> Result<StepInfo, ModelError> {
+        self.count += 1;
+        if self.count >= self.next_report {
+            if self.count > self.watch.max_warp_instructions {
+                self.hit = true;
+                return Err(ModelError(format!(
+                    "warp-instruction limit of {} reached",
+                    self.watch.max_warp_instructions
+                )));
+            }
+            (self.watch.progress)(self.launch, self.kernel, self.count);
+            self.next_report = (self.count + regwatt_sim::exec::PROGRESS_EVERY)
+                .min(self.watch.max_warp_instructions.saturating_add(1));
+        }
+        self.inner.step(warp, regs, mem)
+    }
+    fn analyses(&self) -> &[Option<Analysis>] {
+        self.inner.analyses()
+    }
+    fn block_start(&self, func: u32, pc: u32) -> Option<u32> {
+        self.inner.block_start(func, pc)
+    }
+    fn host_written(&self) -> Vec<(u64, u64)> {
+        self.inner.host_written()
+    }
+    fn profile_reuse(&self, warps: u32, rthld: u32) -> Option<ReuseProfile> {
+        self.inner.profile_reuse(warps, rthld)
+    }
+    fn code_offset(&self, func: u32, pc: u32) -> u64 {
+        self.inner.code_offset(func, pc)
+    }
+    fn carried_caches(&mut self) -> Option<&mut CarriedCaches> {
+        self.inner.carried_caches()
+    }
+}
+
 /// Runs every launch of `spec` in order through the timing model with `design` on `cfg`
-/// (buffers persist across launches, as `regwatt exec`).
+/// (buffers persist across launches, as `regwatt exec`), with the default [`Watch`].
 pub fn simulate_spec(
     spec: &LaunchSpec,
     design: DesignSpec,
     cfg: &ResolvedConfig,
     opts: &RunOptions,
 ) -> Result<SpecSimulation, SimError> {
-    let (launches, buffers) = for_each_launch(spec, |model| simulate(design, cfg, model, opts))?;
+    simulate_spec_watched(spec, design, cfg, opts, Watch::default())
+}
+
+/// [`simulate_spec`] with a warp-instruction limit and a progress callback.
+pub fn simulate_spec_watched(
+    spec: &LaunchSpec,
+    design: DesignSpec,
+    cfg: &ResolvedConfig,
+    opts: &RunOptions,
+    watch: Watch<'_>,
+) -> Result<SpecSimulation, SimError> {
+    let mut index = 0usize;
+    let mut hit: Option<(usize, String)> = None;
+    let res = for_each_launch(spec, |model| {
+        let kernel = spec
+            .launches
+            .get(index)
+            .map_or(String::new(), |l| l.kernel.clone());
+        let mut counted = Counted {
+            inner: model,
+            count: 0,
+            next_report: regwatt_sim::exec::PROGRESS_EVERY
+                .min(watch.max_warp_instructions.saturating_add(1)),
+            hit: false,
+            launch: index,
+            kernel: &kernel,
+            watch,
+        };
+        let r = simulate(design, cfg, &mut counted, opts);
+        if counted.hit {
+            hit = Some((index, kernel.clone()));
+        }
+        index += 1;
+        r
+    });
+    let (launches, buffers) = match (res, hit) {
+        (Err(_), Some((index, kernel))) => {
+            return Err(SimError::InstructionLimit {
+                index,
+                kernel,
+                limit: watch.max_warp_instructions,
+            })
+        }
+        (r, _) => r?,
+    };
     let mut total: Option<DesignActivity> = None;
     for a in launches {
         match &mut total {
@@ -106,9 +270,7 @@ pub fn for_each_launch<A>(
     mut run_launch: impl FnMut(&mut ExecModel<'_>) -> Result<A, TimingError>,
 ) -> Result<(Vec<A>, BTreeMap<String, HostData>), SimError> {
     let mut global = GlobalMemory::new();
-    global
-        .alloc_buffers(&spec.initial_buffers())
-        .map_err(ExecError::from)?;
+    global.alloc_spec_buffers(spec).map_err(ExecError::from)?;
     let module =
         regwatt_sim::ptx::parse(&spec.ptx_path, &spec.ptx_source).map_err(ExecError::from)?;
     let program = Program::load(&spec.ptx_path, &module, &mut global)?;
@@ -171,7 +333,7 @@ pub fn for_each_launch<A>(
     let buffers = spec
         .buffers
         .keys()
-        .filter_map(|n| Some((n.clone(), global.read_back(n)?)))
+        .filter_map(|n| Some((n.clone(), global.take_back(n)?)))
         .collect();
     Ok((out, buffers))
 }

@@ -2,6 +2,7 @@
 
 pub mod analysis;
 pub mod exec;
+pub mod footprint;
 pub mod ir;
 pub mod launch;
 pub mod mem;

@@ -10,7 +10,7 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use regwatt_sim::exec::{run_spec, LaunchStats, RunOptions};
+use regwatt_sim::exec::{run_spec_watched, LaunchStats, RunOptions};
 use regwatt_sim::launch::{dump_dir, LaunchSpec};
 
 /// Arguments of `regwatt exec`.
@@ -31,9 +31,15 @@ pub struct Args {
     /// Print JSON statistics instead of text.
     #[arg(long)]
     pub json: bool,
-    /// Abort a launch after this many warp instructions (runaway kernels).
-    #[arg(long, default_value_t = RunOptions::default().max_warp_instructions)]
+    /// Stop a launch after this many warp instructions (at least 1). The default stops a
+    /// runaway kernel within about 10 s (README, "Limits").
+    #[arg(long, default_value_t = RunOptions::default().max_warp_instructions,
+          value_parser = clap::value_parser!(u64).range(1..))]
     pub max_warp_instructions: u64,
+    /// Refuse a run whose estimated memory exceeds SIZE (e.g. 16GiB; default: half of the
+    /// physical memory, at most 80% of `ulimit -v`).
+    #[arg(long, value_name = "SIZE")]
+    pub memory_budget: Option<String>,
 }
 
 /// The `--json` document.
@@ -59,6 +65,10 @@ pub struct ExecReport {
 
 /// Runs `regwatt exec`.
 pub fn run(args: Args) -> anyhow::Result<()> {
+    run_inner(args).map_err(super::explain_limits)
+}
+
+fn run_inner(args: Args) -> anyhow::Result<()> {
     if args.list {
         for w in regwatt_workloads::all() {
             outln!("{:<18} {}", w.name, w.summary);
@@ -80,7 +90,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         _ => anyhow::bail!("give a launch spec, --workload NAME or --list"),
     };
-    let run = run_spec(&spec, &opts)?;
+    regwatt_sim::footprint::functional(&spec)
+        .check(&super::budget(args.memory_budget.as_deref())?)?;
+    let progress = super::LaunchProgress::new(args.max_warp_instructions);
+    let update = |k: &str, n: u64| progress.update(0, k, n);
+    let run = run_spec_watched(&spec, &opts, &update);
+    progress.finish();
+    let run = run?;
     if let Some(dir) = &args.dump {
         dump_dir(dir, &run.buffers)
             .with_context(|| format!("writing buffers to {}", dir.display()))?;

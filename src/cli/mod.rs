@@ -23,13 +23,23 @@ macro_rules! outln {
     };
 }
 
-/// The run options `run` and `report` share (flattened into each one's `Args`).
+/// The run options `run`, `report` and `sweep` share (flattened into each one's `Args`).
 #[derive(clap::Args)]
 pub struct RunLimits {
-    /// Abort a launch after this many core cycles (at most 2^40).
-    #[arg(long, default_value_t = regwatt_sim::timing::RunOptions::default().max_cycles,
+    /// Stop a launch after this many core cycles (1..=2^40). The default stops a runaway
+    /// kernel with few warps within about 15 s (README, "Limits").
+    #[arg(long, default_value_t = regwatt_designs::exec_model::DEFAULT_MAX_CYCLES,
           value_parser = clap::value_parser!(u64).range(1..=regwatt_sim::timing::MAX_CYCLES))]
     pub max_cycles: u64,
+    /// Stop a launch after this many warp instructions (at least 1). The default stops a
+    /// runaway kernel that fills the GPU within about 15 s.
+    #[arg(long, default_value_t = regwatt_designs::exec_model::DEFAULT_MAX_WARP_INSTRUCTIONS,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_warp_instructions: u64,
+    /// Refuse a simulation whose estimated memory exceeds SIZE (e.g. 16GiB; default: half
+    /// of the physical memory, at most 80% of `ulimit -v`).
+    #[arg(long, value_name = "SIZE")]
+    pub memory_budget: Option<String>,
 }
 
 impl RunLimits {
@@ -39,6 +49,133 @@ impl RunLimits {
             max_cycles: self.max_cycles,
             ..regwatt_sim::timing::RunOptions::default()
         }
+    }
+
+    /// The warp-instruction limit with a progress callback.
+    pub fn watch<'a>(
+        &self,
+        progress: regwatt_designs::exec_model::ProgressFn<'a>,
+    ) -> regwatt_designs::exec_model::Watch<'a> {
+        regwatt_designs::exec_model::Watch {
+            max_warp_instructions: self.max_warp_instructions,
+            progress,
+        }
+    }
+
+    /// The memory budget: `--memory-budget`, else the machine's default.
+    pub fn budget(&self) -> anyhow::Result<regwatt_sim::footprint::Budget> {
+        budget(self.memory_budget.as_deref())
+    }
+}
+
+/// `--memory-budget` parsed, or the machine's default budget.
+pub fn budget(arg: Option<&str>) -> anyhow::Result<regwatt_sim::footprint::Budget> {
+    Ok(match arg {
+        Some(s) => regwatt_sim::footprint::Budget::parse(s)?,
+        None => regwatt_sim::footprint::Budget::default_for_machine(),
+    })
+}
+
+/// Adds to a run's error how to raise the limit it met (issue 35): the cycle and
+/// warp-instruction limits, the memory budget.
+pub fn explain_limits(e: anyhow::Error) -> anyhow::Error {
+    use regwatt_designs::exec_model::SimError;
+    use regwatt_sim::exec::ExecError;
+    use regwatt_sim::footprint::FootprintError;
+    use regwatt_sim::timing::TimingError;
+    let mut hint = None;
+    for c in e.chain() {
+        let timing = c
+            .downcast_ref::<TimingError>()
+            .or_else(|| c.downcast_ref::<Box<TimingError>>().map(|b| &**b));
+        if let Some(TimingError::CycleLimit { limit }) = timing {
+            hint = Some(format!(
+                "the launch did not finish within {limit} cycles; if it is not a runaway kernel, raise the limit with --max-cycles N (at most 2^40; the default, {}, stops a runaway kernel within about 15 s)",
+                regwatt_designs::exec_model::DEFAULT_MAX_CYCLES
+            ));
+        }
+        if let Some(SimError::InstructionLimit { limit, .. }) = c.downcast_ref::<SimError>() {
+            hint = Some(format!(
+                "the launch did not finish within {limit} warp instructions; if it is not a runaway kernel, raise the limit with --max-warp-instructions N (the default, {}, stops a runaway kernel within about 15 s)",
+                regwatt_designs::exec_model::DEFAULT_MAX_WARP_INSTRUCTIONS
+            ));
+        }
+        if let Some(ExecError::InstructionLimit { limit, .. }) = c.downcast_ref::<ExecError>() {
+            hint = Some(format!(
+                "the launch did not finish within {limit} warp instructions; if it is not a runaway kernel, raise the limit with --max-warp-instructions N (the default, {}, stops a runaway kernel within about 10 s)",
+                regwatt_sim::exec::DEFAULT_MAX_WARP_INSTRUCTIONS
+            ));
+        }
+        if let Some(FootprintError::OverBudget { .. }) = c.downcast_ref::<FootprintError>() {
+            hint = Some(
+                "refused before allocating: reduce the configuration or buffers, or, if the machine has the memory, raise the budget with --memory-budget SIZE"
+                    .to_string(),
+            );
+        }
+    }
+    match hint {
+        Some(h) => e.context(h),
+        None => e,
+    }
+}
+
+/// Progress of one long simulation on stderr (issue 35): nothing for its first 2 seconds,
+/// nothing at all when stderr is not a terminal (pipes, tests), then a spinner with the
+/// launch, kernel and warp instructions so far against the limit.
+pub struct LaunchProgress {
+    start: std::time::Instant,
+    enabled: bool,
+    limit: u64,
+    bar: std::cell::OnceCell<indicatif::ProgressBar>,
+}
+
+impl LaunchProgress {
+    /// A progress display for launches limited to `limit` warp instructions.
+    pub fn new(limit: u64) -> LaunchProgress {
+        use std::io::IsTerminal as _;
+        LaunchProgress {
+            start: std::time::Instant::now(),
+            enabled: std::io::stderr().is_terminal(),
+            limit,
+            bar: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// Reports `warp_instructions` of launch `launch` (`kernel`).
+    pub fn update(&self, launch: usize, kernel: &str, warp_instructions: u64) {
+        if !self.enabled || self.start.elapsed() < std::time::Duration::from_secs(2) {
+            return;
+        }
+        let bar = self.bar.get_or_init(|| {
+            let b = indicatif::ProgressBar::with_draw_target(
+                Some(self.limit),
+                indicatif::ProgressDrawTarget::stderr(),
+            )
+            .with_elapsed(self.start.elapsed());
+            b.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{elapsed_precise} [{bar:30}] {human_pos}/{human_len} warp instr. {msg}",
+                )
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            b
+        });
+        bar.set_position(warp_instructions.min(self.limit));
+        bar.set_message(format!("launch {launch} ({kernel})"));
+    }
+
+    /// Removes the display.
+    pub fn finish(&self) {
+        if let Some(b) = self.bar.get() {
+            b.finish_and_clear();
+        }
+    }
+}
+
+impl Drop for LaunchProgress {
+    /// An error ends the run with the display removed, not left above the message.
+    fn drop(&mut self) {
+        self.finish();
     }
 }
 

@@ -85,11 +85,23 @@ fn run_job(
     cfgs: &[Vec<ResolvedConfig>],
     invs: &[Vec<Vec<NodeHardware>>],
     opts: &RunOptions,
+    limits: &super::RunLimits,
+    budget: &regwatt_sim::footprint::Budget,
 ) -> Outcome {
     let cfg = &cfgs[job.gpu][job.d];
     let spec = job.workload.load_spec().map_err(|e| e.to_string())?;
-    let sim = super::run::simulate(&spec, Some(job.workload), job.design, cfg, opts)
-        .map_err(|e| format!("{e:#}"))?;
+    regwatt_sim::footprint::timed(&cfg.gpu, &spec, 1)
+        .check(budget)
+        .map_err(|e| e.to_string())?;
+    let sim = super::run::simulate(
+        &spec,
+        Some(job.workload),
+        job.design,
+        cfg,
+        opts,
+        limits.watch(&|_, _, _| {}),
+    )
+    .map_err(|e| format!("{:#}", super::explain_limits(e)))?;
     let mut out = Vec::new();
     for (_, ncfg, inv, beyond) in &invs[job.gpu][job.d] {
         let mut r = RunReport::with_beyond_rf(
@@ -179,6 +191,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .clamp(1, jobs.len().max(1));
+    // jobs run side by side: each gets its share of the memory budget (issue 35)
+    let mut budget = args.limits.budget()?;
+    budget.bytes /= threads as u64;
     let results = super::parallel_with_progress(
         &jobs,
         args.jobs,
@@ -188,7 +203,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 cfgs[job.gpu][job.d].gpu.name, job.design, job.workload.name
             )
         },
-        |job| run_job(job, &cfgs, &invs, &opts),
+        |job| run_job(job, &cfgs, &invs, &opts, &args.limits, &budget),
     );
 
     // overheads against the same GPU's baseline at the same node

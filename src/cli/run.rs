@@ -28,7 +28,7 @@ use regwatt_designs::config::{
     resolve, GpuPreset, Node, Overrides, PowerMode, ResolvedConfig, Scope,
 };
 use regwatt_designs::energy::ScopeSummary;
-use regwatt_designs::exec_model::simulate_spec;
+use regwatt_designs::exec_model::{simulate_spec_watched, Watch};
 use regwatt_designs::run::{components_csv, inventory, DesignActivity};
 use regwatt_designs::{DesignSpec, RunReport};
 use regwatt_sim::launch::{dump_dir, HostData, LaunchSpec};
@@ -55,14 +55,16 @@ pub struct Args {
     #[arg(long)]
     pub node: Option<String>,
     /// What the energy/area totals include: rf (register file) | sm (+ L1D, shared memory,
-    /// execution units) | gpu (+ L2, interconnect, DRAM).
-    #[arg(long, default_value = "rf")]
-    pub scope: String,
+    /// execution units) | gpu (+ L2, interconnect, DRAM). Default: the configuration's
+    /// `beyond_rf.scope` (`rf` in both presets); an override of that key must agree.
+    #[arg(long)]
+    pub scope: Option<String>,
     /// Power management of the register rows: always-on | subarray-gating |
     /// register-gating | drowsy | tri-modal (`power.drowsy_timeout`, `power.gating_perf_loss`
-    /// with `--set`).
-    #[arg(long, default_value = "always-on")]
-    pub power_mode: String,
+    /// with `--set`). Default: the configuration's `power.mode` (`always-on` in both presets);
+    /// an override of that key must agree.
+    #[arg(long)]
+    pub power_mode: Option<String>,
     /// Override file(s) with the preset's structure (`[gpu]`, `[rf]`, `[power]`, `[beyond_rf]`).
     #[arg(long)]
     pub config: Vec<PathBuf>,
@@ -184,8 +186,9 @@ pub(crate) fn simulate(
     design: DesignSpec,
     cfg: &ResolvedConfig,
     opts: &RunOptions,
+    watch: Watch<'_>,
 ) -> anyhow::Result<Simulated> {
-    let sim = simulate_spec(spec, design, cfg, opts)?;
+    let sim = simulate_spec_watched(spec, design, cfg, opts, watch)?;
     let check = workload.map(|w| {
         w.expected_final(&spec.initial_buffers())
             .map_err(|e| e.to_string())
@@ -206,8 +209,8 @@ pub(crate) fn config(
     design: DesignSpec,
     gpu: &str,
     node: Option<&str>,
-    scope: &str,
-    power_mode: &str,
+    scope: Option<&str>,
+    power_mode: Option<&str>,
     files: &[PathBuf],
     sets: &[String],
 ) -> anyhow::Result<ResolvedConfig> {
@@ -215,8 +218,8 @@ pub(crate) fn config(
     let mut ov = Overrides {
         sets: sets.to_vec(),
         node: node.map(str::parse::<Node>).transpose()?,
-        scope: Some(scope.parse::<Scope>()?),
-        power_mode: Some(power_mode.parse::<PowerMode>()?),
+        scope: scope.map(str::parse::<Scope>).transpose()?,
+        power_mode: power_mode.map(str::parse::<PowerMode>).transpose()?,
         design: Some(design),
         ..Overrides::default()
     };
@@ -440,13 +443,17 @@ fn print_scoped(r: &RunReport, sc: &ScopeSummary) -> anyhow::Result<()> {
 
 /// Runs `regwatt run`.
 pub fn run(args: Args) -> anyhow::Result<()> {
+    run_inner(args).map_err(super::explain_limits)
+}
+
+fn run_inner(args: Args) -> anyhow::Result<()> {
     let design: DesignSpec = args.design.parse()?;
     let cfg = config(
         design,
         &args.gpu,
         args.node.as_deref(),
-        &args.scope,
-        &args.power_mode,
+        args.scope.as_deref(),
+        args.power_mode.as_deref(),
         &args.config,
         &args.sets,
     )?;
@@ -461,9 +468,28 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         _ => bail!("give a launch spec or --workload NAME"),
     };
+    // issue 35: the memory the run needs, checked before anything large is allocated (a
+    // design other than the baseline keeps its buffers while the baseline runs after it)
+    let copies = if design == DesignSpec::Baseline { 1 } else { 2 };
+    let mut need = regwatt_sim::footprint::timed(&cfg.gpu, &spec, copies);
+    if let Some(w) = args.series_window {
+        // per SM, per window up to the cycle limit: the design's and the core's counters
+        let windows = args.limits.max_cycles.div_ceil(w);
+        need = need.with(
+            format!("register series of {windows} windows"),
+            u64::from(cfg.gpu.sms)
+                .saturating_mul(windows)
+                .saturating_mul(128),
+        );
+    }
+    need.check(&args.limits.budget()?)?;
     let mut opts = args.limits.options();
     opts.series_window = args.series_window.unwrap_or(0);
-    let sim = simulate(&spec, workload, design, &cfg, &opts)?;
+    let progress = super::LaunchProgress::new(args.limits.max_warp_instructions);
+    let update = |i: usize, k: &str, n: u64| progress.update(i, k, n);
+    let watch = args.limits.watch(&update);
+    let sim = simulate(&spec, workload, design, &cfg, &opts, watch);
+    let sim = sim?;
     let inv = inventory(design, &cfg)?;
     let name = workload.map_or_else(|| spec.file.clone(), |w| w.name.to_string());
     let mut report = RunReport::new(&name, design, &cfg, &inv, &sim.activity, sim.launch_cycles)?;
@@ -476,7 +502,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         // simulation: the designs time differently)
         let mut bcfg = cfg.clone();
         bcfg.design = None;
-        let bsim = simulate_spec(&spec, DesignSpec::Baseline, &bcfg, &opts)?;
+        let bsim = simulate_spec_watched(&spec, DesignSpec::Baseline, &bcfg, &opts, watch)?;
         let binv = inventory(DesignSpec::Baseline, &bcfg)?;
         let base = RunReport::new(
             &name,
@@ -488,6 +514,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         )?;
         report.set_baseline(&base);
     }
+    progress.finish();
     if let Some(dir) = &args.dump {
         dump_dir(dir, &sim.buffers)
             .with_context(|| format!("writing buffers to {}", dir.display()))?;

@@ -262,6 +262,8 @@ fn run_point(
     p: &Point,
     nodes: &[Node],
     opts: &regwatt_sim::timing::RunOptions,
+    limits: &super::RunLimits,
+    budget: &regwatt_sim::footprint::Budget,
 ) -> anyhow::Result<Vec<RunReport>> {
     let ov = Overrides {
         sets: p.sets.iter().map(|(k, v)| format!("{k}={v}")).collect(),
@@ -272,7 +274,15 @@ fn run_point(
     let cfg = resolve(p.gpu, &ov)?;
     let w = regwatt_workloads::get(&p.workload)?;
     let spec = w.load_spec()?;
-    let sim = super::run::simulate(&spec, Some(w), p.design, &cfg, opts)?;
+    regwatt_sim::footprint::timed(&cfg.gpu, &spec, 1).check(budget)?;
+    let sim = super::run::simulate(
+        &spec,
+        Some(w),
+        p.design,
+        &cfg,
+        opts,
+        limits.watch(&|_, _, _| {}),
+    )?;
     let mut out = Vec::new();
     for &n in nodes {
         let c = at_node(&cfg, n);
@@ -339,11 +349,24 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mine: Vec<&Point> = all.iter().filter(|p| p.group % n == k - 1).collect();
     let set_keys: Vec<String> = grid.set.keys().cloned().collect();
     let opts = args.limits.options();
+    // points run side by side: each gets its share of the memory budget (issue 35)
+    let threads = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .clamp(1, mine.len().max(1));
+    let mut budget = args.limits.budget()?;
+    if threads > 1 {
+        budget.bytes /= threads as u64;
+        budget.source = format!("{}, shared by {threads} worker threads", budget.source);
+    }
     let results = super::parallel_with_progress(
         &mine,
         args.jobs,
         |p| format!("{} {} {}", p.workload, p.gpu, p.design),
-        |p| run_point(p, &nodes, &opts).map_err(|e| format!("{e:#}")),
+        |p| {
+            run_point(p, &nodes, &opts, &args.limits, &budget)
+                .map_err(|e| format!("{:#}", super::explain_limits(e)))
+        },
     );
 
     // overheads against the baseline of the same point values (this shard's)

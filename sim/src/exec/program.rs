@@ -304,6 +304,13 @@ fn call_error(file: &str, module: &Module, f: &Function, ins: &Instr) -> ExecErr
     }
 }
 
+/// Default warp-instruction limit of a functional launch (`regwatt exec
+/// --max-warp-instructions`): a runaway kernel stops within seconds. The executor runs
+/// 12–14 M warp instructions/s on a spin loop on the 2-core development machine (one warp:
+/// 12 M/s; 4096 CTAs of 1024 threads: 14 M/s; issue 35), so 10^8 take 7–9 s. The largest
+/// built-in workload needs under 10^7.
+pub const DEFAULT_MAX_WARP_INSTRUCTIONS: u64 = 100_000_000;
+
 /// Options of a functional run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RunOptions {
@@ -316,7 +323,7 @@ pub struct RunOptions {
 impl Default for RunOptions {
     fn default() -> Self {
         RunOptions {
-            max_warp_instructions: 10_000_000_000,
+            max_warp_instructions: DEFAULT_MAX_WARP_INSTRUCTIONS,
             quantum: 64,
         }
     }
@@ -376,6 +383,37 @@ pub fn run_launch_with<R: RegisterAccess>(
     opts: &RunOptions,
     regs: &mut R,
 ) -> Result<LaunchStats, ExecError> {
+    run_launch_watched(
+        program,
+        kernel,
+        launch,
+        params,
+        global,
+        gridid,
+        opts,
+        regs,
+        &|_, _| {},
+    )
+}
+
+/// Warp instructions between two calls of a run's progress callback.
+pub const PROGRESS_EVERY: u64 = 1 << 22;
+
+/// [`run_launch_with`] that calls `progress(kernel, warp instructions so far)` about every
+/// [`PROGRESS_EVERY`] warp instructions (issue 35: the CLI shows a long run's progress).
+#[allow(clippy::too_many_arguments)]
+pub fn run_launch_watched<R: RegisterAccess>(
+    program: &Program,
+    kernel: &Kernel,
+    launch: &LaunchConfig,
+    params: &ParamSpace,
+    global: &mut GlobalMemory,
+    gridid: u64,
+    opts: &RunOptions,
+    regs: &mut R,
+    progress: &dyn Fn(&str, u64),
+) -> Result<LaunchStats, ExecError> {
+    let mut next_report = PROGRESS_EVERY;
     let threads = launch.threads_per_cta();
     if threads == 0 || launch.ctas() == 0 {
         return Err(ExecError::Setup(format!(
@@ -423,6 +461,10 @@ pub fn run_launch_with<R: RegisterAccess>(
                 }
                 progressed |= n > 0;
             }
+            if st.warp_instructions >= next_report {
+                progress(&kernel.name, st.warp_instructions);
+                next_report = st.warp_instructions + PROGRESS_EVERY;
+            }
             if st.warp_instructions > opts.max_warp_instructions {
                 return Err(ExecError::InstructionLimit {
                     kernel: kernel.name.clone(),
@@ -454,9 +496,17 @@ pub struct SpecRun {
 /// launches) and returns the final buffers. Arguments are converted with the spec's own
 /// [`LaunchSpec::param_block`], so a mismatch names the parameter.
 pub fn run_spec(spec: &LaunchSpec, opts: &RunOptions) -> Result<SpecRun, ExecError> {
+    run_spec_watched(spec, opts, &|_, _| {})
+}
+
+/// [`run_spec`] with a progress callback (see [`run_launch_watched`]).
+pub fn run_spec_watched(
+    spec: &LaunchSpec,
+    opts: &RunOptions,
+    progress: &dyn Fn(&str, u64),
+) -> Result<SpecRun, ExecError> {
     let mut global = GlobalMemory::new();
-    let init = spec.initial_buffers();
-    global.alloc_buffers(&init)?;
+    global.alloc_spec_buffers(spec)?;
     // the spec names its kernels: `check_kernels` says which launch asks for a missing one
     let module = crate::ptx::parse(&spec.ptx_path, &spec.ptx_source)?;
     let program = Program::load(&spec.ptx_path, &module, &mut global)?;
@@ -475,7 +525,9 @@ pub fn run_spec(spec: &LaunchSpec, opts: &RunOptions) -> Result<SpecRun, ExecErr
             block: l.block,
             dynamic_shared_bytes: l.dynamic_shared_bytes,
         };
-        launches.push(run_launch(
+        let warps = cfg.threads_per_cta().div_ceil(32) as usize;
+        let mut regs = FlatRegisterFile::new(warps, kernel.gprs as usize, kernel.preds as usize);
+        launches.push(run_launch_watched(
             &program,
             kernel,
             &cfg,
@@ -483,12 +535,14 @@ pub fn run_spec(spec: &LaunchSpec, opts: &RunOptions) -> Result<SpecRun, ExecErr
             &mut global,
             i as u64,
             opts,
+            &mut regs,
+            progress,
         )?);
     }
     let buffers = spec
         .buffers
         .keys()
-        .filter_map(|n| Some((n.clone(), global.read_back(n)?)))
+        .filter_map(|n| Some((n.clone(), global.take_back(n)?)))
         .collect();
     Ok(SpecRun { buffers, launches })
 }

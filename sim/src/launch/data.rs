@@ -239,6 +239,42 @@ impl HostData {
         out
     }
 
+    /// [`Self::from_le_bytes`] of an owned image, freeing it while the typed copy is built
+    /// (from the end, one chunk at a time, so the two never both hold the whole buffer: the
+    /// typed vector starts as untouched zero pages). `u8` images are moved, not copied.
+    pub fn from_le_bytes_owned(dtype: DType, mut bytes: Vec<u8>) -> Option<HostData> {
+        let sz = dtype.size();
+        if !bytes.len().is_multiple_of(sz) {
+            return None;
+        }
+        if dtype == DType::U8 {
+            return Some(HostData::U8(bytes));
+        }
+        const CHUNK: usize = 1 << 20;
+        let n = bytes.len() / sz;
+        Some(build_typed!(dtype, T => {
+            let mut out: Vec<T> = vec![T::default(); n];
+            let mut end = n;
+            while end > 0 {
+                let start = end.saturating_sub(CHUNK);
+                for (o, c) in out[start..end]
+                    .iter_mut()
+                    .zip(bytes[start * sz..end * sz].chunks_exact(sz))
+                {
+                    let mut a = [0u8; std::mem::size_of::<T>()];
+                    a.copy_from_slice(c);
+                    *o = T::from_le_bytes(a);
+                }
+                bytes.truncate(start * sz);
+                if bytes.capacity() - bytes.len() >= 4 * CHUNK {
+                    bytes.shrink_to_fit();
+                }
+                end = start;
+            }
+            out
+        }))
+    }
+
     /// Rebuilds a buffer from little-endian bytes. Returns `None` when `bytes.len()` is not a
     /// multiple of the element size.
     pub fn from_le_bytes(dtype: DType, bytes: &[u8]) -> Option<HostData> {
@@ -288,5 +324,19 @@ mod tests {
             assert_eq!(z.byte_len(), 3 * dt.size());
             assert!(z.to_le_bytes().iter().all(|&b| b == 0));
         }
+        // issue 35: the owned read-back gives the same buffer
+        for dt in ALL_DTYPES {
+            let bytes: Vec<u8> = (0..(dt.size() * 3_000_000))
+                .map(|i| (i * 7 % 251) as u8)
+                .collect();
+            assert_eq!(
+                HostData::from_le_bytes_owned(dt, bytes.clone()),
+                HostData::from_le_bytes(dt, &bytes)
+            );
+        }
+        assert_eq!(
+            HostData::from_le_bytes_owned(DType::U32, vec![1, 2, 3]),
+            None
+        );
     }
 }

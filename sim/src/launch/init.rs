@@ -158,28 +158,56 @@ fn int_of(n: Num) -> i128 {
     }
 }
 
-impl InitSpec {
-    /// Produces the buffer contents. Infallible: the spec loader has checked that every value fits
-    /// `dtype` (out-of-range values would saturate, never panic).
-    pub fn generate(&self, dtype: DType, len: usize) -> HostData {
-        match self {
-            InitSpec::Npy { data, .. } => data.clone(),
+macro_rules! le_bytes_as {
+    ($dtype:expr, $iter:expr) => {{
+        let mut out: Vec<u8> = Vec::new();
+        macro_rules! put {
+            ($t:ty) => {{
+                let it = $iter;
+                out.reserve_exact(it.size_hint().0 * std::mem::size_of::<$t>());
+                it.for_each(|v| out.extend_from_slice(&(v as $t).to_le_bytes()));
+            }};
+        }
+        match $dtype {
+            DType::F32 => put!(f32),
+            DType::F64 => put!(f64),
+            DType::I8 => put!(i8),
+            DType::U8 => put!(u8),
+            DType::I16 => put!(i16),
+            DType::U16 => put!(u16),
+            DType::I32 => put!(i32),
+            DType::U32 => put!(u32),
+            DType::I64 => put!(i64),
+            DType::U64 => put!(u64),
+        }
+        out
+    }};
+}
+
+/// The initialiser's values for `$dtype` x `$len`, gathered by `$collect` (`collect_as!`
+/// for a typed vector, `le_bytes_as!` for the device image): one definition of the
+/// values for both.
+macro_rules! generate_with {
+    ($self:expr, $dtype:expr, $len:expr, $collect:ident, $npy:expr) => {{
+        let (dtype, len) = ($dtype, $len);
+        match $self {
+            InitSpec::Npy { data, .. } => $npy(data),
             InitSpec::Fill { value } => {
                 if dtype.is_float() {
                     let v = value.as_f64();
-                    collect_as!(dtype, (0..len).map(|_| v))
+                    $collect!(dtype, (0..len).map(|_| v))
                 } else {
                     let v = int_of(*value);
-                    collect_as!(dtype, (0..len).map(|_| v))
+                    $collect!(dtype, (0..len).map(|_| v))
                 }
             }
             InitSpec::Iota { start, step } => {
                 if dtype.is_float() {
                     let (a, d) = (start.as_f64(), step.as_f64());
-                    collect_as!(dtype, (0..len).map(|i| a + i as f64 * d))
+                    $collect!(dtype, (0..len).map(|i| a + i as f64 * d))
                 } else {
                     let (a, d) = (int_of(*start), int_of(*step));
-                    collect_as!(dtype, (0..len).map(|i| a + i as i128 * d))
+                    $collect!(dtype, (0..len).map(|i| a + i as i128 * d))
                 }
             }
             InitSpec::Uniform { min, max, seed } => {
@@ -187,31 +215,79 @@ impl InitSpec {
                 match dtype {
                     DType::F32 => {
                         let (lo, hi) = (min.as_f64(), max.as_f64());
-                        collect_as!(
+                        $collect!(
                             dtype,
                             (0..len).map(|_| lo + (hi - lo) * unit_f32(g.next_u64()))
                         )
                     }
                     DType::F64 => {
                         let (lo, hi) = (min.as_f64(), max.as_f64());
-                        collect_as!(
+                        $collect!(
                             dtype,
                             (0..len).map(|_| lo + (hi - lo) * unit_f64(g.next_u64()))
                         )
                     }
                     _ => {
                         let (lo, hi) = (int_of(*min), int_of(*max));
-                        collect_as!(dtype, (0..len).map(|_| uniform_int(g.next_u64(), lo, hi)))
+                        $collect!(dtype, (0..len).map(|_| uniform_int(g.next_u64(), lo, hi)))
                     }
                 }
             }
         }
+    }};
+}
+
+impl InitSpec {
+    /// Produces the buffer contents. Infallible: the spec loader has checked that every value fits
+    /// `dtype` (out-of-range values would saturate, never panic).
+    pub fn generate(&self, dtype: DType, len: usize) -> HostData {
+        generate_with!(self, dtype, len, collect_as, |d: &HostData| d.clone())
+    }
+
+    /// The initial contents as the little-endian device image, built directly (issue 35: a
+    /// buffer costs its bytes once, not a typed copy and then a byte copy). Byte for byte
+    /// `self.generate(dtype, len).to_le_bytes()`.
+    pub fn generate_le_bytes(&self, dtype: DType, len: usize) -> Vec<u8> {
+        generate_with!(self, dtype, len, le_bytes_as, |d: &HostData| d
+            .to_le_bytes())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 35: the device image built directly is the typed contents' bytes, for every
+    /// initialiser kind and dtype.
+    #[test]
+    fn issue35_le_bytes_equal_the_typed_contents() {
+        use super::super::data::ALL_DTYPES;
+        for dt in ALL_DTYPES {
+            let (lo, hi) = if dt.is_float() {
+                (Num::Float(-1.5), Num::Float(2.0))
+            } else {
+                (Num::Int(0), Num::Int(100))
+            };
+            for init in [
+                InitSpec::Fill { value: Num::Int(7) },
+                InitSpec::Iota {
+                    start: Num::Int(3),
+                    step: Num::Int(2),
+                },
+                InitSpec::Uniform {
+                    min: lo,
+                    max: hi,
+                    seed: 9,
+                },
+            ] {
+                for len in [0, 1, 37] {
+                    let bytes = init.generate_le_bytes(dt, len);
+                    assert_eq!(bytes, init.generate(dt, len).to_le_bytes(), "{dt} {init:?}");
+                    assert_eq!(bytes.capacity(), len * dt.size());
+                }
+            }
+        }
+    }
 
     #[test]
     fn splitmix64_reference_vectors() {

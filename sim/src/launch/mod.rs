@@ -7,6 +7,7 @@ mod files;
 mod init;
 mod npy;
 mod spec;
+pub mod tomlpos;
 
 pub use args::{
     build_params, ArgError, LaunchArg, ParamBlock, ParamDesc, StructField, STRUCT_FIELD_TYPES,

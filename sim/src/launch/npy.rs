@@ -332,6 +332,14 @@ pub fn read_npy(bytes: &[u8]) -> Result<HostData, NpyError> {
 /// Encodes a buffer as a version 1.0 `.npy` image (header padded so the data starts at a multiple
 /// of 64 bytes, as NumPy does).
 pub fn write_npy(data: &HostData) -> Vec<u8> {
+    let mut out = npy_preamble(data);
+    out.reserve_exact(data.byte_len());
+    out.extend_from_slice(&data.to_le_bytes());
+    out
+}
+
+/// The magic, version, header length and header of [`write_npy`]'s image.
+fn npy_preamble(data: &HostData) -> Vec<u8> {
     let mut header = format!(
         "{{'descr': '{}', 'fortran_order': False, 'shape': ({},), }}",
         npy_descr(data.dtype()),
@@ -342,13 +350,12 @@ pub fn write_npy(data: &HostData) -> Vec<u8> {
     let pad = (64 - total % 64) % 64;
     header.push_str(&" ".repeat(pad));
     header.push('\n');
-    let mut out = Vec::with_capacity(10 + header.len() + data.byte_len());
+    let mut out = Vec::with_capacity(10 + header.len());
     out.extend_from_slice(NPY_MAGIC);
     out.extend_from_slice(&[1, 0]);
     // A 1-D header is < 100 bytes, far below u16::MAX.
     out.extend_from_slice(&(header.len() as u16).to_le_bytes());
     out.extend_from_slice(header.as_bytes());
-    out.extend_from_slice(&data.to_le_bytes());
     out
 }
 
@@ -366,10 +373,40 @@ pub fn read_npy_file(path: &Path) -> Result<HostData, NpyFileError> {
 
 /// Writes a `.npy` file (format 1.0).
 pub fn write_npy_file(path: &Path, data: &HostData) -> Result<(), NpyFileError> {
-    std::fs::write(path, write_npy(data)).map_err(|source| NpyFileError::Io {
+    use std::io::Write as _;
+    // streamed in 1 MiB pieces (issue 35): dumping a buffer costs no second copy of it
+    let io = |source| NpyFileError::Io {
         path: path.to_path_buf(),
         source,
-    })
+    };
+    let f = std::fs::File::create(path).map_err(io)?;
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
+    w.write_all(&npy_preamble(data)).map_err(io)?;
+    let mut buf: Vec<u8> = Vec::with_capacity(1 << 20);
+    macro_rules! put {
+        ($v:expr, $t:ty) => {
+            for chunk in $v.chunks((1 << 20) / std::mem::size_of::<$t>()) {
+                buf.clear();
+                for x in chunk {
+                    buf.extend_from_slice(&x.to_le_bytes());
+                }
+                w.write_all(&buf).map_err(io)?;
+            }
+        };
+    }
+    match data {
+        HostData::F32(v) => put!(v, f32),
+        HostData::F64(v) => put!(v, f64),
+        HostData::I8(v) => put!(v, i8),
+        HostData::U8(v) => put!(v, u8),
+        HostData::I16(v) => put!(v, i16),
+        HostData::U16(v) => put!(v, u16),
+        HostData::I32(v) => put!(v, i32),
+        HostData::U32(v) => put!(v, u32),
+        HostData::I64(v) => put!(v, i64),
+        HostData::U64(v) => put!(v, u64),
+    }
+    w.flush().map_err(io)
 }
 
 /// True when `name` is usable as a buffer name and a file stem: `[A-Za-z_][A-Za-z0-9_.-]*`
@@ -559,6 +596,17 @@ mod tests {
         dump_dir(&dir, &m).unwrap();
         assert_eq!(read_npy_file(&dir.join("out.npy")).unwrap(), m["out"]);
         assert_eq!(read_npy_file(&dir.join("idx.npy")).unwrap(), m["idx"]);
+        // issue 35: the streamed file is the in-memory image, also across 1 MiB pieces
+        // and for an empty buffer
+        for d in [
+            HostData::U32((0..700_000).collect()),
+            HostData::F32(vec![]),
+            HostData::I16(vec![-3, 4]),
+        ] {
+            let p = dir.join("stream.npy");
+            write_npy_file(&p, &d).unwrap();
+            assert_eq!(std::fs::read(&p).unwrap(), write_npy(&d));
+        }
         let _ = std::fs::remove_dir_all(&dir);
         let mut bad = BTreeMap::new();
         bad.insert("../x".to_string(), HostData::U8(vec![]));

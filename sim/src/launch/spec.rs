@@ -201,7 +201,13 @@ fn key_at(text: &str, offset: usize) -> String {
     let before = text.get(..offset.min(text.len())).unwrap_or("");
     let mut table = String::new();
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
-    for line in before.lines() {
+    // the lines before the offset and the offset's own line (a header there is its table)
+    let line_end = text
+        .get(offset.min(text.len())..)
+        .and_then(|r| r.find('\n'))
+        .map_or(text.len(), |i| offset.min(text.len()) + i);
+    let upto = text.get(..line_end).unwrap_or(before);
+    for line in upto.lines() {
         let t = line.trim();
         if let Some(h) = t.strip_prefix("[[").and_then(|r| r.split("]]").next()) {
             let h = h.trim().to_string();
@@ -361,7 +367,14 @@ impl LaunchSpec {
         let raw: RawSpec = toml::from_str(text).map_err(|e| {
             let span = e.span();
             let l = span.as_ref().map(|s| ctx.loc(s)).unwrap_or_default();
-            let key = span.map(|s| key_at(text, s.start)).unwrap_or_default();
+            // issue 35: the key path from the document's own spans (a missing field's span
+            // is its table's header, which belongs to that table and not the one before);
+            // the line scan only when the text is not TOML at all
+            let key = span
+                .map(|s| {
+                    super::tomlpos::path_at(text, s.start).unwrap_or_else(|| key_at(text, s.start))
+                })
+                .unwrap_or_default();
             let message = e.message().trim().to_string();
             SpecError::Syntax {
                 file: file.to_string(),

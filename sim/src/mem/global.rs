@@ -126,6 +126,31 @@ impl GlobalMemory {
             .collect()
     }
 
+    /// Allocates every buffer of a launch spec, in name order (as [`Self::alloc_buffers`] of
+    /// `spec.initial_buffers()`, same addresses and bytes), building each device image
+    /// directly: a buffer costs its bytes once (issue 35).
+    pub fn alloc_spec_buffers(
+        &mut self,
+        spec: &crate::launch::LaunchSpec,
+    ) -> Result<BTreeMap<String, u64>, MemError> {
+        spec.buffers
+            .iter()
+            .map(|(n, b)| {
+                let bytes = b.init.generate_le_bytes(b.dtype, b.len);
+                Ok((n.clone(), self.alloc_bytes(n, bytes, Some(b.dtype))?))
+            })
+            .collect()
+    }
+
+    /// Moves allocation `name` out, typed by its dtype, leaving it empty (the final read-back
+    /// of a run: [`HostData::from_le_bytes_owned`] frees the device image as the typed copy
+    /// grows, so the read-back costs the buffer's bytes once, not twice).
+    pub fn take_back(&mut self, name: &str) -> Option<HostData> {
+        let &i = self.by_name.get(name)?;
+        let dtype = self.info[i].dtype.unwrap_or(DType::U8);
+        HostData::from_le_bytes_owned(dtype, std::mem::take(&mut self.data[i]))
+    }
+
     /// Device address of allocation `name`.
     pub fn address_of(&self, name: &str) -> Option<u64> {
         self.by_name.get(name).map(|&i| self.bases[i])

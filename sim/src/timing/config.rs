@@ -332,12 +332,30 @@ impl GpuConfig {
         Self::from_toml("gtx480.toml", GTX480_TOML)
     }
 
-    /// Checks every value's range. Errors name the field path.
+    /// Checks every value's range. Errors name the field path, the value and the range.
+    ///
+    /// Every key has an upper bound too (issue 35): generous against real GPUs (the largest
+    /// shipping ones have ~150 SMs, 64 K registers and 256 KB of L1 per SM, latencies of a few
+    /// hundred cycles), but small enough that no single value can make the model allocate
+    /// without bound or overflow its cycle arithmetic. Structures whose memory grows with
+    /// several keys together (SMs x caches) are bounded by the memory estimate of the
+    /// configuration (`regwatt_designs::footprint`), not here. The ranges are listed in the
+    /// README ("Configuration ranges").
     pub fn validate(&self) -> Result<(), ConfigError> {
         let err = |field: &str, message: String| ConfigError {
             preset: self.name.clone(),
             field: field.to_string(),
             message,
+        };
+        let range = |field: &str, v: u32, lo: u32, hi: u32| -> Result<(), ConfigError> {
+            if (lo..=hi).contains(&v) {
+                Ok(())
+            } else {
+                Err(err(
+                    field,
+                    format!("{v} is outside the valid range {lo}..={hi}"),
+                ))
+            }
         };
         let pos = |field: &str, v: u32| -> Result<(), ConfigError> {
             if v == 0 {
@@ -346,48 +364,101 @@ impl GpuConfig {
                 Ok(())
             }
         };
-        let pow2 = |field: &str, v: u32| -> Result<(), ConfigError> {
+        let pow2 = |field: &str, v: u32, lo: u32, hi: u32| -> Result<(), ConfigError> {
             if !v.is_power_of_two() {
-                Err(err(field, format!("{v} is not a power of two")))
+                Err(err(
+                    field,
+                    format!("{v} is not a power of two (valid: powers of two in {lo}..={hi})"),
+                ))
             } else {
-                Ok(())
+                range(field, v, lo, hi)
             }
         };
-        pos("sms", self.sms)?;
-        if !(self.core_clock_mhz.is_finite() && self.core_clock_mhz > 0.0) {
-            return Err(err("core_clock_mhz", "must be a positive number".into()));
+        let mhz = |field: &str, v: f64, hi: f64| -> Result<(), ConfigError> {
+            if v.is_finite() && (1.0..=hi).contains(&v) {
+                Ok(())
+            } else {
+                Err(err(
+                    field,
+                    if v.abs() < 1e9 {
+                        format!("{v} MHz is outside the valid range 1..={hi} MHz")
+                    } else {
+                        format!("{v:e} MHz is outside the valid range 1..={hi} MHz")
+                    },
+                ))
+            }
+        };
+        // cycles: a few hundred in every published configuration
+        const LAT: u32 = 100_000;
+        if self.name.is_empty()
+            || self.name.len() > 64
+            || !self
+                .name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        {
+            return Err(err(
+                "name",
+                format!(
+                    "`{}`: 1 to 64 characters of [A-Za-z0-9_-]",
+                    self.name.escape_debug()
+                ),
+            ));
         }
-        pos("cta_launches_per_cycle", self.cta_launches_per_cycle)?;
+        range("sms", self.sms, 1, 1024)?;
+        mhz("core_clock_mhz", self.core_clock_mhz, 10_000.0)?;
+        range("cta_launches_per_cycle", self.cta_launches_per_cycle, 1, 64)?;
+        range(
+            "kernel_launch_latency",
+            self.kernel_launch_latency,
+            0,
+            1_000_000,
+        )?;
+        range("cta_launch_latency", self.cta_launch_latency, 0, LAT)?;
         let s = &self.sm;
         let l = &s.limits;
         pos("sm.limits.max_warps", l.max_warps)?;
         if l.max_warps > 1024 {
             return Err(err("sm.limits.max_warps", "at most 1024".into()));
         }
-        pos("sm.limits.max_threads", l.max_threads)?;
-        pos("sm.limits.max_ctas", l.max_ctas)?;
-        pos("sm.limits.registers", l.registers)?;
-        pos("sm.limits.register_alloc_unit", l.register_alloc_unit)?;
-        pos("sm.limits.shared_alloc_unit", l.shared_alloc_unit)?;
+        range("sm.limits.max_threads", l.max_threads, 1, 32 * 1024)?;
+        range("sm.limits.max_ctas", l.max_ctas, 1, 1024)?;
+        range("sm.limits.registers", l.registers, 1, 1 << 20)?;
+        // registers are reserved per warp in power-of-two units of whole 32-lane registers
+        // (CUDA Occupancy Calculator: 64 on cc 2.x, 256 on cc 3.0+)
+        pow2(
+            "sm.limits.register_alloc_unit",
+            l.register_alloc_unit,
+            32,
+            8192,
+        )?;
+        pow2("sm.limits.shared_alloc_unit", l.shared_alloc_unit, 1, 65536)?;
         if l.max_registers_per_thread == 0 || l.max_registers_per_thread > 255 {
             return Err(err(
                 "sm.limits.max_registers_per_thread",
                 "must be in 1..=255".into(),
             ));
         }
+        range("sm.limits.shared_bytes", l.shared_bytes, 0, 4 << 20)?;
         pos("sm.sub_cores", s.sub_cores)?;
         if s.sub_cores > l.max_warps {
             return Err(err("sm.sub_cores", "more sub-cores than warps".into()));
         }
+        range("sm.sub_cores", s.sub_cores, 1, 64)?;
         if !l.registers.is_multiple_of(s.sub_cores * 32) {
             return Err(err(
                 "sm.limits.registers",
                 "must divide into 32-lane warp registers evenly among the sub-cores".into(),
             ));
         }
-        pos("sm.scheduler.issue_width", s.scheduler.issue_width)?;
+        range("sm.scheduler.issue_width", s.scheduler.issue_width, 1, 32)?;
         if let SchedulerPolicy::TwoLevel { active_warps } = s.scheduler.policy {
-            pos("sm.scheduler.policy.two_level.active_warps", active_warps)?;
+            range(
+                "sm.scheduler.policy.two_level.active_warps",
+                active_warps,
+                1,
+                l.max_warps,
+            )?;
         }
         pos(
             "sm.collectors.units_per_sub_core",
@@ -396,13 +467,17 @@ impl GpuConfig {
         if s.collectors.units_per_sub_core > 64 {
             return Err(err("sm.collectors.units_per_sub_core", "at most 64".into()));
         }
-        pos(
+        range(
             "sm.collectors.read_ports_per_unit",
             s.collectors.read_ports_per_unit,
+            1,
+            32,
         )?;
-        pos(
+        range(
             "sm.collectors.dispatch_per_cycle",
             s.collectors.dispatch_per_cycle,
+            1,
+            64,
         )?;
         let r = &s.register_file;
         pos("sm.register_file.banks_per_sub_core", r.banks_per_sub_core)?;
@@ -412,9 +487,16 @@ impl GpuConfig {
                 "at most 64".into(),
             ));
         }
-        pos("sm.register_file.ports_per_bank", r.ports_per_bank)?;
-        pos("sm.register_file.rows_per_subarray", r.rows_per_subarray)?;
-        pos("sm.register_file.crossbar_width", r.crossbar_width)?;
+        // the SRAM model prices at most 32 ports per array (and the cores count ports in a
+        // byte): one bound, so timing and power see the same ports
+        range("sm.register_file.ports_per_bank", r.ports_per_bank, 1, 32)?;
+        range(
+            "sm.register_file.rows_per_subarray",
+            r.rows_per_subarray,
+            1,
+            1 << 16,
+        )?;
+        range("sm.register_file.crossbar_width", r.crossbar_width, 1, 1024)?;
         // warp registers (32 lanes x 32 bit) per sub-core, spread over its banks
         let per_sub = l.registers / s.sub_cores / 32;
         if !per_sub.is_multiple_of(r.banks_per_sub_core) {
@@ -431,11 +513,23 @@ impl GpuConfig {
             ("dp", u.dp),
             ("tensor", u.tensor),
         ] {
-            pos(&format!("sm.units.{name}.per_sub_core"), c.per_sub_core)?;
-            pos(&format!("sm.units.{name}.timing.latency"), c.timing.latency)?;
-            pos(
+            range(
+                &format!("sm.units.{name}.per_sub_core"),
+                c.per_sub_core,
+                1,
+                64,
+            )?;
+            range(
+                &format!("sm.units.{name}.timing.latency"),
+                c.timing.latency,
+                1,
+                LAT,
+            )?;
+            range(
                 &format!("sm.units.{name}.timing.initiation"),
                 c.timing.initiation,
+                1,
+                LAT,
             )?;
         }
         for (name, t) in [
@@ -444,26 +538,39 @@ impl GpuConfig {
             ("dp_div", u.dp_div),
             ("branch", u.branch),
         ] {
-            pos(&format!("sm.units.{name}.latency"), t.latency)?;
-            pos(&format!("sm.units.{name}.initiation"), t.initiation)?;
+            range(&format!("sm.units.{name}.latency"), t.latency, 1, LAT)?;
+            range(&format!("sm.units.{name}.initiation"), t.initiation, 1, LAT)?;
         }
-        pos("sm.units.ldst_per_sm", u.ldst_per_sm)?;
-        pos("sm.units.const_latency", u.const_latency)?;
+        range("sm.units.ldst_per_sm", u.ldst_per_sm, 1, 64)?;
+        range("sm.units.const_latency", u.const_latency, 1, LAT)?;
         let m = &self.memory;
-        for (name, c) in [
-            ("memory.l1d", m.l1d),
-            ("memory.l2_slice", m.l2_slice),
-            ("memory.l1i", m.l1i),
-            ("memory.l1c", m.l1c),
+        for (name, c, max_bytes) in [
+            ("memory.l1d", m.l1d, 64u64 << 20),
+            ("memory.l2_slice", m.l2_slice, 256u64 << 20),
+            ("memory.l1i", m.l1i, 64u64 << 20),
+            ("memory.l1c", m.l1c, 64u64 << 20),
         ] {
-            pos(&format!("{name}.sets"), c.sets)?;
-            pos(&format!("{name}.ways"), c.ways)?;
-            pow2(&format!("{name}.line_bytes"), c.line_bytes)?;
-            pow2(&format!("{name}.sector_bytes"), c.sector_bytes)?;
+            range(&format!("{name}.sets"), c.sets, 1, 1 << 20)?;
+            range(&format!("{name}.ways"), c.ways, 1, 1024)?;
+            pow2(&format!("{name}.line_bytes"), c.line_bytes, 16, 4096)?;
+            pow2(&format!("{name}.sector_bytes"), c.sector_bytes, 4, 4096)?;
             if c.sector_bytes > c.line_bytes || c.line_bytes / c.sector_bytes > 32 {
                 return Err(err(
                     &format!("{name}.sector_bytes"),
                     "1..=32 sectors per line required".into(),
+                ));
+            }
+            let bytes = u64::from(c.sets) * u64::from(c.ways) * u64::from(c.line_bytes);
+            if bytes > max_bytes {
+                return Err(err(
+                    &format!("{name}.sets"),
+                    format!(
+                        "{} sets x {} ways x {} B = {bytes} B: at most {} MiB per cache",
+                        c.sets,
+                        c.ways,
+                        c.line_bytes,
+                        max_bytes >> 20
+                    ),
                 ));
             }
         }
@@ -488,12 +595,13 @@ impl GpuConfig {
                 "must equal memory.l1d.line_bytes".into(),
             ));
         }
-        pos("memory.l1d_hit_latency", m.l1d_hit_latency)?;
-        pos("memory.l1d_lines_per_cycle", m.l1d_lines_per_cycle)?;
-        pos("memory.l1d_mshr_entries", m.l1d_mshr_entries)?;
-        pos("memory.shared.banks", m.shared.banks)?;
-        pow2("memory.shared.bank_bytes", m.shared.bank_bytes)?;
-        pos("memory.shared.latency", m.shared.latency)?;
+        range("memory.l1d_hit_latency", m.l1d_hit_latency, 1, LAT)?;
+        range("memory.l1d_lines_per_cycle", m.l1d_lines_per_cycle, 1, 64)?;
+        range("memory.l1d_mshr_entries", m.l1d_mshr_entries, 1, 65536)?;
+        range("memory.shared.banks", m.shared.banks, 1, 1024)?;
+        pow2("memory.shared.bank_bytes", m.shared.bank_bytes, 1, 1024)?;
+        range("memory.shared.latency", m.shared.latency, 1, LAT)?;
+        range("memory.icnt_latency", m.icnt_latency, 0, LAT)?;
         pos(
             "memory.icnt_reply_sectors_per_cycle",
             m.icnt_reply_sectors_per_cycle,
@@ -504,37 +612,49 @@ impl GpuConfig {
                 "per-cycle port widths must be at most 255".into(),
             ));
         }
-        pos("memory.l2_slices", m.l2_slices)?;
-        pos(
+        range("memory.l2_slices", m.l2_slices, 1, 1024)?;
+        range("memory.l2_rop_latency", m.l2_rop_latency, 0, LAT)?;
+        range(
             "memory.l2_sectors_per_cycle_per_slice",
             m.l2_sectors_per_cycle_per_slice,
+            1,
+            255,
         )?;
-        pos("memory.l2_mshr_entries", m.l2_mshr_entries)?;
+        range("memory.l2_mshr_entries", m.l2_mshr_entries, 1, 65536)?;
         let d = &m.dram;
-        pos("memory.dram.channels", d.channels)?;
+        range("memory.dram.channels", d.channels, 1, 1024)?;
         if !m.l2_slices.is_multiple_of(d.channels) {
             return Err(err(
                 "memory.dram.channels",
                 "must divide memory.l2_slices".into(),
             ));
         }
-        pow2("memory.dram.interleave_bytes", d.interleave_bytes)?;
+        pow2(
+            "memory.dram.interleave_bytes",
+            d.interleave_bytes,
+            1,
+            1 << 30,
+        )?;
         if d.interleave_bytes < m.l2_slice.line_bytes {
             return Err(err(
                 "memory.dram.interleave_bytes",
                 "must be at least one cache line".into(),
             ));
         }
-        if !(d.clock_mhz.is_finite() && d.clock_mhz > 0.0) {
-            return Err(err(
-                "memory.dram.clock_mhz",
-                "must be a positive number".into(),
-            ));
+        range("memory.dram.latency", d.latency, 0, LAT)?;
+        mhz("memory.dram.clock_mhz", d.clock_mhz, 100_000.0)?;
+        range("memory.dram.banks", d.banks, 1, 1024)?;
+        pow2("memory.dram.row_bytes", d.row_bytes, 1, 1 << 20)?;
+        range("memory.dram.burst_bytes", d.burst_bytes, 1, 4096)?;
+        range("memory.dram.burst_cycles", d.burst_cycles, 1, 1024)?;
+        for (name, v) in [
+            ("memory.dram.t_rcd", d.t_rcd),
+            ("memory.dram.t_rp", d.t_rp),
+            ("memory.dram.t_cl", d.t_cl),
+            ("memory.dram.t_wl", d.t_wl),
+        ] {
+            range(name, v, 0, LAT)?;
         }
-        pos("memory.dram.banks", d.banks)?;
-        pow2("memory.dram.row_bytes", d.row_bytes)?;
-        pos("memory.dram.burst_bytes", d.burst_bytes)?;
-        pos("memory.dram.burst_cycles", d.burst_cycles)?;
         Ok(())
     }
 
