@@ -83,7 +83,8 @@ pub trait MemoryTiming {
     /// Times a transfer requested by an RF design (fill or spill below the L1D).
     fn fetch(&mut self, now: u64, sm: u32, f: &MemFetch, act: &mut MemActivity) -> u64;
     /// Whether a global load `acc` of SM `sm` dispatched at `now` would find every sector
-    /// it reads present in the L1D when it gets there, without changing any state (no
+    /// it reads in the L1D when it gets there, present or already requested by an earlier
+    /// miss (GPGPU-Sim's `HIT_RESERVED`), without changing any state (no
     /// recency update, no allocation, no statistics). Seed 000 §3: the LD/ST unit knows the
     /// L1D outcome before it decides on partial sharing. Default: a miss.
     fn l1_probe(&mut self, _now: u64, _sm: u32, _acc: &WarpMemAccess) -> bool {
@@ -1581,7 +1582,9 @@ impl MemoryTiming for MemoryHierarchy {
         self.lines
             .iter()
             .all(|&(line, secs)| match l1.index.find(&l1.way, line) {
-                Some(w) => l1.sectors(w, secs, t).present == secs,
+                // present or already requested (GPGPU-Sim's HIT_RESERVED: an MSHR merge,
+                // not a miss)
+                Some(w) => l1.sectors(w, secs, t).missing == 0,
                 None => false,
             })
     }
