@@ -402,6 +402,33 @@ pub struct ResolvedConfig {
     pub design: Option<DesignParams>,
 }
 
+/// A `[design]` value written as a number or as one keyword (`"unbounded"`, `"adaptive"`).
+pub(crate) enum NumberOr {
+    Number(i64),
+    Keyword,
+}
+
+/// Reads a [`NumberOr`]: any other string is refused as "expected `what` or `keyword`".
+pub(crate) fn number_or_keyword<'de, D: serde::Deserializer<'de>>(
+    d: D,
+    keyword: &str,
+    what: &str,
+) -> Result<NumberOr, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Raw {
+        N(i64),
+        S(String),
+    }
+    match Raw::deserialize(d)? {
+        Raw::N(n) => Ok(NumberOr::Number(n)),
+        Raw::S(s) if s.trim() == keyword => Ok(NumberOr::Keyword),
+        Raw::S(s) => Err(serde::de::Error::custom(format!(
+            "`{s}`: expected {what} or \"{keyword}\""
+        ))),
+    }
+}
+
 /// A design's `[design]` table, tagged by its `name` (the defaults of each design:
 /// `designs/src/<name>/defaults.toml`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -22,7 +22,7 @@ use regwatt_sim::timing::rf::{
 use serde::{Deserialize, Serialize};
 
 use crate::baseline::{BaselineRf, BaselineStats};
-use crate::config::ResolvedConfig;
+use crate::config::{number_or_keyword, NumberOr, ResolvedConfig};
 use sthld::{Sthld, SthldInterval};
 
 /// Cache and scheduling policy (`design.policy`).
@@ -109,20 +109,11 @@ impl Serialize for SthldMode {
 
 impl<'de> Deserialize<'de> for SthldMode {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Raw {
-            N(i64),
-            S(String),
-        }
-        match Raw::deserialize(d)? {
-            Raw::N(n) => u32::try_from(n).map(SthldMode::Fixed).map_err(|_| {
+        match number_or_keyword(d, "adaptive", "a wait count")? {
+            NumberOr::Number(n) => u32::try_from(n).map(SthldMode::Fixed).map_err(|_| {
                 serde::de::Error::custom(format!("{n}: expected 0..2^32 or \"adaptive\""))
             }),
-            Raw::S(s) if s.trim() == "adaptive" => Ok(SthldMode::Adaptive),
-            Raw::S(s) => Err(serde::de::Error::custom(format!(
-                "`{s}`: expected a wait count or \"adaptive\""
-            ))),
+            NumberOr::Keyword => Ok(SthldMode::Adaptive),
         }
     }
 }

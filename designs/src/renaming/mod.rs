@@ -46,7 +46,7 @@ use regwatt_sim::timing::rf::{
 use serde::{Deserialize, Serialize};
 
 use crate::baseline::RowAdmission;
-use crate::config::ResolvedConfig;
+use crate::config::{number_or_keyword, NumberOr, ResolvedConfig};
 use plan::FlagLayout;
 
 /// How a free physical row is chosen in the register's bank (seed 002 §7.2).
@@ -86,21 +86,12 @@ impl Serialize for TableCap {
 
 impl<'de> Deserialize<'de> for TableCap {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Raw {
-            N(i64),
-            S(String),
-        }
-        match Raw::deserialize(d)? {
-            Raw::N(n) if n > 0 => Ok(TableCap::Bytes(n as u64)),
-            Raw::N(n) => Err(serde::de::Error::custom(format!(
+        match number_or_keyword(d, "unbounded", "a byte count")? {
+            NumberOr::Number(n) if n > 0 => Ok(TableCap::Bytes(n as u64)),
+            NumberOr::Number(n) => Err(serde::de::Error::custom(format!(
                 "{n}: the table needs at least 1 byte (or \"unbounded\")"
             ))),
-            Raw::S(s) if s.trim() == "unbounded" => Ok(TableCap::Unbounded),
-            Raw::S(s) => Err(serde::de::Error::custom(format!(
-                "`{s}`: expected a byte count or \"unbounded\""
-            ))),
+            NumberOr::Keyword => Ok(TableCap::Unbounded),
         }
     }
 }

@@ -45,7 +45,7 @@ use regwatt_sim::timing::rf::{
 };
 use serde::{Deserialize, Serialize};
 
-use crate::config::ResolvedConfig;
+use crate::config::{number_or_keyword, NumberOr, ResolvedConfig};
 use crate::renaming::{
     KernelPlan, MappingPolicy, RenamingParams, RenamingRf, RenamingStats, TableCap,
 };
@@ -80,22 +80,13 @@ impl Serialize for AmtCap {
 
 impl<'de> Deserialize<'de> for AmtCap {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Raw {
-            N(i64),
-            S(String),
-        }
-        match Raw::deserialize(d)? {
-            Raw::N(n) => u32::try_from(n).map(AmtCap::Entries).map_err(|_| {
+        match number_or_keyword(d, "unbounded", "an entry count")? {
+            NumberOr::Number(n) => u32::try_from(n).map(AmtCap::Entries).map_err(|_| {
                 serde::de::Error::custom(format!(
                     "{n}: expected an entry count in 0..=4294967295 (or \"unbounded\")"
                 ))
             }),
-            Raw::S(s) if s.trim() == "unbounded" => Ok(AmtCap::Unbounded),
-            Raw::S(s) => Err(serde::de::Error::custom(format!(
-                "`{s}`: expected an entry count or \"unbounded\""
-            ))),
+            NumberOr::Keyword => Ok(AmtCap::Unbounded),
         }
     }
 }
