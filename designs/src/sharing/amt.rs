@@ -187,20 +187,24 @@ impl Amt {
         }
     }
 
+    /// The entry an insert would replace now: the least recently used one when full.
+    pub fn victim(&self) -> Option<u32> {
+        if self.cap.is_some_and(|c| self.len() >= c) {
+            self.lru.iter().next().map(|&(_, v)| v)
+        } else {
+            None
+        }
+    }
+
     /// Inserts an entry (there is none with this pattern in this sub-core); returns its
-    /// index and the entry evicted to make room, if any.
+    /// index and the entry evicted to make room ([`Amt::victim`]), if any.
     pub fn insert(
         &mut self,
         sub_core: u8,
         pattern: Pattern,
         holder: Holder,
     ) -> (u32, Option<Entry>) {
-        let mut evicted = None;
-        if self.cap.is_some_and(|c| self.len() >= c) {
-            if let Some(&(_, v)) = self.lru.iter().next() {
-                evicted = self.remove(v);
-            }
-        }
+        let evicted = self.victim().and_then(|v| self.remove(v));
         self.tick += 1;
         let e = Entry {
             pattern,

@@ -783,7 +783,13 @@ impl RegisterFileDesign for SharingRf {
         // to memory: the load becomes its pattern's entry (an exempt destination never
         // holds a shared row)
         if self.amt.find(sc, &p).is_none() && !self.inner.exempt(dst) {
-            let (i, evicted) = self.amt.insert(
+            // the replaced entry goes the way of any dropped one (its row link, its
+            // producer, the loads waiting for its fill)
+            if let Some(v) = self.amt.victim() {
+                self.drop_entry(v);
+                self.stats.amt_replacements += 1;
+            }
+            let (i, _) = self.amt.insert(
                 sc,
                 p,
                 Holder::Pending {
@@ -792,19 +798,6 @@ impl RegisterFileDesign for SharingRf {
                     fill_at: 0,
                 },
             );
-            if let Some(e) = evicted {
-                self.stats.amt_replacements += 1;
-                match e.holder {
-                    Holder::Row(t) => {
-                        if let Some(x) = self.row_entry.get_mut(t) {
-                            *x = NO_ENTRY;
-                        }
-                    }
-                    Holder::Pending { slot, reg, .. } => {
-                        self.producers.remove(&(slot, reg));
-                    }
-                }
-            }
             // a previous in-flight producer of the same register cannot exist (the
             // scoreboard orders writes to one register)
             if let Some(old) = self.producers.insert(key, i) {

@@ -422,3 +422,58 @@ fn issue31_freed_rows_drop_their_entries() {
     let (r, _) = load(&mut d, &mut act, 30, (w(1), 5), &a, false, &vals(7));
     assert_eq!(r, MemRoute::Hierarchy);
 }
+
+/// A replaced entry's waiting loads must not follow its slot to the entry that reuses it:
+/// with one entry, B waits for A's fill, C's miss replaces A's entry (same slot) and C's fill
+/// binds it; B then copies A's fill instead of mapping onto C's row.
+#[test]
+fn issue31_waiters_of_a_replaced_entry_keep_their_own_fill() {
+    let (mut d, mut act) = setup(&["design.amt_entries=1"]);
+    let a = access(MemOpKind::Load, 0x1000, 4);
+    let c = access(MemOpKind::Load, 0x8000, 4);
+    let mut ctx = RfCtx {
+        now: 10,
+        sm: 0,
+        act: &mut act,
+    };
+    let (ia, ib, ic) = (info(Some(1)), info(Some(2)), info(Some(3)));
+    let ga = GlobalAccess {
+        warp: w(0),
+        access: &a,
+        info: &ia,
+        l1_hit: Some(false),
+        merge_slot_free: true,
+    };
+    assert_eq!(d.global_access(&mut ctx, &ga), MemRoute::Hierarchy);
+    d.global_timed(&mut ctx, &ga, 100);
+    let gb = GlobalAccess {
+        warp: w(1),
+        info: &ib,
+        ..ga
+    };
+    ctx.now = 11;
+    assert!(matches!(
+        d.global_access(&mut ctx, &gb),
+        MemRoute::Served { .. }
+    ));
+    let gc = GlobalAccess {
+        warp: w(2),
+        access: &c,
+        info: &ic,
+        ..ga
+    };
+    ctx.now = 12;
+    assert_eq!(d.global_access(&mut ctx, &gc), MemRoute::Hierarchy);
+    assert_eq!(d.stats().amt_replacements, 1);
+    d.global_timed(&mut ctx, &gc, 50);
+    ctx.now = 50;
+    d.write(&mut ctx, &wref(w(2), 3, true), &vals(800), u32::MAX);
+    ctx.now = 100;
+    d.write(&mut ctx, &wref(w(0), 1, true), &vals(1), u32::MAX);
+    let wr = wref(w(1), 2, true);
+    assert_ne!(d.route_write(&mut ctx, &wr), Route::Bypass);
+    d.write(&mut ctx, &wr, &vals(1), u32::MAX);
+    assert_eq!(d.peek(w(1), 2), vals(1), "B holds A's data, not C's");
+    assert_eq!(d.stats().fill_copies, 1);
+    d.renaming().check_invariants(4).expect("invariants");
+}
