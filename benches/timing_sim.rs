@@ -11,7 +11,9 @@
 //!   baseline);
 //! * `rows32x8/baseline`, `rows32x8/sharing`: the same kernel launched in 32x8 blocks (each
 //!   warp one matrix row, seed 000 §2.1's matrixMul), where `sharing` serves about half of the
-//!   loads from registers (issue 31: target within 2x of the baseline).
+//!   loads from registers (issue 31: target within 2x of the baseline);
+//! * `matrixMul_naive_128/gtx480/baseline`, `.../cerf`: the kernel on gtx480 with the
+//!   baseline and with design `cerf` (issue 30: target within 2x of the baseline).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use regwatt_designs::config::{resolve, GpuPreset, Overrides, PowerMode};
@@ -69,25 +71,29 @@ fn bench(c: &mut Criterion) {
         l.grid = [4, 16, 1];
         l.block = [32, 8, 1];
     }
-    for (name, design) in [
-        ("baseline", DesignSpec::Baseline),
-        ("sharing", DesignSpec::Sharing),
-    ] {
+    let gtx480 = [
+        ("matrixMul_naive_128_rows32x8", &rows, DesignSpec::Baseline),
+        ("matrixMul_naive_128_rows32x8", &rows, DesignSpec::Sharing),
+        ("matrixMul_naive_128", &spec, DesignSpec::Baseline),
+        ("matrixMul_naive_128", &spec, DesignSpec::Cerf),
+    ];
+    for (label, spec, design) in gtx480 {
+        let name = format!("{label}/gtx480/{design}");
         let ov = Overrides {
             design: Some(design),
             ..Overrides::default()
         };
         let Ok(cfg) = resolve(GpuPreset::Gtx480, &ov) else {
-            eprintln!("timing_sim: rows32x8/{name}: preset does not resolve");
+            eprintln!("timing_sim: {name}: preset does not resolve");
             continue;
         };
-        let Ok(first) = simulate_spec(&rows, design, &cfg, &opts) else {
-            eprintln!("timing_sim: rows32x8/{name}: simulation failed");
+        let Ok(first) = simulate_spec(spec, design, &cfg, &opts) else {
+            eprintln!("timing_sim: {name}: simulation failed");
             continue;
         };
         g.throughput(Throughput::Elements(first.activity.core.warp_instructions));
-        g.bench_function(format!("matrixMul_naive_128_rows32x8/gtx480/{name}"), |b| {
-            b.iter(|| simulate_spec(&rows, design, &cfg, &opts).map(|s| s.activity.cycles))
+        g.bench_function(name, |b| {
+            b.iter(|| simulate_spec(spec, design, &cfg, &opts).map(|s| s.activity.cycles))
         });
     }
     g.finish();

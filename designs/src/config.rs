@@ -440,6 +440,8 @@ pub enum DesignParams {
     Malekeh(crate::malekeh::MalekehParams),
     /// Seed 000 ([`crate::sharing::SharingParams`]).
     Sharing(crate::sharing::SharingParams),
+    /// Seed 004 ([`crate::cerf::CerfParams`]).
+    Cerf(crate::cerf::CerfParams),
 }
 
 /// Errors resolving a configuration. Each names the file (or `--set`) and the key.
@@ -912,6 +914,7 @@ impl ResolvedConfig {
             Some(DesignParams::Renaming(p)) => p.validate().map_err(|(k, m)| bad(k, m))?,
             Some(DesignParams::Malekeh(p)) => p.validate(self).map_err(|(k, m)| bad(k, m))?,
             Some(DesignParams::Sharing(p)) => p.validate().map_err(|(k, m)| bad(k, m))?,
+            Some(DesignParams::Cerf(p)) => p.validate(self).map_err(|(k, m)| bad(k, m))?,
             None => {}
         }
         if !(1..=1000).contains(&self.power.wakeup_cycles) {

@@ -188,6 +188,9 @@ impl<M: FunctionalWarpModel> FunctionalWarpModel for Counted<'_, '_, M> {
     fn carried_caches(&mut self) -> Option<&mut CarriedCaches> {
         self.inner.carried_caches()
     }
+    fn global_reader(&self) -> Option<&dyn regwatt_sim::timing::rf::GlobalRead> {
+        self.inner.global_reader()
+    }
 }
 
 /// Runs every launch of `spec` in order through the timing model with `design` on `cfg`

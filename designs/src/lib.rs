@@ -12,6 +12,7 @@
 //! See `designs/README.md`.
 
 pub mod baseline;
+pub mod cerf;
 pub mod config;
 pub mod energy;
 pub mod exec_model;
@@ -22,6 +23,8 @@ pub mod renaming;
 pub mod run;
 pub mod sharing;
 pub mod spec;
+#[cfg(test)]
+pub(crate) mod test_support;
 
 pub use config::{GpuPreset, Node, Overrides, ResolvedConfig, Scope};
 pub use run::{DesignStats, RunReport};

@@ -18,6 +18,7 @@ use regwatt_sim::timing::{RunOptions, TimingError};
 use serde::Serialize;
 
 use crate::baseline::{self, BaselineRf, BaselineStats};
+use crate::cerf::{self, CerfRf, CerfStats};
 use crate::config::DesignParams;
 use crate::config::{Node, PowerMode, ResolvedConfig, Scope};
 use crate::energy::{
@@ -39,6 +40,7 @@ pub enum DesignStats {
     Renaming(RenamingStats),
     Malekeh(MalekehStats),
     Sharing(SharingStats),
+    Cerf(CerfStats),
 }
 
 impl DesignStats {
@@ -49,6 +51,7 @@ impl DesignStats {
             (DesignStats::Renaming(a), DesignStats::Renaming(b)) => a.merge(b),
             (DesignStats::Malekeh(a), DesignStats::Malekeh(b)) => a.merge(b),
             (DesignStats::Sharing(a), DesignStats::Sharing(b)) => a.merge(b),
+            (DesignStats::Cerf(a), DesignStats::Cerf(b)) => a.merge(b),
             _ => {}
         }
     }
@@ -60,6 +63,7 @@ impl DesignStats {
             DesignStats::Renaming(s) => s.unallocated_accesses,
             DesignStats::Malekeh(s) => s.banks.unallocated_accesses,
             DesignStats::Sharing(s) => s.renaming.unallocated_accesses,
+            DesignStats::Cerf(s) => s.unallocated_accesses,
         }
     }
 }
@@ -168,6 +172,30 @@ pub fn simulate<F: FunctionalWarpModel>(
             )?;
             Ok(map_stats(a, DesignStats::Sharing))
         }
+        DesignSpec::Cerf => {
+            let p = match &cfg.design {
+                Some(DesignParams::Cerf(p)) => p,
+                _ => {
+                    return Err(TimingError::Rf(regwatt_sim::timing::rf::RfError::Other(
+                        "design `cerf`: the configuration has no `[design]` table (resolve it with the design)".into(),
+                    )))
+                }
+            };
+            // every SM's stores and atomics reach every SM's array
+            let log =
+                std::rc::Rc::new(std::cell::RefCell::new(sharing::StoreLog::new(cfg.gpu.sms)));
+            let a = regwatt_sim::timing::run(
+                &cfg.gpu,
+                model,
+                |sm| CerfRf::new(cfg, p, sm, log.clone()),
+                opts,
+            )?;
+            // a lost store or a stale line fails the run like a wrong result
+            a.design_stats
+                .integrity()
+                .map_err(|m| TimingError::Rf(regwatt_sim::timing::rf::RfError::Other(m)))?;
+            Ok(map_stats(a, DesignStats::Cerf))
+        }
     }
 }
 
@@ -216,15 +244,18 @@ pub fn inventory(design: DesignSpec, cfg: &ResolvedConfig) -> Result<Inventory, 
         DesignSpec::Renaming => renaming::hardware::inventory(cfg),
         DesignSpec::Malekeh => malekeh::hardware::inventory(cfg),
         DesignSpec::Sharing => sharing::hardware::inventory(cfg),
+        DesignSpec::Cerf => cerf::hardware::inventory(cfg),
     }
 }
 
 /// The power-managed domains of the design's register rows ([`crate::power_modes`]).
 pub fn power_domains(design: DesignSpec, cfg: &ResolvedConfig) -> Result<RowDomains, EnergyError> {
     match design {
-        DesignSpec::Baseline | DesignSpec::Renaming | DesignSpec::Malekeh | DesignSpec::Sharing => {
-            baseline::hardware::power_domains(cfg)
-        }
+        DesignSpec::Baseline
+        | DesignSpec::Renaming
+        | DesignSpec::Malekeh
+        | DesignSpec::Sharing
+        | DesignSpec::Cerf => baseline::hardware::power_domains(cfg),
     }
 }
 
@@ -235,6 +266,7 @@ pub fn events(cfg: &ResolvedConfig, act: &DesignActivity) -> EventCounts {
         DesignStats::Renaming(s) => renaming::hardware::events(cfg, &act.core, s),
         DesignStats::Malekeh(s) => malekeh::hardware::events(cfg, &act.core, s),
         DesignStats::Sharing(s) => sharing::hardware::events(cfg, &act.core, s),
+        DesignStats::Cerf(s) => cerf::hardware::events(cfg, &act.core, &act.memory, s),
     }
 }
 

@@ -21,20 +21,24 @@ pub enum DesignSpec {
     /// Renaming plus inter-warp sharing of loaded values through the register mapping (seed
     /// 000, [`crate::sharing`]).
     Sharing,
+    /// The register file and the L1D as one tagged, set-associative array (seed 004,
+    /// [`crate::cerf`]).
+    Cerf,
 }
 
 /// Unknown design name.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown design `{0}` (known: baseline, renaming, malekeh, sharing)")]
+#[error("unknown design `{0}` (known: baseline, renaming, malekeh, sharing, cerf)")]
 pub struct UnknownDesign(pub String);
 
 impl DesignSpec {
     /// Every design, in report order.
-    pub const ALL: [DesignSpec; 4] = [
+    pub const ALL: [DesignSpec; 5] = [
         DesignSpec::Baseline,
         DesignSpec::Renaming,
         DesignSpec::Malekeh,
         DesignSpec::Sharing,
+        DesignSpec::Cerf,
     ];
 
     /// Name on the command line and in reports.
@@ -44,6 +48,16 @@ impl DesignSpec {
             DesignSpec::Renaming => "renaming",
             DesignSpec::Malekeh => "malekeh",
             DesignSpec::Sharing => "sharing",
+            DesignSpec::Cerf => "cerf",
+        }
+    }
+
+    /// Whether the design can run on `gpu` (seed 004's merged array needs one register
+    /// file per SM: the gtx480 preset; every other design runs on every preset).
+    pub fn supports(self, gpu: crate::config::GpuPreset) -> bool {
+        match self {
+            DesignSpec::Cerf => gpu == crate::config::GpuPreset::Gtx480,
+            _ => true,
         }
     }
 
@@ -62,6 +76,10 @@ impl DesignSpec {
             DesignSpec::Sharing => Some((
                 "designs/src/sharing/defaults.toml",
                 include_str!("sharing/defaults.toml"),
+            )),
+            DesignSpec::Cerf => Some((
+                "designs/src/cerf/defaults.toml",
+                include_str!("cerf/defaults.toml"),
             )),
         }
     }

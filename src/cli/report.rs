@@ -145,10 +145,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             DesignSpec::ALL
                 .iter()
                 .map(|d| {
+                    // a design the preset cannot run keeps its place with the baseline's
+                    // configuration, and no job (seed 004's cerf: gtx480 only)
                     let ov = Overrides {
                         scope: Some(scope),
                         power_mode: Some(power_mode),
-                        design: Some(*d),
+                        design: Some(if d.supports(*p) {
+                            *d
+                        } else {
+                            DesignSpec::Baseline
+                        }),
                         ..Overrides::default()
                     };
                     resolve(*p, &ov)
@@ -158,11 +164,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .collect::<Result<_, _>>()?;
     // inventories per (gpu, design, node)
     let mut invs: Vec<Vec<Vec<NodeHardware>>> = Vec::new();
-    for per_design in &cfgs {
+    for (preset, per_design) in GpuPreset::ALL.iter().zip(&cfgs) {
         let mut vd = Vec::new();
         for (d, cfg) in DesignSpec::ALL.iter().zip(per_design) {
             let mut v = Vec::new();
-            for node in Node::REPORT {
+            for node in Node::REPORT.into_iter().filter(|_| d.supports(*preset)) {
                 let c = at_node(cfg, node);
                 let inv = inventory(*d, &c)?;
                 let beyond = beyond_rf_inventory(&c)?;
@@ -173,8 +179,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         invs.push(vd);
     }
     let mut jobs = Vec::new();
-    for (g, _) in cfgs.iter().enumerate() {
+    for (g, preset) in GpuPreset::ALL.iter().enumerate() {
         for (d, design) in DesignSpec::ALL.iter().enumerate() {
+            if !design.supports(*preset) {
+                continue;
+            }
             for w in &workloads {
                 jobs.push(Job {
                     workload: w,

@@ -279,3 +279,16 @@ pub fn failures_on_two_threads<T: Sync>(
     f.sort();
     f
 }
+
+/// (GPU preset, design) pairs `regwatt report` runs: every design on every preset it supports.
+pub fn supported_pairs() -> usize {
+    regwatt_designs::config::GpuPreset::ALL
+        .iter()
+        .map(|p| {
+            regwatt_designs::DesignSpec::ALL
+                .iter()
+                .filter(|d| d.supports(*p))
+                .count()
+        })
+        .sum()
+}

@@ -155,7 +155,7 @@ fn capacity(c: &CacheConfig) -> u64 {
 
 /// One set's tag CAM of a cache: `ways` entries of CACTI's default tag width for the
 /// cache's capacity and associativity. Returns the CAM and the tag width.
-fn set_tags(
+pub(crate) fn set_tags(
     t: &CamTech,
     c: &CacheConfig,
     component: &str,
@@ -201,7 +201,7 @@ fn array_component(
 }
 
 /// A tag-store component: `sets` CAMs of one set each per instance.
-fn tag_component(
+pub(crate) fn tag_component(
     name: &str,
     instances: u64,
     c: &CacheConfig,
@@ -416,6 +416,12 @@ pub fn inventory(cfg: &ResolvedConfig) -> Result<BeyondRfInventory, EnergyError>
             source: "beyond_rf.dram_energy_per_bit (preset: O'Connor et al., MICRO 2017, Fig. 1)".into(),
         },
     ]);
+    let mut sm = sm;
+    if matches!(cfg.design, Some(crate::config::DesignParams::Cerf(_))) {
+        // seed 004: the register file's array is the L1D; its tags and array are in the
+        // design's own inventory (`crate::cerf::hardware`)
+        sm.components.retain(|c| !c.name.starts_with("l1d_"));
+    }
     Ok(BeyondRfInventory { sm, gpu })
 }
 
@@ -491,6 +497,10 @@ pub fn events(
     );
     put(&mut gpu, "dram", "sector_read", mem.dram_sector_reads);
     put(&mut gpu, "dram", "sector_write", mem.dram_sector_writes);
+    if matches!(cfg.design, Some(crate::config::DesignParams::Cerf(_))) {
+        // no L1D (see `inventory`): its counts are zero
+        sm.retain(|k, _| !k.starts_with("l1d_"));
+    }
     Ok((sm, gpu))
 }
 

@@ -3,6 +3,7 @@
 use super::*;
 use crate::config::{resolve, GpuPreset, Overrides};
 use crate::spec::DesignSpec;
+use crate::test_support::{op, w};
 use regwatt_sim::timing::activity::RfActivity;
 
 fn cfg(gpu: GpuPreset, sets: &[&str]) -> ResolvedConfig {
@@ -29,34 +30,6 @@ fn plan(regs: u32, exempt: &[u32]) -> KernelPlan {
         entry_bits: 10,
         exempt: (0..regs).map(|r| exempt.contains(&r)).collect(),
         ..KernelPlan::default()
-    }
-}
-
-fn w(slot: u16) -> WarpSlot {
-    WarpSlot { slot, sub_core: 0 }
-}
-
-fn wr(warp: WarpSlot, reg: RegId) -> WriteRef {
-    WriteRef {
-        warp,
-        reg,
-        collector: 0,
-        func: 0,
-        pc: 0,
-        reuse: None,
-        from_load: false,
-    }
-}
-
-fn op(warp: WarpSlot, reg: RegId) -> OperandRef {
-    OperandRef {
-        warp,
-        reg,
-        collector: 0,
-        func: 0,
-        pc: 0,
-        reuse: None,
-        last_use: false,
     }
 }
 
@@ -337,4 +310,8 @@ mod props {
     fn op_ref(warp: WarpSlot, reg: RegId) -> OperandRef {
         super::op(warp, reg)
     }
+}
+
+fn wr(warp: WarpSlot, reg: RegId) -> WriteRef {
+    crate::test_support::wref(warp, reg, false)
 }

@@ -248,7 +248,7 @@ impl StoreLog {
         }
     }
 
-    fn push(&mut self, lo: u64, hi: u64, sm: u32) {
+    pub(crate) fn push(&mut self, lo: u64, hi: u64, sm: u32) {
         self.ranges.push((lo, hi, sm));
         // drop what every SM has read, in large steps
         if self.ranges.len() >= 8192 {
@@ -262,7 +262,7 @@ impl StoreLog {
     }
 
     /// The other SMs' stores SM `sm` has not seen yet; advances its cursor.
-    fn unseen(&mut self, sm: u32) -> Vec<(u64, u64)> {
+    pub(crate) fn unseen(&mut self, sm: u32) -> Vec<(u64, u64)> {
         let Some(c) = self.cursors.get_mut(sm as usize) else {
             return Vec::new();
         };

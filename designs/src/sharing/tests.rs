@@ -6,6 +6,7 @@
 use super::*;
 use crate::config::{resolve, GpuPreset, Overrides};
 use crate::spec::DesignSpec;
+use crate::test_support::{op, w, wref};
 use regwatt_sim::timing::activity::RfActivity;
 use regwatt_sim::timing::functional::{InstrInfo, RegList, UnitClass, WarpMemAccess};
 
@@ -38,10 +39,6 @@ fn rf(c: &ResolvedConfig, regs: u32) -> SharingRf {
     SharingRf::new(c, &params(c), &plan, 0, log)
 }
 
-fn w(slot: u16) -> WarpSlot {
-    WarpSlot { slot, sub_core: 0 }
-}
-
 fn info(dst: Option<RegId>) -> InstrInfo {
     let mut dsts = RegList::default();
     if let Some(d) = dst {
@@ -70,30 +67,6 @@ fn access(kind: MemOpKind, base: u64, stride: u64) -> WarpMemAccess {
     }
 }
 
-fn wref(warp: WarpSlot, reg: RegId, from_load: bool) -> WriteRef {
-    WriteRef {
-        warp,
-        reg,
-        collector: 0,
-        func: 0,
-        pc: 0,
-        reuse: None,
-        from_load,
-    }
-}
-
-fn op(warp: WarpSlot, reg: RegId) -> OperandRef {
-    OperandRef {
-        warp,
-        reg,
-        collector: 0,
-        func: 0,
-        pc: 0,
-        reuse: None,
-        last_use: false,
-    }
-}
-
 /// Drives one load through the design as the core does: LD/ST (with the L1D outcome), the
 /// memory timing for a load sent to the hierarchy, then writeback of `values` unless the
 /// route skips the register write. Returns the route and whether a bank write happened.
@@ -113,6 +86,7 @@ fn load(
         info: &inf,
         l1_hit: Some(l1_hit),
         merge_slot_free: true,
+        memory: None,
     };
     let mut ctx = RfCtx { now, sm: 0, act };
     let r = d.global_access(&mut ctx, &g);
@@ -232,6 +206,7 @@ fn issue31_fill_waiters_map_onto_the_producer_row() {
         info: &inf,
         l1_hit: Some(false),
         merge_slot_free: true,
+        memory: None,
     };
     let mut ctx = RfCtx {
         now: 10,
@@ -320,6 +295,7 @@ fn issue31_no_hit_after_a_store_to_an_overlapping_address() {
         info: &inf,
         l1_hit: None,
         merge_slot_free: true,
+        memory: None,
     };
     assert_eq!(d.global_access(&mut ctx, &g), MemRoute::Hierarchy);
     assert_eq!(d.stats().amt_invalidations, 1);
@@ -369,6 +345,7 @@ fn issue31_another_sms_store_invalidates_and_volatile_never_shares() {
         info: &inf,
         l1_hit: None,
         merge_slot_free: true,
+        memory: None,
     };
     sm1.global_access(&mut ctx, &g);
     let (r, _) = load(&mut sm0, &mut act, 30, (w(1), 5), &a, false, &vals(8));
@@ -388,6 +365,7 @@ fn issue31_another_sms_store_invalidates_and_volatile_never_shares() {
         info: &v,
         l1_hit: Some(false),
         merge_slot_free: true,
+        memory: None,
     };
     assert_eq!(sm0.global_access(&mut ctx, &g), MemRoute::Hierarchy);
     assert_eq!(sm0.stats().coherent_loads, 1);
@@ -443,6 +421,7 @@ fn issue31_waiters_of_a_replaced_entry_keep_their_own_fill() {
         info: &ia,
         l1_hit: Some(false),
         merge_slot_free: true,
+        memory: None,
     };
     assert_eq!(d.global_access(&mut ctx, &ga), MemRoute::Hierarchy);
     d.global_timed(&mut ctx, &ga, 100);

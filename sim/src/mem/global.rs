@@ -278,9 +278,50 @@ impl MemSpace for GlobalMemory {
     }
 }
 
+/// Seed 004's tagged array reads the lines it caches from here
+/// ([`crate::timing::rf::GlobalAccess::memory`]).
+impl crate::timing::rf::GlobalRead for GlobalMemory {
+    fn read_global(&self, addr: u64, out: &mut [u8]) {
+        let mut i = 0;
+        while i < out.len() {
+            let a = addr.wrapping_add(i as u64);
+            match self.region_at(a) {
+                Some((base, data)) if data.len() > (a - base) as usize => {
+                    let off = (a - base) as usize;
+                    let n = (data.len() - off).min(out.len() - i);
+                    out[i..i + n].copy_from_slice(&data[off..off + n]);
+                    i += n;
+                }
+                _ => {
+                    out[i] = 0;
+                    i += 1;
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn issue30_read_global_copies_allocations_and_reads_gaps_as_zero() {
+        use crate::timing::rf::GlobalRead;
+        let mut g = GlobalMemory::new();
+        let a = g.alloc("a", 8).expect("alloc");
+        g.bytes_mut(a, 8)
+            .expect("bytes")
+            .copy_from_slice(&[1, 2, 3, 4, 5, 6, 7, 8]);
+        let mut out = [9u8; 12];
+        g.read_global(a + 4, &mut out);
+        // 4 bytes of `a`, then whatever lies past its end reads 0 unless another allocation
+        // starts there
+        assert_eq!(&out[..4], &[5, 6, 7, 8]);
+        let mut gap = [9u8; 4];
+        g.read_global(u64::MAX - 8, &mut gap);
+        assert_eq!(gap, [0; 4]);
+    }
 
     #[test]
     fn allocations_are_aligned_guarded_and_named() {

@@ -933,6 +933,9 @@ pub struct MemActivity {
     pub rf_design_fetches: u64,
     /// Global accesses the RF design served itself (seed 000/001 sharing, seed 004 hits).
     pub rf_design_served: u64,
+    /// Line accesses of the RF design's tagged array that took a bank port (seed 004 hits).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub rf_design_array_accesses: u64,
 }
 
 fn is_zero(v: &u64) -> bool {
@@ -966,6 +969,7 @@ impl MemActivity {
         self.dram_sector_writes += o.dram_sector_writes;
         self.rf_design_fetches += o.rf_design_fetches;
         self.rf_design_served += o.rf_design_served;
+        self.rf_design_array_accesses += o.rf_design_array_accesses;
     }
 }
 

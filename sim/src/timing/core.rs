@@ -45,8 +45,9 @@ use super::functional::{
 };
 use super::memory::{MemoryHierarchy, MemoryTiming};
 use super::rf::{
-    CollectorChoice, Delay, GlobalAccess, MemRoute, OperandRef, RegId, RegisterFileDesign,
-    ReleaseCause, RfCtx, RfError, RfStats, Route, WarpSlot, WriteRef, MERGE_READ,
+    CollectorChoice, Delay, GlobalAccess, MemFetch, MemRoute, OperandRef, RegId,
+    RegisterFileDesign, ReleaseCause, RfCtx, RfError, RfStats, Route, WarpSlot, WriteRef,
+    MERGE_READ,
 };
 use crate::analysis::{Analysis, ArchReg};
 
@@ -352,6 +353,69 @@ impl MergeSlot {
     };
 }
 
+/// A design's `Delay::Memory`: its victim's write (timed, not waited for), then the fetch;
+/// the cycle the fetched data arrives.
+#[cold]
+fn memory_delay<M: MemoryTiming>(
+    mem: &mut M,
+    now: u64,
+    sm: u32,
+    (fetch, victim): (&MemFetch, Option<MemFetch>),
+    act: &mut MemActivity,
+) -> u64 {
+    if let Some(v) = victim {
+        mem.fetch(now, sm, &v, act);
+    }
+    mem.fetch(now, sm, fetch, act)
+}
+
+/// Queue tag of a bank access of an instruction served by the design's tagged array
+/// ([`MemRoute::Array`]); the entry's second field is its [`ArraySlots`] index.
+const ARRAY_COL: u16 = u16::MAX - 1;
+
+/// Memory instructions served by a design's tagged array (seed 004) whose line accesses
+/// wait in the bank queues: each completes one cycle after its last access is granted (at
+/// the earliest at the ready cycle it started with).
+#[derive(Clone, Debug, Default)]
+struct ArraySlots {
+    /// (result buffer, accesses not granted yet, ready cycle) per slot.
+    slots: Vec<(usize, u16, u64)>,
+    free: Vec<u8>,
+}
+
+impl ArraySlots {
+    /// Most instructions in flight at once (the queue tag holds the index in a byte).
+    const CAP: usize = 256;
+
+    /// A slot for result buffer `wb` with `accesses` line accesses, ready at `ready` at the
+    /// earliest; `None` when every slot is taken.
+    fn start(&mut self, wb: usize, accesses: u16, ready: u64) -> Option<u8> {
+        let k = match self.free.pop() {
+            Some(k) => k,
+            None if self.slots.len() < Self::CAP => {
+                self.slots.push((0, 0, 0));
+                (self.slots.len() - 1) as u8
+            }
+            None => return None,
+        };
+        self.slots[usize::from(k)] = (wb, accesses, ready);
+        Some(k)
+    }
+
+    /// Access of slot `k` granted at `now`: the (result buffer, completion cycle) when it
+    /// was the last one.
+    fn grant(&mut self, k: u8, now: u64) -> Option<(usize, u64)> {
+        let s = self.slots.get_mut(usize::from(k))?;
+        s.1 = s.1.saturating_sub(1);
+        s.2 = s.2.max(now + 1);
+        if s.1 > 0 {
+            return None;
+        }
+        self.free.push(k);
+        Some((s.0, s.2))
+    }
+}
+
 impl SubCore {
     /// Makes `bank_ports_used` count cycle `now` (cleared if it counted an earlier one).
     #[inline(always)]
@@ -592,6 +656,9 @@ struct Sm<D: RegisterFileDesign> {
     stalls: [u64; N_STALL_KINDS],
     /// The w-merge collector slot ([`MemRoute::Merge`]).
     merge: MergeSlot,
+    /// Memory instructions served by the design's tagged array waiting for bank ports
+    /// ([`MemRoute::Array`]).
+    array: ArraySlots,
 }
 
 /// Number of [`StallKind`] variants (`Barrier` is the last).
@@ -1220,6 +1287,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             idle_pending: 0,
             stalls: [0; N_STALL_KINDS],
             merge: MergeSlot::IDLE,
+            array: ArraySlots::default(),
         })
     }
 
@@ -1608,8 +1676,13 @@ impl<D: RegisterFileDesign> Sm<D> {
                     let extra = match out.delay {
                         Delay::None => 0,
                         Delay::Cycles(c) => u64::from(c),
-                        Delay::Memory { fetch, extra } => {
-                            mem.fetch(now, *id, &fetch, mem_act).saturating_sub(now)
+                        Delay::Memory {
+                            fetch,
+                            extra,
+                            victim,
+                        } => {
+                            memory_delay(mem, now, *id, (&fetch, victim), mem_act)
+                                .saturating_sub(now)
                                 + u64::from(extra)
                         }
                     };
@@ -1799,6 +1872,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             wb,
             events,
             merge,
+            array,
             ..
         } = self;
         subs[sc].ports_at(now);
@@ -1826,6 +1900,22 @@ impl<D: RegisterFileDesign> Sm<D> {
                 let Some(&(col, op)) = q.front() else {
                     break;
                 };
+                if col == ARRAY_COL {
+                    // a line access of the design's tagged array (seed 004): takes the port,
+                    // moves nothing to a collector
+                    q.pop_front();
+                    *queued_reads -= 1;
+                    left -= 1;
+                    mem_act.rf_design_array_accesses += 1;
+                    if let Some((e, at)) = array.grant(op, now) {
+                        if let Some(x) = wb.get_mut(e) {
+                            x.complete_at = at;
+                        }
+                        events.push(at, e);
+                    }
+                    progress = true;
+                    continue;
+                }
                 if col == MERGE_COL {
                     // a read of the w-merge slot: arbitrated and moved like an operand
                     if merge_grants >= *col_ports {
@@ -1854,8 +1944,13 @@ impl<D: RegisterFileDesign> Sm<D> {
                     let extra = match out.delay {
                         Delay::None => 0,
                         Delay::Cycles(x) => u64::from(x),
-                        Delay::Memory { fetch, extra } => {
-                            mem.fetch(now, *id, &fetch, mem_act).saturating_sub(now + 1)
+                        Delay::Memory {
+                            fetch,
+                            extra,
+                            victim,
+                        } => {
+                            memory_delay(mem, now, *id, (&fetch, victim), mem_act)
+                                .saturating_sub(now + 1)
                                 + u64::from(extra)
                         }
                     };
@@ -1918,8 +2013,13 @@ impl<D: RegisterFileDesign> Sm<D> {
                 let extra = match out.delay {
                     Delay::None => 0,
                     Delay::Cycles(x) => u64::from(x),
-                    Delay::Memory { fetch, extra } => {
-                        mem.fetch(now, *id, &fetch, mem_act).saturating_sub(now + 1)
+                    Delay::Memory {
+                        fetch,
+                        extra,
+                        victim,
+                    } => {
+                        memory_delay(mem, now, *id, (&fetch, victim), mem_act)
+                            .saturating_sub(now + 1)
                             + u64::from(extra)
                     }
                 };
@@ -2098,6 +2198,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             by_class,
             events,
             merge,
+            array,
             ..
         } = std::hint::black_box(&mut *self);
         let sub = &mut subs[sc];
@@ -2133,6 +2234,7 @@ impl<D: RegisterFileDesign> Sm<D> {
                         info: sh.info(sid),
                         l1_hit: (global && design.probes_l1()).then(|| mem.l1_probe(now, id, acc)),
                         merge_slot_free: !merge.busy,
+                        memory: model.global_reader(),
                     };
                     let route = if global {
                         let mut ctx = RfCtx {
@@ -2177,9 +2279,66 @@ impl<D: RegisterFileDesign> Sm<D> {
                             merging = true;
                             u64::MAX
                         }
+                        MemRoute::Array {
+                            reads,
+                            miss_lanes,
+                            latency,
+                            extra,
+                            wait_until,
+                        } => {
+                            while let Some(f) = design.take_writeback() {
+                                mem.fetch(now, id, &f, mem_act);
+                            }
+                            let mut ready = (now + u64::from(latency.max(1))).max(wait_until);
+                            let hits: u16 = reads.iter().map(|&r| u16::from(r)).sum();
+                            // the LD/ST unit takes one line per cycle, hits and misses alike
+                            let mut ldst = u64::from(hits);
+                            let part = miss_lanes & acc.mask;
+                            if part != 0 {
+                                let mut m = acc.clone();
+                                m.mask = part;
+                                let t = mem.access(now + u64::from(extra), id, &m, true, mem_act);
+                                ldst += u64::from(t.ldst_cycles);
+                                ready = ready.max(t.ready_at);
+                                let mut ctx = RfCtx {
+                                    now,
+                                    sm: id,
+                                    act: rf_act,
+                                };
+                                design.global_timed(&mut ctx, &g, t.ready_at);
+                            } else {
+                                mem_act.rf_design_served += 1;
+                                match acc.space {
+                                    MemSpaceKind::Local => mem_act.local_instructions += 1,
+                                    _ => mem_act.global_instructions += 1,
+                                }
+                            }
+                            ldst_free[lk] = now + ldst.max(1);
+                            match (hits > 0).then(|| array.start(idx, hits, ready)).flatten() {
+                                Some(k) => {
+                                    let nb = sub.bank_q.len();
+                                    for (b, &n) in reads.iter().enumerate() {
+                                        let b = b.min(nb - 1);
+                                        for _ in 0..n {
+                                            sub.bank_q[b].push_back((ARRAY_COL, k));
+                                            sub.queued_reads += 1;
+                                        }
+                                    }
+                                    merging = true;
+                                    u64::MAX
+                                }
+                                // no hit, or every slot taken (then no port is modelled)
+                                None => ready,
+                            }
+                        }
                         MemRoute::Hierarchy | MemRoute::SkipL1 { .. } => {
                             let (skip, extra) = match route {
-                                MemRoute::SkipL1 { extra } => (true, u64::from(extra)),
+                                MemRoute::SkipL1 { extra } => {
+                                    while let Some(f) = design.take_writeback() {
+                                        mem.fetch(now, id, &f, mem_act);
+                                    }
+                                    (true, u64::from(extra))
+                                }
                                 _ => (false, 0),
                             };
                             let t = mem.access(now + extra, id, acc, skip, mem_act);

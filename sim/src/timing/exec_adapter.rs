@@ -281,6 +281,10 @@ impl FunctionalWarpModel for ExecModel<'_> {
         self.carry.as_deref_mut()
     }
 
+    fn global_reader(&self) -> Option<&dyn super::rf::GlobalRead> {
+        Some(&*self.global)
+    }
+
     fn host_written(&self) -> Vec<(u64, u64)> {
         self.global
             .allocations()

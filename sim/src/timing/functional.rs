@@ -259,6 +259,11 @@ pub trait FunctionalWarpModel {
     fn carried_caches(&mut self) -> Option<&mut CarriedCaches> {
         None
     }
+    /// Global memory's current contents, for a design that checks the lines it holds
+    /// ([`super::rf::GlobalAccess::memory`]). Default: none.
+    fn global_reader(&self) -> Option<&dyn super::rf::GlobalRead> {
+        None
+    }
 }
 
 /// Unit class of an IR instruction (PTX ISA §9.7; division placement as GPGPU-Sim: "All Div

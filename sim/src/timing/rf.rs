@@ -61,7 +61,13 @@ pub enum Delay {
     Cycles(u32),
     /// Ready once this memory access completes (seed 004: a register missing from the tagged
     /// array is fetched from the memory hierarchy); `extra` cycles are added after it.
-    Memory { fetch: MemFetch, extra: u32 },
+    /// `victim`: a memory write the fill causes (the entry it takes held a register or a
+    /// dirty line that must be written back), timed but not waited for.
+    Memory {
+        fetch: MemFetch,
+        extra: u32,
+        victim: Option<MemFetch>,
+    },
 }
 
 /// A memory access a design asks the core to perform (timing only; the design keeps values).
@@ -176,6 +182,33 @@ pub enum MemRoute {
         reads: u8,
         latency: u32,
     },
+    /// Served by the design's own tagged array, which replaces the L1D (seed 004):
+    /// `reads[b]` accesses of bank `b` (lines that hit: read for a load, written for a
+    /// store) queue at the banks with the operand reads and take their ports (seed 004
+    /// Fig. 14); the lanes in `miss_lanes` go to the memory hierarchy without the L1D,
+    /// `extra` cycles after dispatch (the tag lookup), and the design hears when they
+    /// return ([`RegisterFileDesign::global_timed`]). The instruction completes `latency`
+    /// cycles after dispatch at the earliest, one cycle after its last bank access, at
+    /// `wait_until` (lines already in flight, MSHR-merged) and when its misses return.
+    /// Banks from `ARRAY_BANKS` on are folded onto the last one.
+    Array {
+        reads: [u8; ARRAY_BANKS],
+        miss_lanes: u32,
+        latency: u32,
+        extra: u32,
+        wait_until: u64,
+    },
+}
+
+/// Banks a [`MemRoute::Array`] access names.
+pub const ARRAY_BANKS: usize = 8;
+
+/// Read access to global memory's current contents, for a design that holds copies of
+/// memory lines and checks them (seed 004's tagged array).
+pub trait GlobalRead: std::fmt::Debug {
+    /// Copies the bytes at `addr..addr + out.len()` into `out`; bytes outside every
+    /// allocation read 0.
+    fn read_global(&self, addr: u64, out: &mut [u8]);
 }
 
 /// Register number of the `k`-th read of the w-merge collector slot ([`MemRoute::Merge`]):
@@ -196,6 +229,9 @@ pub struct GlobalAccess<'a> {
     pub l1_hit: Option<bool>,
     /// The sub-core's w-merge collector slot is free ([`MemRoute::Merge`] allowed).
     pub merge_slot_free: bool,
+    /// Global memory as the functional model holds it now (after this instruction's own
+    /// store), if the model offers it ([`super::FunctionalWarpModel::global_reader`]).
+    pub memory: Option<&'a dyn GlobalRead>,
 }
 
 /// Static facts the core needs about a design.
@@ -324,6 +360,14 @@ pub trait RegisterFileDesign {
     /// memory hierarchy was timed: its data arrives at `ready_at` (before writeback).
     /// Default: nothing.
     fn global_timed(&mut self, _ctx: &mut RfCtx, _g: &GlobalAccess, _ready_at: u64) {}
+
+    /// After [`global_access`](RegisterFileDesign::global_access) answered
+    /// [`MemRoute::Array`] or [`MemRoute::SkipL1`]: the memory writes its evictions caused
+    /// (seed 004: a spilled register, a dirty line written back), one per call until `None`;
+    /// the core times them, nothing waits for them. Default: none.
+    fn take_writeback(&mut self) -> Option<MemFetch> {
+        None
+    }
 
     /// Called once per simulated cycle before the pipeline stages. Cycles may be skipped when
     /// the SM is idle: keep time-based state lazily from `ctx.now`.

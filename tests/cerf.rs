@@ -1,0 +1,159 @@
+//! Issue 30: design `cerf` (seed 004) on every built-in workload of its preset (gtx480).
+//!
+//! Per workload, two simulations, LRU-fair and LRU-prioritized. Checked on each run: the
+//! outputs are correct (a register lost by an eviction without a spill computes a wrong
+//! result; a line served with bytes that differ from memory, or a dirty line never written
+//! back, fails the run), no access found a register the warp does not own, every global
+//! load line was a hit, a hit in flight or a miss. Over the suite: LRU-fair spills
+//! registers somewhere, LRU-prioritized never does and no line ever evicts a register.
+
+mod common;
+
+use common::{assert_fails, assert_success, regwatt};
+use regwatt_designs::cerf::CerfStats;
+use regwatt_designs::config::{resolve, GpuPreset, Overrides};
+use regwatt_designs::exec_model::simulate_spec;
+use regwatt_designs::run::DesignStats;
+use regwatt_designs::DesignSpec;
+use regwatt_sim::timing::RunOptions;
+
+fn run(w: &regwatt_workloads::Workload, sets: &[&str]) -> Result<(u64, CerfStats), String> {
+    let cfg = resolve(
+        GpuPreset::Gtx480,
+        &Overrides {
+            sets: sets.iter().map(|s| s.to_string()).collect(),
+            design: Some(DesignSpec::Cerf),
+            ..Overrides::default()
+        },
+    )
+    .map_err(|e| e.to_string())?;
+    let spec = w.load_spec().map_err(|e| e.to_string())?;
+    let s = simulate_spec(&spec, DesignSpec::Cerf, &cfg, &RunOptions::default())
+        .map_err(|e| e.to_string())?;
+    let exp = w
+        .expected_final(&spec.initial_buffers())
+        .map_err(|e| e.to_string())?;
+    regwatt_workloads::check(w, &exp, &s.buffers).map_err(|e| e.to_string())?;
+    let DesignStats::Cerf(st) = s.activity.design_stats else {
+        return Err("not a cerf run".into());
+    };
+    if st.unallocated_accesses != 0 {
+        return Err(format!(
+            "{} accesses to unowned registers",
+            st.unallocated_accesses
+        ));
+    }
+    if st.load_hits + st.load_inflight_hits + st.load_misses != st.load_lines {
+        return Err(format!("load lines do not add up: {st:?}"));
+    }
+    Ok((s.activity.cycles, st))
+}
+
+#[test]
+fn issue30_every_workload_correct_under_both_replacement_policies() {
+    let work: Vec<_> = regwatt_workloads::all()
+        .iter()
+        .flat_map(|w| ["lru-fair", "lru-prioritized"].map(|r| (w, r)))
+        .collect();
+    let totals = std::sync::Mutex::new(Vec::new());
+    let f = common::failures_on_two_threads(
+        &work,
+        |(w, r)| format!("{} with {r}", w.name),
+        |(w, r)| {
+            let set = format!("design.replacement={r}");
+            let (_, st) = run(w, &[set.as_str()])?;
+            if let Ok(mut t) = totals.lock() {
+                t.push((*r, st));
+            }
+            Ok(())
+        },
+    );
+    assert!(f.is_empty(), "{} failures:\n{}", f.len(), f.join("\n"));
+    let totals = totals.into_inner().expect("totals");
+    let sum = |r: &str, f: fn(&CerfStats) -> u64| -> u64 {
+        totals
+            .iter()
+            .filter(|(x, _)| *x == r)
+            .map(|(_, s)| f(s))
+            .sum()
+    };
+    assert!(
+        sum("lru-fair", |s| s.reg_spills) > 0,
+        "LRU-fair never spilled"
+    );
+    assert!(
+        sum("lru-fair", |s| s.reg_fills) > 0,
+        "no spilled register read back"
+    );
+    assert_eq!(sum("lru-prioritized", |s| s.reg_spills), 0);
+    assert_eq!(sum("lru-prioritized", |s| s.evict_reg_by_line), 0);
+    assert!(
+        sum("lru-prioritized", |s| s.dead_releases) > 0,
+        "liveness bits unused"
+    );
+    assert!(sum("lru-fair", |s| s.dirty_writebacks + s.flush_writebacks) > 0);
+}
+
+/// The cache-data hit latency decides much of the CPI (issue 30): a shorter one is never
+/// slower on a load-bound kernel.
+#[test]
+fn issue30_hit_latency_sensitivity_is_monotonic() {
+    let w = regwatt_workloads::get("matrixMul_naive").expect("workload");
+    let mut last = 0;
+    for l in [4, 35, 100] {
+        let (c, _) = run(w, &[&format!("design.hit_latency={l}")]).expect("run");
+        assert!(
+            c >= last,
+            "hit latency {l}: {c} cycles, shorter latency gave {last}"
+        );
+        last = c;
+    }
+}
+
+#[test]
+fn issue30_cli_runs_cerf_and_refuses_rtx2060() {
+    let o = regwatt(&[
+        "run",
+        "--workload",
+        "vectorAdd",
+        "--gpu",
+        "gtx480",
+        "--design",
+        "cerf",
+        "--scope",
+        "sm",
+    ]);
+    assert_success(&o, "regwatt run --design cerf");
+    let out = String::from_utf8_lossy(&o.stdout);
+    for c in ["tag_array", "rgen", "rf_banks", "shared_memory"] {
+        assert!(out.contains(c), "{c} missing:\n{out}");
+    }
+    assert!(
+        !out.contains("l1d_data"),
+        "the L1D is the RF's array:\n{out}"
+    );
+    let o = regwatt(&[
+        "run",
+        "--workload",
+        "vectorAdd",
+        "--gpu",
+        "rtx2060",
+        "--design",
+        "cerf",
+    ]);
+    let e = assert_fails(&o, "cerf on rtx2060");
+    assert!(e.contains("sub-cores"), "{e}");
+    let o = regwatt(&[
+        "run",
+        "--workload",
+        "vectorAdd",
+        "--gpu",
+        "gtx480",
+        "--design",
+        "cerf",
+        "--set",
+        "design.replacement=mru",
+    ]);
+    let e = assert_fails(&o, "a bad replacement policy");
+    assert!(e.contains("design.replacement"), "{e}");
+}
