@@ -348,6 +348,42 @@ static ALL: &[Workload] = &[
         divergent = false,
         "AlexNet-shaped CNN forward pass (seed 000): 11x11/4, 5x5, 3x3 convs, pools, LRN, fc; 13 launches"
     ),
+    workload!(
+        "atax",
+        atax,
+        divergent = false,
+        "PolyBench/GPU atax: tmp = A x, y = A^T tmp, A 390x410, thread per row / column; 2 launches"
+    ),
+    workload!(
+        "bicg",
+        bicg,
+        divergent = false,
+        "PolyBench/GPU bicg: s = A^T r, q = A p, A 410x390, thread per column / row; 2 launches"
+    ),
+    workload!(
+        "mvt",
+        mvt,
+        divergent = false,
+        "PolyBench/GPU mvt: x1 += A y1, x2 += A^T y2, A 400x400, thread per row / column; 2 launches"
+    ),
+    workload!(
+        "gemm",
+        gemm,
+        divergent = false,
+        "PolyBench/GPU gemm: C = alpha A B + beta C, 96x64x64, thread per element, global loads"
+    ),
+    workload!(
+        "syrk",
+        syrk,
+        divergent = false,
+        "PolyBench/GPU syrk: C = alpha A A^T + beta C, A 64x128, thread per element, global loads"
+    ),
+    workload!(
+        "stream_triad",
+        stream_triad,
+        divergent = false,
+        "STREAM triad a = b + s c over 65536 floats, grid-stride, 64 x 256 threads"
+    ),
 ];
 
 /// Every built-in workload, in a fixed order.
