@@ -2604,7 +2604,17 @@ impl<D: RegisterFileDesign> Sm<D> {
     /// warp's in the order, or a full collector if a free warp found none. `wake_at` is the
     /// earliest end of any redirect wait (the scan takes it over the warps before the first
     /// free one: a wake-up at an earlier time re-evaluates to the same decision).
-    fn issue_gto(&mut self, sh: &mut Shared, sc: usize, now: u64) -> Result<bool, TimingError> {
+    ///
+    /// `pri`: the design's priorities of the sub-core's resident warps (by slot) when they
+    /// are not all equal; the order is then the greedy warp, then the others by priority
+    /// (highest first) and age, as [`Sm::sort_gto`] sorts them.
+    fn issue_gto(
+        &mut self,
+        sh: &mut Shared,
+        sc: usize,
+        now: u64,
+        pri: Option<&[u8; 64]>,
+    ) -> Result<bool, TimingError> {
         let mut cand = self.subs[sc].ready;
         let mut wake = u64::MAX;
         let mut wt = self.subs[sc].waiting;
@@ -2627,20 +2637,7 @@ impl<D: RegisterFileDesign> Sm<D> {
         while issued < width && cand != 0 {
             let slot = match greedy {
                 Some(g) if g < 64 && cand >> g & 1 != 0 => g,
-                _ => {
-                    // the oldest free warp
-                    let mut m = cand;
-                    let mut best = m.trailing_zeros() as u16;
-                    m &= m - 1;
-                    while m != 0 {
-                        let s = m.trailing_zeros() as u16;
-                        m &= m - 1;
-                        if self.age(s) < self.age(best) {
-                            best = s;
-                        }
-                    }
-                    best
-                }
+                _ => self.first_of(cand, pri),
             };
             cand &= !(1u64 << slot);
             if self.subs[sc].free_mask == 0 {
@@ -2665,7 +2662,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             }
         }
         if issued == 0 && reason.is_none() {
-            let first = greedy.or_else(|| self.subs[sc].by_age.first().copied());
+            let first = self.first_in_order(sc, pri);
             reason = first.and_then(|s| self.blocked(s, now));
         }
         let any = self.end_issue(sc, issued, reason);
@@ -2689,7 +2686,7 @@ impl<D: RegisterFileDesign> Sm<D> {
     /// reason, or None if it would issue (or offer a warp to the design). Debug builds check
     /// every evaluation skipped as unchanged (`dirty` clear) against it.
     #[cfg(debug_assertions)]
-    fn gto_outcome(&self, sc: usize, now: u64) -> Option<StallKind> {
+    fn gto_outcome(&self, sc: usize, now: u64, pri: Option<&[u8; 64]>) -> Option<StallKind> {
         let s = &self.subs[sc];
         let mut cand = s.ready;
         let mut wt = s.waiting;
@@ -2703,7 +2700,7 @@ impl<D: RegisterFileDesign> Sm<D> {
         if cand != 0 {
             return (s.free_mask == 0).then_some(StallKind::CollectorFull);
         }
-        let first = s.last_issued.or_else(|| s.by_age.first().copied());
+        let first = self.first_in_order(sc, pri);
         Some(
             first
                 .and_then(|f| self.blocked(f, now))
@@ -2716,6 +2713,57 @@ impl<D: RegisterFileDesign> Sm<D> {
         self.warps[usize::from(slot)]
             .as_ref()
             .map_or(u64::MAX, |w| w.age)
+    }
+
+    /// The design's priority of every resident warp of sub-core `sc`, by slot (< 64).
+    fn priorities(&self, sc: usize) -> [u8; 64] {
+        let mut p = [0u8; 64];
+        for &s in &self.subs[sc].by_age {
+            if let Some(x) = p.get_mut(usize::from(s)) {
+                *x = self.priority(s);
+            }
+        }
+        p
+    }
+
+    /// The first warp of `cand` (a slot mask) in GTO order after the greedy warp: the
+    /// oldest, or with `pri` the highest priority, then the oldest.
+    #[inline]
+    fn first_of(&self, cand: u64, pri: Option<&[u8; 64]>) -> u16 {
+        let mut m = cand;
+        let mut best = m.trailing_zeros() as u16;
+        m &= m - 1;
+        while m != 0 {
+            let s = m.trailing_zeros() as u16;
+            m &= m - 1;
+            let better = match pri {
+                None => self.age(s) < self.age(best),
+                Some(p) => {
+                    let (a, b) = (p[usize::from(s)], p[usize::from(best)]);
+                    a > b || (a == b && self.age(s) < self.age(best))
+                }
+            };
+            if better {
+                best = s;
+            }
+        }
+        best
+    }
+
+    /// The first warp of sub-core `sc`'s GTO order: the greedy warp, else the oldest (with
+    /// `pri`: the greedy warp if resident, else the highest priority, then the oldest).
+    fn first_in_order(&self, sc: usize, pri: Option<&[u8; 64]>) -> Option<u16> {
+        let s = &self.subs[sc];
+        match pri {
+            None => s.last_issued.or_else(|| s.by_age.first().copied()),
+            Some(_) => s
+                .last_issued
+                .filter(|&g| self.warps.get(usize::from(g)).is_some_and(|w| w.is_some()))
+                .or_else(|| {
+                    let all = s.by_age.iter().fold(0u64, |m, &x| m | 1u64 << x);
+                    (all != 0).then(|| self.first_of(all, pri))
+                }),
+        }
     }
 
     /// The design's collector choice for warp `slot` among the free collectors of `sc`:
@@ -2804,12 +2852,10 @@ impl<D: RegisterFileDesign> Sm<D> {
         if !self.subs[sc].dirty && now < self.subs[sc].wake_at {
             // nothing changed since the last evaluation: same decision (no issue)
             #[cfg(debug_assertions)]
-            if self.warps.len() <= 64
-                && sh.cfg.sm.scheduler.policy == SchedulerPolicy::Gto
-                && self.same_priority(sc)
-            {
+            if self.warps.len() <= 64 && sh.cfg.sm.scheduler.policy == SchedulerPolicy::Gto {
+                let pri = (!self.same_priority(sc)).then(|| self.priorities(sc));
                 assert_eq!(
-                    self.gto_outcome(sc, now),
+                    self.gto_outcome(sc, now, pri.as_ref()),
                     Some(self.subs[sc].last_stall),
                     "SM {} sub-core {sc}, cycle {now}: a skipped evaluation would differ",
                     self.id
@@ -2820,11 +2866,14 @@ impl<D: RegisterFileDesign> Sm<D> {
         }
         self.subs[sc].dirty = false;
         self.subs[sc].wake_at = u64::MAX;
-        if self.warps.len() <= 64
-            && sh.cfg.sm.scheduler.policy == SchedulerPolicy::Gto
-            && self.same_priority(sc)
-        {
-            return self.issue_gto(sh, sc, now);
+        if self.warps.len() <= 64 && sh.cfg.sm.scheduler.policy == SchedulerPolicy::Gto {
+            if self.same_priority(sc) {
+                return self.issue_gto(sh, sc, now, None);
+            }
+            // unequal design priorities (seed 003): the same decision from the masks, with
+            // the priorities as the sort would take them, once at the start
+            let pri = self.priorities(sc);
+            return self.issue_gto(sh, sc, now, Some(&pri));
         }
         self.issue_scan(sh, sc, now)
     }
