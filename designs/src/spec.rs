@@ -67,6 +67,42 @@ impl DesignSpec {
     }
 }
 
+impl DesignSpec {
+    /// Whether the design is built for the GPU preset (`regwatt report` runs every design on
+    /// every preset it supports). Every design so far models both presets.
+    pub fn supports(self, gpu: crate::config::GpuPreset) -> bool {
+        match self {
+            DesignSpec::Baseline
+            | DesignSpec::Renaming
+            | DesignSpec::Malekeh
+            | DesignSpec::Sharing => {
+                let _ = gpu;
+                true
+            }
+        }
+    }
+
+    /// The design's README (path in the repository, text), embedded: `regwatt report` shows
+    /// its "Seed versus regwatt" table. `None` for the baseline (designs/README.md).
+    pub fn readme(self) -> Option<(&'static str, &'static str)> {
+        match self {
+            DesignSpec::Baseline => None,
+            DesignSpec::Renaming => Some((
+                "designs/src/renaming/README.md",
+                include_str!("renaming/README.md"),
+            )),
+            DesignSpec::Malekeh => Some((
+                "designs/src/malekeh/README.md",
+                include_str!("malekeh/README.md"),
+            )),
+            DesignSpec::Sharing => Some((
+                "designs/src/sharing/README.md",
+                include_str!("sharing/README.md"),
+            )),
+        }
+    }
+}
+
 impl fmt::Display for DesignSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
