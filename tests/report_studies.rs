@@ -229,6 +229,56 @@ fn issue33_report_json_holds_numbers_not_quantity_strings() {
     );
 }
 
+/// `run --json` (every power-mode and scope record) and `sram --json` (power gating too) hold
+/// numbers, not quantity strings: one convention across the commands.
+#[test]
+fn issue33_run_and_sram_json_hold_numbers() {
+    let mut bad = Vec::new();
+    for args in [
+        &[
+            "run",
+            "--workload",
+            "vectorAdd",
+            "--gpu",
+            "rtx2060",
+            "--design",
+            "sharing",
+            "--set",
+            "sms=2",
+            "--power-mode",
+            "tri-modal",
+            "--scope",
+            "gpu",
+            "--json",
+        ][..],
+        &[
+            "sram",
+            "--capacity",
+            "4KB",
+            "--block-bytes",
+            "16",
+            "--rd-ports",
+            "1",
+            "--wr-ports",
+            "1",
+            "--rw-ports",
+            "0",
+            "--node",
+            "40nm",
+            "--pg-array",
+            "--json",
+        ][..],
+    ] {
+        let o = regwatt(args);
+        assert_success(&o, &args.join(" "));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+        quantity_strings(&v, args[0], &mut bad);
+    }
+    // the sram command's `defaults_used` describes the defaults in words
+    bad.retain(|b| !b.contains(".defaults_used."));
+    assert!(bad.is_empty(), "quantity strings:\n{}", bad.join("\n"));
+}
+
 #[test]
 fn issue33_index_html_embeds_every_chart_and_links_only_its_files() {
     let dir = fixture();

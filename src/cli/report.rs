@@ -438,6 +438,36 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ),
         None => "the baseline on the same workload, GPU, node, power mode and overrides".into(),
     };
+    let mut head = format!(
+        "{:<16} {:<8} {:<9} {:<15} {:>9} {:>6}",
+        "workload", "gpu", "design", "power mode", "cycles", "IPC"
+    );
+    for n in &report_nodes {
+        head.push_str(&format!(" {:>12}", format!("E@{n} [uJ]")));
+    }
+    for n in &report_nodes {
+        head.push_str(&format!(" {:>11}", format!("A@{n} mm2")));
+    }
+    let mut table = format!("{head}  check\n");
+    for s in &sets {
+        let first = &s.reports[report_index[0]];
+        let mut line = format!(
+            "{:<16} {:<8} {:<9} {:<15} {:>9} {:>6.2}",
+            s.workload,
+            s.gpu,
+            s.design.name(),
+            s.mode.name(),
+            first.cycles,
+            first.ipc
+        );
+        for &i in &report_index {
+            line.push_str(&format!(" {:>12.3}", s.reports[i].energy.total.j() * 1e6));
+        }
+        for &i in &report_index {
+            line.push_str(&format!(" {:>11.3}", s.reports[i].area.total.mm2()));
+        }
+        table.push_str(&format!("{line}  {}\n", first.summary_row().output_check));
+    }
     let studies = study::Studies {
         sets: &sets,
         references: &refs.values().copied().collect::<Vec<_>>(),
@@ -446,6 +476,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         reference: &reference,
     };
     let files = studies.write(out)?;
+    write(
+        &out.join("summary.md"),
+        &study::summary_markdown(&files, &table, &reference),
+    )?;
     let provenance = crate::provenance::Provenance::new(
         variants
             .iter()
@@ -473,36 +507,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             levels.join(" + ")
         );
     }
-    let mut head = format!(
-        "{:<16} {:<8} {:<9} {:<15} {:>9} {:>6}",
-        "workload", "gpu", "design", "power mode", "cycles", "IPC"
-    );
-    for n in &report_nodes {
-        head.push_str(&format!(" {:>12}", format!("E@{n} [uJ]")));
-    }
-    for n in &report_nodes {
-        head.push_str(&format!(" {:>11}", format!("A@{n} mm2")));
-    }
-    outln!("{head}  check");
-    for s in &sets {
-        let first = &s.reports[report_index[0]];
-        let mut line = format!(
-            "{:<16} {:<8} {:<9} {:<15} {:>9} {:>6.2}",
-            s.workload,
-            s.gpu,
-            s.design.name(),
-            s.mode.name(),
-            first.cycles,
-            first.ipc
-        );
-        for &i in &report_index {
-            line.push_str(&format!(" {:>12.3}", s.reports[i].energy.total.j() * 1e6));
-        }
-        for &i in &report_index {
-            line.push_str(&format!(" {:>11.3}", s.reports[i].area.total.mm2()));
-        }
-        outln!("{line}  {}", first.summary_row().output_check);
-    }
+    out!("{table}");
     eprintln!(
         "{} runs ({} simulations on {threads} threads) in {:.1} s; report in {}",
         rows.len(),

@@ -339,18 +339,25 @@ pub fn node_chart(title: &str, nodes: &[Node], panels: &[LinePanel]) -> anyhow::
                 .axis_desc_style(style(12.0))
                 .draw()
                 .map_err(err)?;
-            for (d, values) in &p.series {
+            // earlier designs drawn wider beneath later ones, so lines that coincide stay
+            // visible
+            let count = p.series.len() as u32;
+            for (i, (d, values)) in p.series.iter().enumerate() {
                 let c = design_colour(*d);
+                let width = 2 + 2 * (count - 1 - i as u32);
                 let pts: Vec<(f64, f64)> = values
                     .iter()
                     .enumerate()
                     .filter_map(|(i, v)| v.map(|v| (i as f64, v)))
                     .collect();
                 chart
-                    .draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)))
+                    .draw_series(LineSeries::new(pts.clone(), c.stroke_width(width)))
                     .map_err(err)?;
                 chart
-                    .draw_series(pts.iter().map(|&p| Circle::new(p, 3, c.filled())))
+                    .draw_series(
+                        pts.iter()
+                            .map(|&p| Circle::new(p, 2 + width as i32 / 2, c.filled())),
+                    )
                     .map_err(err)?;
             }
         }

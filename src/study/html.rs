@@ -80,14 +80,6 @@ td.n{text-align:right;font-variant-numeric:tabular-nums}\
 .chart{overflow-x:auto;margin:10px 0 24px}code{background:#f3f3f3;padding:0 2px}\
 .meta{font-size:13px;color:#444}.fail{color:#a00}";
 
-fn pct(x: f64) -> String {
-    if x.is_finite() {
-        format!("{:+.2}%", 100.0 * x)
-    } else {
-        "—".into()
-    }
-}
-
 /// Writes `out/index.html`.
 pub fn write_index(
     out: &Path,
@@ -132,25 +124,12 @@ pub fn write_index(
     h.push_str("<p>Geometric mean over the workloads of each design's energy divided by the reference's (1.00 = the same), its static share, and its area overhead; the seed's published area overhead beside it.</p>\n");
     h.push_str("<table><tr><th>gpu</th><th>node</th><th>power mode</th><th>design</th><th>workloads</th><th>energy (geomean ×)</th><th>dynamic (geomean ×)</th><th>static (geomean ×)</th><th>static share</th><th>area overhead</th><th>published area overhead</th></tr>\n");
     for l in &written.headline {
-        let p = published
-            .get(l.design.name())
-            .and_then(|p| p.overhead_frac)
-            .map_or_else(|| "—".to_string(), pct);
-        let _ = writeln!(
-            h,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{:.3}</td><td class=\"n\">{:.3}</td><td class=\"n\">{:.3}</td><td class=\"n\">{:.1}%</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
-            escape(&l.gpu),
-            l.node,
-            l.mode,
-            l.design,
-            l.workloads,
-            l.energy_geomean,
-            l.dynamic_geomean,
-            l.static_geomean,
-            100.0 * l.static_share_frac,
-            pct(l.area_overhead_frac),
-            p
-        );
+        h.push_str("<tr>");
+        for (i, c) in l.cells(&published).iter().enumerate() {
+            let class = if i >= 4 { " class=\"n\"" } else { "" };
+            let _ = write!(h, "<td{class}>{}</td>", escape(c));
+        }
+        h.push_str("</tr>\n");
     }
     h.push_str("</table>\n");
 
@@ -211,6 +190,7 @@ pub fn write_index(
     let mut files: Vec<(String, String)> = vec![
         ("summary.csv".into(), "one row per run: cycles, energies (`_j`), static share, average power (`_w`), area (`_mm2`), overheads against the reference (`_frac`), output check".into()),
         ("summary.json".into(), "the same rows as JSON".into()),
+        ("summary.md".into(), "the headline table and the per-run table in markdown (the README's summary)".into()),
         ("components.csv".into(), "run × component: events (count, energy per event in pJ, dynamic energy), static energy per power state, wake-ups, area".into()),
         ("kernels.csv".into(), "one row per kernel launch of every run, priced on its own".into()),
     ];

@@ -172,6 +172,24 @@ pub fn kernels_csv(rows: &[KernelRow]) -> anyhow::Result<String> {
     csv_text(&header, rows.iter().map(KernelRow::fields))
 }
 
+/// `summary.md`: the headline table (markdown) and the per-run table, as the README's
+/// "`regwatt report` summary" section shows them.
+pub fn summary_markdown(w: &Written, table: &str, reference: &str) -> String {
+    let published = published().unwrap_or_default();
+    let mut s = format!(
+        "Each design against the reference ({reference}): geometric mean over the workloads of energy / reference energy (1.000 = the same), static share of the energy, area overhead, and the seed's published area overhead.\n\n\
+         | gpu | node | power mode | design | workloads | energy × | dynamic × | static × | static share | area overhead | published |\n\
+         |---|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n"
+    );
+    for l in &w.headline {
+        s.push_str(&format!("| {} |\n", l.cells(&published).join(" | ")));
+    }
+    s.push_str("\nEvery run (energy over the kernels' own cycles, RF area per GPU):\n\n```\n");
+    s.push_str(table);
+    s.push_str("```\n");
+    s
+}
+
 /// A seed's published area overhead (`calibrations/published-area.toml`).
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -255,6 +273,31 @@ pub struct Headline {
     pub area_overhead_frac: f64,
     /// Static share of the design's energy, summed over workloads.
     pub static_share_frac: f64,
+}
+
+impl Headline {
+    /// The line's cells as the headline tables show them: gpu, node, power mode, design,
+    /// workloads, energy, dynamic and static energy (geometric means, ×), static share, area
+    /// overhead, the published area overhead.
+    pub fn cells(&self, published: &BTreeMap<String, Published>) -> Vec<String> {
+        let pct = |f: f64| format!("{:+.2} %", 100.0 * f);
+        vec![
+            self.gpu.clone(),
+            self.node.name(),
+            self.mode.name().to_string(),
+            self.design.name().to_string(),
+            self.workloads.to_string(),
+            format!("{:.3}", self.energy_geomean),
+            format!("{:.3}", self.dynamic_geomean),
+            format!("{:.3}", self.static_geomean),
+            format!("{:.1} %", 100.0 * self.static_share_frac),
+            pct(self.area_overhead_frac),
+            published
+                .get(self.design.name())
+                .and_then(|p| p.overhead_frac)
+                .map_or_else(|| "—".to_string(), pct),
+        ]
+    }
 }
 
 /// The inputs of the studies.
