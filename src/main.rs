@@ -1,6 +1,8 @@
 //! `regwatt` command-line interface: one subcommand per file in `src/cli/`.
 
 mod cli;
+mod provenance;
+mod study;
 
 use clap::{Parser, Subcommand};
 
@@ -24,7 +26,8 @@ enum Command {
     Exec(cli::exec::Args),
     /// Time a launch spec (or built-in workload) on a GPU preset with an RF design; energy/area.
     Run(cli::run::Args),
-    /// Every built-in workload on every design and GPU preset at 40 nm and 12 nm.
+    /// The studies: every design × GPU preset × built-in workload at 40 nm and 12 nm (filters
+    /// narrow it): summary, component and kernel tables, charts, index.html.
     Report(cli::report::Args),
     /// A design-space sweep over a grid file's cross product (shardable).
     Sweep(cli::sweep::Args),

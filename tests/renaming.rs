@@ -215,7 +215,12 @@ fn issue28_cli_runs_renaming_with_design_overrides_and_names_bad_keys() {
     let phys = r["registers"]["allocated_peak"].as_u64().expect("peak");
     assert!(phys > 0 && phys <= arch, "{phys} vs {arch}");
     // overheads are against a simulated baseline, not zero
-    assert!(r["area"]["overhead_vs_baseline"].as_f64().expect("area") > 0.0);
+    assert!(
+        r["area"]["overhead_vs_baseline_frac"]
+            .as_f64()
+            .expect("area")
+            > 0.0
+    );
 
     let e = assert_fails(
         &regwatt(&[

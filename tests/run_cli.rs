@@ -79,7 +79,7 @@ fn json_has_the_documented_fields_and_is_deterministic() {
     assert_eq!(v["config"]["gpu"]["sms"], 4);
     assert_eq!(v["config"]["power"]["node"], "12nm");
     assert!(v["energy"]["components"].as_array().map_or(0, Vec::len) >= 4);
-    assert_eq!(v["energy"]["overhead_vs_baseline"]["energy"], 0.0);
+    assert_eq!(v["energy"]["overhead_vs_baseline"]["energy_frac"], 0.0);
     let b = regwatt(&args);
     assert!(b.status.success());
     assert_eq!(a.stdout, b.stdout, "two runs differ");

@@ -36,17 +36,24 @@ fn issue34_shards_merge_to_the_unsharded_sweep() {
     let csv = std::fs::read_to_string(whole.join("sweep.csv")).expect("csv");
     // 1 workload x 2 gpus x 2 designs x 2 modes x 2 sms values = 16 points, 2 nodes each
     assert_eq!(csv.lines().count(), 1 + 32, "{csv}");
-    assert!(
-        csv.lines().next().is_some_and(
-            |h| h.starts_with("point,power_mode,gpu.sms,workload,gpu,design,node,cycles")
+    // the report's summary columns, same names and units
+    let header = csv.lines().next().expect("header");
+    assert_eq!(
+        header,
+        format!(
+            "point,gpu.sms,{},status,error",
+            regwatt_designs::run::SummaryRow::COLUMNS.join(",")
         )
     );
     assert!(csv.lines().skip(1).all(|l| l.ends_with(",ok,ok,")), "{csv}");
     // renaming's overheads are priced against the same point's baseline
-    assert!(csv
-        .lines()
-        .filter(|l| l.contains(",renaming,"))
-        .all(|l| !l.contains(",0.000000,0.000000,ok")));
+    let cols: Vec<&str> = header.split(',').collect();
+    let col = |name: &str| cols.iter().position(|c| *c == name).expect("column");
+    for l in csv.lines().skip(1) {
+        let f: Vec<&str> = l.split(',').collect();
+        let area: f64 = f[col("area_overhead_frac")].parse().expect("number");
+        assert_eq!(f[col("design")] == "renaming", area > 0.0, "{l}");
+    }
     let mut shards = Vec::new();
     for k in 1..=3 {
         let d = dir.join(format!("shard{k}"));

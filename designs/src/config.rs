@@ -95,27 +95,30 @@ impl FromStr for GpuPreset {
     }
 }
 
-/// Technology nodes the designs are evaluated at (a closed set).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Node {
-    /// 90 nm (CACTI 7 / ITRS).
-    N90,
-    /// 65 nm (CACTI 7 / ITRS).
-    N65,
-    /// 45 nm (CACTI 7 / ITRS).
-    N45,
-    /// 40 nm (CACTI-interpolated between 45 and 32 nm; seed 002's node).
-    N40,
-    /// 32 nm (CACTI 7 / ITRS).
-    N32,
-    /// 22 nm (CACTI 7 / ITRS).
-    N22,
-    /// 12 nm (regwatt's FinFET node file).
-    N12,
-}
+/// A technology node the designs are evaluated at: a whole number of nanometres the
+/// technology layer resolves ([`regwatt_tech::Technology::supports_node`]): its files' nodes
+/// 90, 65, 45, 32, 22 and 12 nm, and any node strictly between two of CACTI's nodes (90–22 nm),
+/// interpolated as CACTI does (40 nm, seed 002's node, is one). Ordered largest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Node(u32);
 
 impl Node {
-    /// Every node the technology layer has, largest first.
+    /// 90 nm (CACTI 7 / ITRS).
+    pub const N90: Node = Node(90);
+    /// 65 nm (CACTI 7 / ITRS).
+    pub const N65: Node = Node(65);
+    /// 45 nm (CACTI 7 / ITRS).
+    pub const N45: Node = Node(45);
+    /// 40 nm (CACTI-interpolated between 45 and 32 nm; seed 002's node).
+    pub const N40: Node = Node(40);
+    /// 32 nm (CACTI 7 / ITRS).
+    pub const N32: Node = Node(32);
+    /// 22 nm (CACTI 7 / ITRS).
+    pub const N22: Node = Node(22);
+    /// 12 nm (regwatt's FinFET node file).
+    pub const N12: Node = Node(12);
+
+    /// The technology layer's named nodes (its files and 40 nm), largest first.
     pub const ALL: [Node; 7] = [
         Node::N90,
         Node::N65,
@@ -126,59 +129,63 @@ impl Node {
         Node::N12,
     ];
 
-    /// The nodes `regwatt report` evaluates every run at, in report order (the presets'
-    /// nodes: seed 002's 40 nm and TU106's 12 nm).
+    /// The nodes `regwatt report` evaluates every run at by default, in report order (the
+    /// presets' nodes: seed 002's 40 nm and TU106's 12 nm).
     pub const REPORT: [Node; 2] = [Node::N40, Node::N12];
+
+    /// The node of `nm` nanometres, if the technology layer resolves it.
+    pub fn from_nm(nm: u32) -> Option<Node> {
+        regwatt_tech::Technology::supports_node(f64::from(nm)).then_some(Node(nm))
+    }
 
     /// Feature size in nm.
     pub fn nm(self) -> f64 {
-        match self {
-            Node::N90 => 90.0,
-            Node::N65 => 65.0,
-            Node::N45 => 45.0,
-            Node::N40 => 40.0,
-            Node::N32 => 32.0,
-            Node::N22 => 22.0,
-            Node::N12 => 12.0,
-        }
+        f64::from(self.0)
     }
 
     /// Name on the command line and in reports (`40nm`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Node::N90 => "90nm",
-            Node::N65 => "65nm",
-            Node::N45 => "45nm",
-            Node::N40 => "40nm",
-            Node::N32 => "32nm",
-            Node::N22 => "22nm",
-            Node::N12 => "12nm",
-        }
+    pub fn name(self) -> String {
+        format!("{}nm", self.0)
+    }
+}
+
+impl PartialOrd for Node {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+impl Ord for Node {
+    /// Largest node first (90 nm < 12 nm), the order of [`Node::ALL`].
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        o.0.cmp(&self.0)
     }
 }
 
 impl fmt::Display for Node {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        write!(f, "{}nm", self.0)
     }
 }
 
 impl FromStr for Node {
     type Err = ConfigError;
+    /// `40nm`, `40 nm`, `40` (case-insensitive); a whole number of nm the technology layer
+    /// resolves.
     fn from_str(s: &str) -> Result<Self, ConfigError> {
         let t: String = s.chars().filter(|c| !c.is_whitespace()).collect();
         let l = t.to_ascii_lowercase();
         let n = l.strip_suffix("nm").unwrap_or(&l);
-        Node::ALL
-            .into_iter()
-            .find(|node| node.name().strip_suffix("nm") == Some(n))
+        n.parse::<u32>()
+            .ok()
+            .and_then(Node::from_nm)
             .ok_or_else(|| ConfigError::UnknownNode(s.to_string()))
     }
 }
 
 impl Serialize for Node {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.name())
+        s.serialize_str(&self.name())
     }
 }
 
@@ -449,7 +456,7 @@ pub enum DesignParams {
 pub enum ConfigError {
     #[error("unknown GPU preset `{0}` (known: gtx480, rtx2060)")]
     UnknownGpu(String),
-    #[error("unknown technology node `{0}` (known: 90nm, 65nm, 45nm, 40nm, 32nm, 22nm, 12nm)")]
+    #[error("unknown technology node `{0}` (known: 90nm, 65nm, 45nm, 40nm, 32nm, 22nm, 12nm, and any whole nm between 22 and 90, interpolated)")]
     UnknownNode(String),
     #[error("unknown energy scope `{0}` (known: rf, sm, gpu)")]
     UnknownScope(String),
@@ -717,17 +724,17 @@ pub fn resolve(preset: GpuPreset, ov: &Overrides) -> Result<ResolvedConfig, Conf
         &mut root,
         &applied,
         ("power", "mode"),
-        ov.power_mode.map(PowerMode::name),
+        ov.power_mode.map(|m| m.name().to_string()),
         "--power-mode",
-        |v| v.parse::<PowerMode>().map(PowerMode::name),
+        |v| v.parse::<PowerMode>().map(|m| m.name().to_string()),
     )?;
     cli_choice(
         &mut root,
         &applied,
         ("beyond_rf", "scope"),
-        ov.scope.map(Scope::name),
+        ov.scope.map(|sc| sc.name().to_string()),
         "--scope",
-        |v| v.parse::<Scope>().map(Scope::name),
+        |v| v.parse::<Scope>().map(|sc| sc.name().to_string()),
     )?;
     let shown = if ov.files.is_empty() && ov.sets.is_empty() {
         file.to_string()
@@ -793,9 +800,9 @@ fn cli_choice<E: fmt::Display>(
     root: &mut toml::Table,
     applied: &[(String, Origin)],
     (table, key): (&str, &str),
-    choice: Option<&'static str>,
+    choice: Option<String>,
     flag: &str,
-    canon: impl Fn(&str) -> Result<&'static str, E>,
+    canon: impl Fn(&str) -> Result<String, E>,
 ) -> Result<(), ConfigError> {
     let Some(v) = choice else {
         return Ok(());
@@ -809,7 +816,7 @@ fn cli_choice<E: fmt::Display>(
         };
         let cur = root.get(table).and_then(|t| t.get(key));
         match cur.map(|c| c.as_str().map(&canon)) {
-            Some(Some(Ok(c))) if c == v => {}
+            Some(Some(Ok(c))) if c == *v => {}
             Some(Some(Ok(c))) => {
                 return Err(bad(format!(
                     "`{c}` disagrees with {flag} {v}: give the value once"
@@ -826,7 +833,7 @@ fn cli_choice<E: fmt::Display>(
         }
     }
     if let Some(toml::Value::Table(t)) = root.get_mut(table) {
-        t.insert(key.into(), toml::Value::String(v.into()));
+        t.insert(key.into(), toml::Value::String(v));
     }
     Ok(())
 }
@@ -957,6 +964,40 @@ impl ResolvedConfig {
     pub fn to_toml(&self) -> String {
         toml::to_string(self).unwrap_or_else(|e| format!("# cannot serialise: {e}\n"))
     }
+
+    /// The configuration as reports' JSON writes it (issue 33): the TOML's tree, with every
+    /// quantity a plain number in the unit its key names (`power.temperature_k`,
+    /// `beyond_rf.die_area_mm2`, `beyond_rf.dram_energy_per_bit_pj`) instead of a unit string.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut v = serde_json::to_value(self).unwrap_or(serde_json::Value::Null);
+        let mut number = |table: &str, key: &str, new_key: &str, x: f64| {
+            if let Some(t) = v.get_mut(table).and_then(|t| t.as_object_mut()) {
+                t.remove(key);
+                t.insert(new_key.to_string(), serde_json::json!(x));
+            }
+        };
+        number(
+            "power",
+            "temperature",
+            "temperature_k",
+            self.power.temperature.k(),
+        );
+        if let Some(b) = &self.beyond_rf {
+            number("beyond_rf", "die_area", "die_area_mm2", b.die_area.mm2());
+            number(
+                "beyond_rf",
+                "dram_energy_per_bit",
+                "dram_energy_per_bit_pj",
+                b.dram_energy_per_bit.pj(),
+            );
+        }
+        v
+    }
+}
+
+/// `serialize_with` of a report's `config`: [`ResolvedConfig::to_json`].
+pub fn config_as_json<S: serde::Serializer>(c: &ResolvedConfig, s: S) -> Result<S::Ok, S::Error> {
+    c.to_json().serialize(s)
 }
 
 #[cfg(test)]

@@ -57,11 +57,28 @@ impl From<ExecError> for SimError {
     }
 }
 
+/// One launch of a [`SpecSimulation`].
+#[derive(Clone, Debug)]
+pub struct LaunchRecord {
+    /// Kernel (`.entry`) name.
+    pub kernel: String,
+    /// Grid dimensions in blocks.
+    pub grid: [u32; 3],
+    /// Block dimensions in threads.
+    pub block: [u32; 3],
+    /// The launch's own activity (its cycles start at 0).
+    pub activity: DesignActivity,
+    /// Of `activity.cycles`, the cycles of this launch's launch latency.
+    pub launch_cycles: u64,
+}
+
 /// Result of [`simulate_spec`].
 #[derive(Clone, Debug)]
 pub struct SpecSimulation {
     /// Activity of all launches, back to back.
     pub activity: DesignActivity,
+    /// Every launch on its own, in order (their activities merge into `activity`).
+    pub launches: Vec<LaunchRecord>,
     /// Final contents of every spec buffer.
     pub buffers: BTreeMap<String, HostData>,
     /// Of `activity.cycles`, the cycles of the launch latencies ([`launch_cycles`]).
@@ -73,13 +90,13 @@ pub struct SpecSimulation {
 /// `-gpgpu_kernel_launch_latency`, `-gpgpu_TB_launch_latency`; the timing model counts them
 /// in `cycles`, as GPGPU-Sim's `gpu_sim_cycle` does).
 pub fn launch_cycles(spec: &LaunchSpec, cfg: &ResolvedConfig) -> u64 {
-    spec.launches
-        .iter()
-        .map(|l| {
-            let ctas: u64 = l.grid.iter().map(|&d| u64::from(d)).product();
-            u64::from(cfg.gpu.kernel_launch_latency) + u64::from(cfg.gpu.cta_launch_latency) * ctas
-        })
-        .sum()
+    spec.launches.iter().map(|l| launch_latency(l, cfg)).sum()
+}
+
+/// The launch latency of one launch ([`launch_cycles`]).
+pub fn launch_latency(l: &regwatt_sim::launch::KernelLaunch, cfg: &ResolvedConfig) -> u64 {
+    let ctas: u64 = l.grid.iter().map(|&d| u64::from(d)).product();
+    u64::from(cfg.gpu.kernel_launch_latency) + u64::from(cfg.gpu.cta_launch_latency) * ctas
 }
 
 /// Default limit of a timed run's warp instructions per launch (`regwatt run
@@ -247,18 +264,31 @@ pub fn simulate_spec_watched(
         (r, _) => r?,
     };
     let mut total: Option<DesignActivity> = None;
-    for a in launches {
+    for a in &launches {
         match &mut total {
-            None => total = Some(a),
-            Some(t) => merge_activity(t, &a),
+            None => total = Some(a.clone()),
+            Some(t) => merge_activity(t, a),
         }
     }
     let activity = total.ok_or_else(|| SimError::Setup {
         file: spec.file.clone(),
         message: "the spec has no launches".into(),
     })?;
+    let launches = spec
+        .launches
+        .iter()
+        .zip(launches)
+        .map(|(l, activity)| LaunchRecord {
+            kernel: l.kernel.clone(),
+            grid: l.grid,
+            block: l.block,
+            launch_cycles: launch_latency(l, cfg).min(activity.cycles),
+            activity,
+        })
+        .collect();
     Ok(SpecSimulation {
         activity,
+        launches,
         buffers,
         launch_cycles: launch_cycles(spec, cfg),
     })

@@ -90,26 +90,67 @@ pub fn read_delay(t: &RegTracker, wake: Option<(SleepRule, u32)>, i: usize, now:
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct RowDomains {
     /// Cells of one register row at full supply (all slices).
+    #[serde(rename = "row_on_w", serialize_with = "regwatt_tech::units::report::w")]
     pub row_on: Power,
     /// The row power-gated.
+    #[serde(
+        rename = "row_off_w",
+        serialize_with = "regwatt_tech::units::report::w"
+    )]
     pub row_off: Power,
     /// The row at the retention voltage.
+    #[serde(
+        rename = "row_drowsy_w",
+        serialize_with = "regwatt_tech::units::report::w"
+    )]
     pub row_drowsy: Power,
     /// Waking a gated row.
+    #[serde(
+        rename = "row_wake_from_off_pj",
+        serialize_with = "regwatt_tech::units::report::pj"
+    )]
     pub row_wake_from_off: Energy,
     /// Waking a drowsy row.
+    #[serde(
+        rename = "row_wake_from_drowsy_pj",
+        serialize_with = "regwatt_tech::units::report::pj"
+    )]
     pub row_wake_from_drowsy: Energy,
     /// Cells of one sub-array (all slices) at full supply.
+    #[serde(
+        rename = "subarray_on_w",
+        serialize_with = "regwatt_tech::units::report::w"
+    )]
     pub subarray_on: Power,
     /// The sub-array gated.
+    #[serde(
+        rename = "subarray_off_w",
+        serialize_with = "regwatt_tech::units::report::w"
+    )]
     pub subarray_off: Power,
     /// Waking a gated sub-array.
+    #[serde(
+        rename = "subarray_wake_pj",
+        serialize_with = "regwatt_tech::units::report::pj"
+    )]
     pub subarray_wake: Energy,
     /// Headers of one row for register gating (all slices).
+    #[serde(
+        rename = "row_gating_area_mm2",
+        serialize_with = "regwatt_tech::units::report::mm2"
+    )]
     pub row_gating_area: Area,
     /// Headers of one row for the drowsy switch (all slices).
+    #[serde(
+        rename = "row_drowsy_area_mm2",
+        serialize_with = "regwatt_tech::units::report::mm2"
+    )]
     pub row_drowsy_area: Area,
     /// Headers of one sub-array (all slices).
+    #[serde(
+        rename = "subarray_gating_area_mm2",
+        serialize_with = "regwatt_tech::units::report::mm2"
+    )]
     pub subarray_gating_area: Area,
 }
 
@@ -177,6 +218,7 @@ pub struct StateEnergy {
     /// Row-cycles (sub-array-cycles for sub-array gating) in the state.
     pub cycles: u64,
     /// Leakage energy of the cells in the state.
+    #[serde(rename = "energy_j", serialize_with = "regwatt_tech::units::report::j")]
     pub energy: Energy,
 }
 
@@ -188,6 +230,7 @@ pub struct Wakeups {
     /// How many.
     pub count: u64,
     /// Their energy.
+    #[serde(rename = "energy_j", serialize_with = "regwatt_tech::units::report::j")]
     pub energy: Energy,
 }
 
@@ -203,10 +246,19 @@ pub struct PowerManagement {
     /// The wake-ups.
     pub wakeups: Vec<Wakeups>,
     /// The cells' static energy always on, over the same cycles.
+    #[serde(
+        rename = "cells_always_on_j",
+        serialize_with = "regwatt_tech::units::report::j"
+    )]
     pub cells_always_on: Energy,
     /// The cells' static energy in this mode (states + wake-ups).
+    #[serde(rename = "cells_j", serialize_with = "regwatt_tech::units::report::j")]
     pub cells: Energy,
     /// Area the mode adds (headers of every row or sub-array, all SMs).
+    #[serde(
+        rename = "area_mm2",
+        serialize_with = "regwatt_tech::units::report::mm2"
+    )]
     pub area: Area,
     /// The state counts the energies come from.
     pub counts: PowerStateCycles,

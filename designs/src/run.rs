@@ -308,7 +308,9 @@ pub struct RunReport {
     /// The functional result matched the workload's reference (`None`: no reference).
     pub output_check: Option<bool>,
     pub activity: DesignActivity,
-    /// The fully resolved configuration (node included).
+    /// The fully resolved configuration (node included; quantities as numbers,
+    /// [`ResolvedConfig::to_json`]).
+    #[serde(serialize_with = "crate::config::config_as_json")]
     pub config: ResolvedConfig,
 }
 
@@ -324,7 +326,7 @@ pub struct LaunchLatency {
     /// Cycles of the launch latencies, all launches.
     pub cycles: u64,
     /// Static energy of the inventory over those cycles.
-    #[serde(rename = "static")]
+    #[serde(rename = "static_j", serialize_with = "regwatt_tech::units::report::j")]
     pub static_energy: Energy,
 }
 
@@ -450,137 +452,294 @@ impl RunReport {
 
     /// The row of `summary.csv`.
     pub fn summary_row(&self) -> SummaryRow {
+        let e = &self.energy;
+        let o = &e.overhead_vs_baseline;
         SummaryRow {
             workload: self.workload.clone(),
             gpu: self.gpu.clone(),
             design: self.design.name().to_string(),
-            node: self.node.name().to_string(),
+            node: self.node.name(),
+            node_nm: self.node.nm(),
+            power_mode: self.config.power.mode.name().to_string(),
+            scope: self.config.scope().name().to_string(),
             cycles: self.cycles,
+            kernel_cycles: self.cycles - self.launch_latency.cycles.min(self.cycles),
             warp_instructions: self.warp_instructions,
             ipc: self.ipc,
-            dynamic_energy_nj: self.energy.dynamic.nj(),
-            static_energy_nj: self.energy.static_energy.nj(),
-            total_energy_nj: self.energy.total.nj(),
+            time_s: e.time.s(),
+            dynamic_j: e.dynamic.j(),
+            static_j: e.static_energy.j(),
+            total_j: e.total.j(),
+            static_share_frac: if e.total.j() > 0.0 {
+                e.static_energy.j() / e.total.j()
+            } else {
+                0.0
+            },
+            average_power_w: e.average_power.w(),
             area_mm2: self.area.total.mm2(),
-            energy_overhead: self.energy.overhead_vs_baseline.energy,
-            area_overhead: self.area.overhead_vs_baseline,
+            energy_overhead_frac: o.energy,
+            dynamic_energy_overhead_frac: o.dynamic_energy,
+            static_energy_overhead_frac: o.static_energy,
+            area_overhead_frac: o.area,
+            launch_latency_cycles: self.launch_latency.cycles,
+            launch_latency_static_j: self.launch_latency.static_energy.j(),
             output_check: match self.output_check {
                 Some(true) => "ok",
                 Some(false) => "MISMATCH",
                 None => "-",
             }
             .to_string(),
-            scope: self
-                .energy
-                .scope
-                .as_ref()
-                .map(|s| s.scope.name().to_string()),
         }
+    }
+
+    /// The rows of `components.csv` for this run ([`ComponentRow`]).
+    pub fn component_rows(&self) -> Vec<ComponentRow> {
+        let scope = self.energy.scope.as_ref();
+        let pm = self.power_management.as_ref();
+        let mut rows = Vec::new();
+        for c in &self.energy.components {
+            let level = scope
+                .and_then(|s| s.component_levels.get(&c.name).copied())
+                .unwrap_or(Scope::Rf);
+            let in_total = level <= self.config.scope();
+            let row = |record: &'static str, name: &str| ComponentRow {
+                component: c.name.clone(),
+                level: level.name(),
+                in_total,
+                record,
+                name: name.to_string(),
+                count: None,
+                energy_per_event_pj: None,
+                dynamic_j: 0.0,
+                static_j: 0.0,
+                area_mm2: 0.0,
+            };
+            for (ev, &n) in &c.events {
+                let per = c.energy_per_event.get(ev).copied().unwrap_or(Energy::ZERO);
+                rows.push(ComponentRow {
+                    count: Some(n),
+                    energy_per_event_pj: Some(per.pj()),
+                    dynamic_j: (per * n as f64).j(),
+                    ..row("event", ev)
+                });
+            }
+            // the power mode's states and wake-ups are the cells of `rf_banks`; the rest of
+            // its static energy (periphery) and every other component's stays always on
+            match pm.filter(|_| c.name == "rf_banks") {
+                Some(pm) => {
+                    let cells: Energy = pm.states.iter().map(|s| s.energy).sum::<Energy>()
+                        + pm.wakeups.iter().map(|w| w.energy).sum::<Energy>();
+                    rows.push(ComponentRow {
+                        static_j: (c.static_energy - cells).j(),
+                        ..row("state", "periphery_on")
+                    });
+                    for st in &pm.states {
+                        rows.push(ComponentRow {
+                            count: Some(st.cycles),
+                            static_j: st.energy.j(),
+                            ..row("state", st.state)
+                        });
+                    }
+                    for w in &pm.wakeups {
+                        rows.push(ComponentRow {
+                            count: Some(w.count),
+                            energy_per_event_pj: Some(if w.count > 0 {
+                                w.energy.pj() / w.count as f64
+                            } else {
+                                0.0
+                            }),
+                            static_j: w.energy.j(),
+                            ..row("wakeup", w.kind)
+                        });
+                    }
+                }
+                None => rows.push(ComponentRow {
+                    static_j: c.static_energy.j(),
+                    ..row("state", "on")
+                }),
+            }
+            rows.push(ComponentRow {
+                count: Some(c.instances),
+                area_mm2: c.area.mm2(),
+                ..row("area", "instances")
+            });
+        }
+        rows
     }
 }
 
-/// One line of the summary table (numbers in fixed units; the JSON carries unit strings).
+/// A number as reports' CSV files write it: the shortest text that reads back as the same
+/// `f64`, positional between 10^-3 and 10^7 and in exponent notation outside (`1.2e-9`), both
+/// of which every CSV reader parses.
+pub fn csv_number(x: f64) -> String {
+    let a = x.abs();
+    if x == 0.0 || (1e-3..1e7).contains(&a) {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
+    }
+}
+
+/// One row of a report's `summary.csv` / `summary.json` and of a sweep's `sweep.csv`: plain
+/// numbers, the unit in the column name (`_j`, `_s`, `_w`, `_mm2`; overheads `_frac`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SummaryRow {
     pub workload: String,
     pub gpu: String,
     pub design: String,
+    /// Node name (`40nm`); `node_nm` is the number.
     pub node: String,
+    pub node_nm: f64,
+    pub power_mode: String,
+    /// What the totals include (`rf`, `sm`, `gpu`).
+    pub scope: String,
+    /// Core cycles, launch latencies included (GPGPU-Sim's `gpu_sim_cycle`).
     pub cycles: u64,
+    /// Cycles of the kernels themselves: the window the energies cover.
+    pub kernel_cycles: u64,
     pub warp_instructions: u64,
     pub ipc: f64,
-    pub dynamic_energy_nj: f64,
-    pub static_energy_nj: f64,
-    pub total_energy_nj: f64,
+    /// `kernel_cycles / f_core`.
+    pub time_s: f64,
+    pub dynamic_j: f64,
+    pub static_j: f64,
+    pub total_j: f64,
+    /// `static_j / total_j`.
+    pub static_share_frac: f64,
+    pub average_power_w: f64,
     pub area_mm2: f64,
-    pub energy_overhead: f64,
-    pub area_overhead: f64,
+    pub energy_overhead_frac: f64,
+    pub dynamic_energy_overhead_frac: f64,
+    pub static_energy_overhead_frac: f64,
+    pub area_overhead_frac: f64,
+    pub launch_latency_cycles: u64,
+    /// Static energy of the launch latencies (not in `static_j`).
+    pub launch_latency_static_j: f64,
+    /// `ok`, `MISMATCH` or `-` (no reference).
     pub output_check: String,
-    /// What the totals include, at scope `sm` or `gpu` (absent at `rf`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub scope: Option<String>,
 }
 
 impl SummaryRow {
-    /// CSV header matching [`SummaryRow::csv`].
-    pub const CSV_HEADER: &'static str = "workload,gpu,design,node,cycles,warp_instructions,ipc,dynamic_energy_nj,static_energy_nj,total_energy_nj,area_mm2,energy_overhead,area_overhead,output_check";
+    /// The column names, in order ([`Self::fields`]).
+    pub const COLUMNS: [&'static str; 25] = [
+        "workload",
+        "gpu",
+        "design",
+        "node",
+        "node_nm",
+        "power_mode",
+        "scope",
+        "cycles",
+        "kernel_cycles",
+        "warp_instructions",
+        "ipc",
+        "time_s",
+        "dynamic_j",
+        "static_j",
+        "total_j",
+        "static_share_frac",
+        "average_power_w",
+        "area_mm2",
+        "energy_overhead_frac",
+        "dynamic_energy_overhead_frac",
+        "static_energy_overhead_frac",
+        "area_overhead_frac",
+        "launch_latency_cycles",
+        "launch_latency_static_j",
+        "output_check",
+    ];
 
-    /// [`Self::CSV_HEADER`], with a `scope` column when the rows have one (scope `sm`/`gpu`).
-    pub fn csv_header(scoped: bool) -> String {
-        if scoped {
-            format!("{},scope", Self::CSV_HEADER)
-        } else {
-            Self::CSV_HEADER.to_string()
-        }
-    }
-
-    /// The row as CSV (no newline; a trailing `scope` column at scope `sm`/`gpu`). Names never
-    /// contain commas or quotes (they are preset, design and workload identifiers); they are
-    /// quoted anyway if they do.
-    pub fn csv(&self) -> String {
-        let q = |s: &str| {
-            if s.contains([',', '"', '\n']) {
-                format!("\"{}\"", s.replace('"', "\"\""))
-            } else {
-                s.to_string()
-            }
-        };
-        format!(
-            "{},{},{},{},{},{},{:.6},{:.6},{:.6},{:.6},{:.6},{:.6},{:.6},{}",
-            q(&self.workload),
-            q(&self.gpu),
-            q(&self.design),
-            q(&self.node),
-            self.cycles,
-            self.warp_instructions,
-            self.ipc,
-            self.dynamic_energy_nj,
-            self.static_energy_nj,
-            self.total_energy_nj,
-            self.area_mm2,
-            self.energy_overhead,
-            self.area_overhead,
-            q(&self.output_check)
-        ) + &self
-            .scope
-            .as_ref()
-            .map_or_else(String::new, |sc| format!(",{}", q(sc)))
+    /// The columns' values as CSV text ([`csv_number`]).
+    pub fn fields(&self) -> Vec<String> {
+        let n = csv_number;
+        vec![
+            self.workload.clone(),
+            self.gpu.clone(),
+            self.design.clone(),
+            self.node.clone(),
+            n(self.node_nm),
+            self.power_mode.clone(),
+            self.scope.clone(),
+            self.cycles.to_string(),
+            self.kernel_cycles.to_string(),
+            self.warp_instructions.to_string(),
+            n(self.ipc),
+            n(self.time_s),
+            n(self.dynamic_j),
+            n(self.static_j),
+            n(self.total_j),
+            n(self.static_share_frac),
+            n(self.average_power_w),
+            n(self.area_mm2),
+            n(self.energy_overhead_frac),
+            n(self.dynamic_energy_overhead_frac),
+            n(self.static_energy_overhead_frac),
+            n(self.area_overhead_frac),
+            self.launch_latency_cycles.to_string(),
+            n(self.launch_latency_static_j),
+            self.output_check.clone(),
+        ]
     }
 }
 
-/// Per-component CSV of one report: `component,instances,dynamic_nj,static_nj,total_nj,area_mm2`,
-/// and at scope `sm`/`gpu` two more columns: the component's `level` and whether the totals
-/// include it (`in_total`).
-pub fn components_csv(r: &RunReport) -> String {
-    let scope = r.energy.scope.as_ref();
-    let mut s = String::from(
-        "component,instances,dynamic_energy_nj,static_energy_nj,total_energy_nj,area_mm2",
-    );
-    if scope.is_some() {
-        s.push_str(",level,in_total");
+/// One row of `components.csv` (and of `regwatt run --out`'s `energy.csv`): a component's
+/// energy and area broken down by what it was spent on. `record` is
+///
+/// * `event`: `count` events named `name` at `energy_per_event_pj` each, their `dynamic_j`;
+/// * `state`: static energy in a power state (`on` always on; in a power mode `rf_banks`'
+///   cells in each state, `count` = row- or sub-array-cycles, and its `periphery_on`);
+/// * `wakeup`: `count` wake-ups of kind `name` and their energy (counted as static);
+/// * `area`: the component's `count` instances and their `area_mm2`.
+///
+/// Summing `dynamic_j + static_j` (and `area_mm2`) over a run's rows with `in_total` gives its
+/// totals.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ComponentRow {
+    pub component: String,
+    /// `rf`, `sm` or `gpu`.
+    pub level: &'static str,
+    /// The run's totals include the component (its level is within the scope).
+    pub in_total: bool,
+    pub record: &'static str,
+    pub name: String,
+    pub count: Option<u64>,
+    pub energy_per_event_pj: Option<f64>,
+    pub dynamic_j: f64,
+    pub static_j: f64,
+    pub area_mm2: f64,
+}
+
+impl ComponentRow {
+    /// The column names, in order ([`Self::fields`]).
+    pub const COLUMNS: [&'static str; 10] = [
+        "component",
+        "level",
+        "in_total",
+        "record",
+        "name",
+        "count",
+        "energy_per_event_pj",
+        "dynamic_j",
+        "static_j",
+        "area_mm2",
+    ];
+
+    /// The columns' values as CSV text (empty where not applicable).
+    pub fn fields(&self) -> Vec<String> {
+        vec![
+            self.component.clone(),
+            self.level.to_string(),
+            self.in_total.to_string(),
+            self.record.to_string(),
+            self.name.clone(),
+            self.count.map_or_else(String::new, |c| c.to_string()),
+            self.energy_per_event_pj
+                .map_or_else(String::new, csv_number),
+            csv_number(self.dynamic_j),
+            csv_number(self.static_j),
+            csv_number(self.area_mm2),
+        ]
     }
-    s.push('\n');
-    for c in &r.energy.components {
-        s.push_str(&format!(
-            "{},{},{:.6},{:.6},{:.6},{:.6}",
-            c.name,
-            c.instances,
-            c.dynamic.nj(),
-            c.static_energy.nj(),
-            c.total.nj(),
-            c.area.mm2()
-        ));
-        if let Some(sc) = scope {
-            let level = sc
-                .component_levels
-                .get(&c.name)
-                .copied()
-                .unwrap_or(Scope::Rf);
-            s.push_str(&format!(",{},{}", level, level <= sc.scope));
-        }
-        s.push('\n');
-    }
-    s
 }
 
 #[cfg(test)]

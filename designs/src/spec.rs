@@ -85,6 +85,29 @@ impl DesignSpec {
     }
 }
 
+impl DesignSpec {
+    /// The design's README (path in the repository, text), embedded: `regwatt report` shows
+    /// its "Seed versus regwatt" table. `None` for the baseline (designs/README.md).
+    pub fn readme(self) -> Option<(&'static str, &'static str)> {
+        match self {
+            DesignSpec::Baseline => None,
+            DesignSpec::Renaming => Some((
+                "designs/src/renaming/README.md",
+                include_str!("renaming/README.md"),
+            )),
+            DesignSpec::Malekeh => Some((
+                "designs/src/malekeh/README.md",
+                include_str!("malekeh/README.md"),
+            )),
+            DesignSpec::Sharing => Some((
+                "designs/src/sharing/README.md",
+                include_str!("sharing/README.md"),
+            )),
+            DesignSpec::Cerf => Some(("designs/src/cerf/README.md", include_str!("cerf/README.md"))),
+        }
+    }
+}
+
 impl fmt::Display for DesignSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())

@@ -23,6 +23,23 @@ macro_rules! outln {
     };
 }
 
+/// The configuration overrides `run` and `report` share (flattened into each one's `Args`).
+#[derive(clap::Args)]
+pub struct OverrideArgs {
+    /// Override file(s) with the preset's structure (`[gpu]`, `[rf]`, `[power]`,
+    /// `[beyond_rf]`, `[design]`); `report` applies them to every run.
+    #[arg(long)]
+    pub config: Vec<std::path::PathBuf>,
+    /// Override one value: `--set gpu.sms=10` (or `--set sms=10`).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub sets: Vec<String>,
+    /// Take the overheads against the baseline resolved with this override file (instead of
+    /// the runs' own `--set`/`--config`), on the same workload, GPU, node, scope and power
+    /// mode.
+    #[arg(long, value_name = "FILE")]
+    pub baseline_config: Option<std::path::PathBuf>,
+}
+
 /// The run options `run`, `report` and `sweep` share (flattened into each one's `Args`).
 #[derive(clap::Args)]
 pub struct RunLimits {

@@ -1,26 +1,33 @@
-//! `regwatt report`: every built-in workload on every design and GPU preset, evaluated at
-//! 40 nm and 12 nm.
+//! `regwatt report`: the study driver (issue 33). Every design × every GPU preset it supports
+//! × every built-in workload (filters narrow each list), simulated once per power mode and
+//! priced at the report's nodes (default 40 and 12 nm) and, for the node-scaling study, at
+//! every node of the technology layer.
 //!
-//! Each (workload, GPU, design) is simulated once (the timing model knows nothing of the
-//! node); its activity is evaluated at both nodes. Runs are spread over `--jobs` threads;
-//! results are collected in a fixed order, so the report directory is byte-identical for
-//! the same inputs whatever the thread count:
+//! Each (workload, GPU, design, power mode) is simulated once (the timing model knows nothing
+//! of the node); its activity is priced at every node. Runs are spread over `--jobs`
+//! threads; results are collected in a fixed order, so the report directory is byte-identical
+//! for the same inputs whatever the thread count:
 //!
 //! ```text
-//! OUT/summary.csv                          one row per (workload, gpu, design, node)
-//! OUT/summary.json                         the same rows, typed
-//! OUT/runs/<gpu>/<design>/<workload>-<node>.json   full RunReport (activity, energy, area, config)
-//! OUT/config/<gpu>-<node>.toml             resolved configuration of each preset and node
+//! OUT/index.html                           the studies' charts and tables, links to every file
+//! OUT/summary.csv, summary.json            one row per run (workload, gpu, design, power mode, node)
+//! OUT/components.csv                       run × component × event / power state / area
+//! OUT/kernels.csv                          one row per kernel launch of every run
+//! OUT/studies/energy.csv, energy_*.svg     per-design energy by component, normalised to the reference
+//! OUT/studies/node_scaling.csv, *.svg      the same activity priced at every node
+//! OUT/studies/area_budget.csv, *.svg       area per design and component against the reference
+//! OUT/runs/<gpu>/<design>/<workload>-<node>[-<mode>].json   full RunReport
+//! OUT/config/<gpu>[-<design>]-<node>[-<mode>].toml          resolved configurations
+//! OUT/provenance.json                      version, commit, command line, configurations, launch specs
 //! ```
 //!
-//! A progress bar goes to stderr; the summary table to stdout. Exits non-zero if any run
-//! failed or any output did not match its reference (after writing everything).
-//!
-//! `--scope rf|sm|gpu` (default `rf`) chooses what the energy and area totals include (see
-//! `regwatt run`); the simulations are the same for every scope. At `rf` the report is what
-//! it was before scopes existed; at `sm`/`gpu` the summary gains a `scope` column, every run
-//! JSON an `energy.scope` record and every configuration its `[beyond_rf]` table.
+//! Overheads are against the *reference*: the `baseline` design on the same workload, GPU,
+//! node, power mode and overrides (`--set`, `--config`), or with `--baseline-config FILE` the
+//! baseline resolved with that file's overrides instead. A progress bar goes to stderr on a
+//! terminal; the summary table to stdout. Exits non-zero if any run failed or any output did
+//! not match its reference (after writing everything).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -34,6 +41,8 @@ use regwatt_designs::{DesignSpec, RunReport};
 use regwatt_sim::timing::RunOptions;
 use regwatt_workloads::Workload;
 
+use crate::study::{self, KernelRow, RunSet};
+
 /// Arguments of `regwatt report`.
 #[derive(clap::Args)]
 pub struct Args {
@@ -43,6 +52,25 @@ pub struct Args {
     /// Worker threads (default: available parallelism).
     #[arg(long)]
     pub jobs: Option<usize>,
+    /// Only these designs (comma-separated; default: every design).
+    #[arg(long, value_delimiter = ',')]
+    pub designs: Vec<String>,
+    /// Only these GPU presets (comma-separated; default: every preset a design supports).
+    #[arg(long, value_delimiter = ',')]
+    pub gpus: Vec<String>,
+    /// Nodes of the runs (comma-separated; default 40nm,12nm): any node the technology layer
+    /// has (90, 65, 45, 40, 32, 22, 12 nm, or a whole nm between 22 and 90, interpolated).
+    /// The node-scaling study prices every run at these and at the seven named nodes.
+    #[arg(long, value_delimiter = ',')]
+    pub nodes: Vec<String>,
+    /// Power modes (comma-separated; default always-on): always-on | subarray-gating |
+    /// register-gating | drowsy | tri-modal.
+    #[arg(
+        long = "power-modes",
+        visible_alias = "power-mode",
+        value_delimiter = ','
+    )]
+    pub power_modes: Vec<String>,
     /// Only these workloads (comma-separated; default: all).
     #[arg(long, value_delimiter = ',')]
     pub workloads: Vec<String>,
@@ -50,84 +78,144 @@ pub struct Args {
     /// execution units) | gpu (+ L2, interconnect, DRAM).
     #[arg(long, default_value = "rf")]
     pub scope: String,
-    /// Power management of the register rows: always-on | subarray-gating |
-    /// register-gating | drowsy | tri-modal.
-    #[arg(long, default_value = "always-on")]
-    pub power_mode: String,
+    #[command(flatten)]
+    pub overrides: super::OverrideArgs,
     #[command(flatten)]
     pub limits: super::RunLimits,
 }
 
-struct Job {
-    workload: &'static Workload,
-    gpu: usize,
-    /// Index into [`DesignSpec::ALL`].
-    d: usize,
+/// One configuration to simulate every workload on.
+struct Variant {
+    gpu: GpuPreset,
     design: DesignSpec,
+    mode: PowerMode,
+    cfg: ResolvedConfig,
+    /// Only the reference of other variants' overheads (not reported as runs).
+    reference_only: bool,
+    /// Hardware at every pricing node.
+    hw: Vec<NodeHardware>,
 }
 
-/// Outcome of one job: one report per node, or an error.
-type Outcome = Result<Vec<RunReport>, String>;
-
-/// The hardware of one GPU preset at one node: its configuration, the RF inventory and (at
+/// The hardware of one variant at one node: its configuration, the RF inventory and (at
 /// scope `sm`/`gpu`) the hardware beyond the RF.
-type NodeHardware = (Node, ResolvedConfig, Inventory, Option<BeyondRfInventory>);
+struct NodeHardware {
+    node: Node,
+    cfg: ResolvedConfig,
+    inv: Inventory,
+    beyond: Option<BeyondRfInventory>,
+}
 
-fn write(path: &Path, text: &str) -> anyhow::Result<()> {
+struct Job {
+    workload: &'static Workload,
+    variant: usize,
+}
+
+/// What one job returns: a report per pricing node and the kernel rows at the report's nodes.
+struct JobOut {
+    reports: Vec<RunReport>,
+    kernels: Vec<KernelRow>,
+}
+
+pub(crate) fn write(path: &Path, text: &str) -> anyhow::Result<()> {
     if let Some(d) = path.parent() {
         std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
     }
     std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
 }
 
+fn parse_list<T>(items: &[String], all: &[T]) -> anyhow::Result<Vec<T>>
+where
+    T: std::str::FromStr + Clone + PartialEq,
+    T::Err: std::error::Error + Send + Sync + 'static,
+{
+    if items.is_empty() {
+        return Ok(all.to_vec());
+    }
+    let mut out: Vec<T> = Vec::new();
+    for s in items {
+        let v: T = s.parse()?;
+        if !out.contains(&v) {
+            out.push(v);
+        }
+    }
+    Ok(out)
+}
+
 fn run_job(
     job: &Job,
-    cfgs: &[Vec<ResolvedConfig>],
-    invs: &[Vec<Vec<NodeHardware>>],
+    variants: &[Variant],
+    report_nodes: &[Node],
     opts: &RunOptions,
     limits: &super::RunLimits,
     budget: &regwatt_sim::footprint::Budget,
-) -> Outcome {
-    let cfg = &cfgs[job.gpu][job.d];
+) -> Result<JobOut, String> {
+    let v = &variants[job.variant];
     let spec = job.workload.load_spec().map_err(|e| e.to_string())?;
-    regwatt_sim::footprint::timed(&cfg.gpu, &spec, 1)
+    regwatt_sim::footprint::timed(&v.cfg.gpu, &spec, 1)
         .check(budget)
         .map_err(|e| e.to_string())?;
     let sim = super::run::simulate(
         &spec,
         Some(job.workload),
-        job.design,
-        cfg,
+        v.design,
+        &v.cfg,
         opts,
         limits.watch(&|_, _, _| {}),
     )
     .map_err(|e| format!("{:#}", super::explain_limits(e)))?;
-    let mut out = Vec::new();
-    for (_, ncfg, inv, beyond) in &invs[job.gpu][job.d] {
-        let mut r = RunReport::with_beyond_rf(
-            job.workload.name,
-            job.design,
-            ncfg,
-            inv,
-            beyond.as_ref(),
-            &sim.activity,
-            sim.launch_cycles,
-        )
-        .map_err(|e| e.to_string())?;
+    let mut reports = Vec::new();
+    let mut kernels = Vec::new();
+    for hw in &v.hw {
+        let price = |act, launch_cycles| {
+            RunReport::with_beyond_rf(
+                job.workload.name,
+                v.design,
+                &hw.cfg,
+                &hw.inv,
+                hw.beyond.as_ref(),
+                act,
+                launch_cycles,
+            )
+            .map_err(|e| e.to_string())
+        };
+        let mut r = price(&sim.activity, sim.launch_cycles)?;
         r.output_check = sim.check.as_ref().map(Result::is_ok);
-        out.push(r);
+        if !v.reference_only && report_nodes.contains(&hw.node) {
+            for (i, l) in sim.launches.iter().enumerate() {
+                let k = price(&l.activity, l.launch_cycles)?;
+                kernels.push(KernelRow::new(&r, i, l, &k));
+            }
+        }
+        reports.push(r);
     }
     if let Some(Err(e)) = &sim.check {
         eprintln!(
             "{} on {} / {}: output mismatch: {e}",
-            job.workload.name, cfg.gpu.name, job.design
+            job.workload.name, v.cfg.gpu.name, v.design
         );
     }
-    Ok(out)
+    Ok(JobOut { reports, kernels })
+}
+
+/// The file name of a resolved configuration (the baseline's always-on files keep their
+/// names from before designs had parameters and power modes).
+fn config_file_name(v: &Variant, node: Node) -> String {
+    let mut name = v.cfg.gpu.name.clone();
+    if v.reference_only {
+        name.push_str("-reference");
+    } else if v.design != DesignSpec::Baseline {
+        name = format!("{name}-{}", v.design);
+    }
+    name = format!("{name}-{node}");
+    if v.mode != PowerMode::AlwaysOn {
+        name = format!("{name}-{}", v.mode);
+    }
+    name + ".toml"
 }
 
 /// Runs `regwatt report`.
 pub fn run(args: Args) -> anyhow::Result<()> {
+    let started = std::time::Instant::now();
     let workloads: Vec<&'static Workload> = if args.workloads.is_empty() {
         regwatt_workloads::all().iter().collect()
     } else {
@@ -136,66 +224,108 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .map(|n| regwatt_workloads::get(n))
             .collect::<Result<_, _>>()?
     };
+    let designs = parse_list(&args.designs, &DesignSpec::ALL)?;
+    let gpus = parse_list(&args.gpus, &GpuPreset::ALL)?;
+    let mut report_nodes = parse_list(&args.nodes, &Node::REPORT)?;
+    report_nodes.sort();
+    let modes = parse_list(&args.power_modes, &[PowerMode::AlwaysOn])?;
     let scope: Scope = args.scope.parse()?;
-    let power_mode = args.power_mode.parse::<PowerMode>()?;
-    // configurations per (gpu, design): each design with its own `[design]` defaults
-    let cfgs: Vec<Vec<ResolvedConfig>> = GpuPreset::ALL
-        .iter()
-        .map(|p| {
-            DesignSpec::ALL
-                .iter()
-                .map(|d| {
-                    // a design the preset cannot run keeps its place with the baseline's
-                    // configuration, and no job (seed 004's cerf: gtx480 only)
-                    let ov = Overrides {
-                        scope: Some(scope),
-                        power_mode: Some(power_mode),
-                        design: Some(if d.supports(*p) {
-                            *d
-                        } else {
-                            DesignSpec::Baseline
-                        }),
-                        ..Overrides::default()
-                    };
-                    resolve(*p, &ov)
-                })
-                .collect::<Result<Vec<_>, _>>()
-        })
-        .collect::<Result<_, _>>()?;
-    // inventories per (gpu, design, node)
-    let mut invs: Vec<Vec<Vec<NodeHardware>>> = Vec::new();
-    for (preset, per_design) in GpuPreset::ALL.iter().zip(&cfgs) {
-        let mut vd = Vec::new();
-        for (d, cfg) in DesignSpec::ALL.iter().zip(per_design) {
-            let mut v = Vec::new();
-            for node in Node::REPORT.into_iter().filter(|_| d.supports(*preset)) {
-                let c = at_node(cfg, node);
-                let inv = inventory(*d, &c)?;
-                let beyond = beyond_rf_inventory(&c)?;
-                v.push((node, c, inv, beyond));
-            }
-            vd.push(v);
+    let ovr = &args.overrides;
+    // the node-scaling study: the named nodes and the report's
+    let mut all_nodes: Vec<Node> = Node::ALL.to_vec();
+    all_nodes.extend(report_nodes.iter().copied());
+    all_nodes.sort();
+    all_nodes.dedup();
+
+    let overrides = |design: DesignSpec, mode: PowerMode, files: &[PathBuf], sets: &[String]| {
+        let mut ov = Overrides {
+            sets: sets.to_vec(),
+            scope: Some(scope),
+            power_mode: Some(mode),
+            design: Some(design),
+            ..Overrides::default()
+        };
+        for f in files {
+            ov.add_file(f)?;
         }
-        invs.push(vd);
-    }
-    let mut jobs = Vec::new();
-    for (g, preset) in GpuPreset::ALL.iter().enumerate() {
-        for (d, design) in DesignSpec::ALL.iter().enumerate() {
-            if !design.supports(*preset) {
-                continue;
+        anyhow::Ok(ov)
+    };
+    let mut variants: Vec<Variant> = Vec::new();
+    for &gpu in &gpus {
+        for &mode in &modes {
+            for &design in designs.iter().filter(|d| d.supports(gpu)) {
+                let ov = overrides(design, mode, &ovr.config, &ovr.sets)?;
+                let cfg = resolve(gpu, &ov)
+                    .with_context(|| format!("design {design} on {gpu}, power mode {mode}"))?;
+                variants.push(Variant {
+                    gpu,
+                    design,
+                    mode,
+                    cfg,
+                    reference_only: false,
+                    hw: Vec::new(),
+                });
             }
-            for w in &workloads {
-                jobs.push(Job {
-                    workload: w,
-                    gpu: g,
-                    d,
-                    design: *design,
+            // the reference: the baseline with `--baseline-config`, or with the runs' own
+            // overrides when the baseline is not among the designs
+            let reference = match &ovr.baseline_config {
+                Some(f) => Some(overrides(
+                    DesignSpec::Baseline,
+                    mode,
+                    std::slice::from_ref(f),
+                    &[],
+                )?),
+                None if !designs.contains(&DesignSpec::Baseline) => Some(overrides(
+                    DesignSpec::Baseline,
+                    mode,
+                    &ovr.config,
+                    &ovr.sets,
+                )?),
+                None => None,
+            };
+            if let Some(ov) = reference {
+                let cfg = resolve(gpu, &ov).with_context(|| {
+                    format!("the reference baseline on {gpu}, power mode {mode}")
+                })?;
+                variants.push(Variant {
+                    gpu,
+                    design: DesignSpec::Baseline,
+                    mode,
+                    cfg,
+                    reference_only: true,
+                    hw: Vec::new(),
                 });
             }
         }
     }
+    if variants.iter().all(|v| v.reference_only) {
+        anyhow::bail!("no design supports the chosen GPU presets");
+    }
+    // hardware per (variant, node)
+    for v in &mut variants {
+        for &node in &all_nodes {
+            let c = at_node(&v.cfg, node);
+            let inv = inventory(v.design, &c)
+                .with_context(|| format!("design {} on {} at {node}", v.design, v.gpu))?;
+            let beyond = beyond_rf_inventory(&c)?;
+            v.hw.push(NodeHardware {
+                node,
+                cfg: c,
+                inv,
+                beyond,
+            });
+        }
+    }
+    let mut jobs = Vec::new();
+    for (vi, _) in variants.iter().enumerate() {
+        for w in &workloads {
+            jobs.push(Job {
+                workload: w,
+                variant: vi,
+            });
+        }
+    }
     let opts = args.limits.options();
-    let started = std::time::Instant::now();
     let threads = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
@@ -207,75 +337,164 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         &jobs,
         args.jobs,
         |job| {
-            format!(
-                "{} {} {}",
-                cfgs[job.gpu][job.d].gpu.name, job.design, job.workload.name
-            )
+            let v = &variants[job.variant];
+            format!("{} {} {} {}", v.gpu, v.design, v.mode, job.workload.name)
         },
-        |job| run_job(job, &cfgs, &invs, &opts, &args.limits, &budget),
+        |job| run_job(job, &variants, &report_nodes, &opts, &args.limits, &budget),
     );
 
-    // overheads against the same GPU's baseline at the same node
-    let mut reports: Vec<(usize, RunReport)> = Vec::new();
+    let mut sets: Vec<RunSet> = Vec::new();
+    let mut references: Vec<RunSet> = Vec::new();
+    let mut kernels: Vec<KernelRow> = Vec::new();
     let mut failures = Vec::new();
     for (job, o) in jobs.iter().zip(results) {
+        let v = &variants[job.variant];
         match o {
-            Some(Ok(rs)) => reports.extend(rs.into_iter().map(|r| (job.gpu, r))),
+            Some(Ok(out)) => {
+                let set = RunSet {
+                    gpu: v.cfg.gpu.name.clone(),
+                    design: v.design,
+                    mode: v.mode,
+                    workload: job.workload.name.to_string(),
+                    reports: out.reports,
+                };
+                kernels.extend(out.kernels);
+                if v.reference_only {
+                    references.push(set);
+                } else {
+                    if v.design == DesignSpec::Baseline && ovr.baseline_config.is_none() {
+                        references.push(set.clone());
+                    }
+                    sets.push(set);
+                }
+            }
             Some(Err(e)) => failures.push(format!(
-                "{} on {} / {}: {e}",
-                job.workload.name, cfgs[job.gpu][job.d].gpu.name, job.design
+                "{} on {} / {} ({}): {e}",
+                job.workload.name, v.cfg.gpu.name, v.design, v.mode
             )),
             None => failures.push(format!("{}: not run", job.workload.name)),
         }
     }
-    let baselines: Vec<RunReport> = reports
-        .iter()
-        .filter(|(_, r)| r.design == DesignSpec::Baseline)
-        .map(|(_, r)| r.clone())
-        .collect();
-    for (_, r) in &mut reports {
-        if let Some(b) = baselines
-            .iter()
-            .find(|b| b.workload == r.workload && b.gpu == r.gpu && b.node == r.node)
-        {
-            r.set_baseline(b);
+    // overheads against the reference on the same workload, gpu, power mode and node
+    let key = |s: &RunSet| (s.gpu.clone(), s.mode, s.workload.clone());
+    let refs: BTreeMap<_, &RunSet> = references.iter().map(|s| (key(s), s)).collect();
+    for s in &mut sets {
+        if let Some(r) = refs.get(&key(s)) {
+            for (rep, base) in s.reports.iter_mut().zip(&r.reports) {
+                rep.set_baseline(base);
+            }
         }
     }
 
     let out = &args.out;
-    for per_design in &invs {
-        for (design, hw) in DesignSpec::ALL.iter().zip(per_design) {
-            for (node, c, _, _) in hw {
-                // the baseline's files keep their names from before designs had parameters
-                let name = match design {
-                    DesignSpec::Baseline => format!("{}-{}.toml", c.gpu.name, node),
-                    d => format!("{}-{}-{}.toml", c.gpu.name, d, node),
-                };
-                write(&out.join("config").join(name), &c.to_toml())?;
-            }
+    let report_index: Vec<usize> = all_nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| report_nodes.contains(n))
+        .map(|(i, _)| i)
+        .collect();
+    for v in &variants {
+        for hw in v.hw.iter().filter(|h| report_nodes.contains(&h.node)) {
+            write(
+                &out.join("config").join(config_file_name(v, hw.node)),
+                &hw.cfg.to_toml(),
+            )?;
         }
     }
-    let rows: Vec<SummaryRow> = reports.iter().map(|(_, r)| r.summary_row()).collect();
-    let mut csv = SummaryRow::csv_header(scope != Scope::Rf);
-    csv.push('\n');
-    for r in &rows {
-        csv.push_str(&r.csv());
-        csv.push('\n');
-    }
-    write(&out.join("summary.csv"), &csv)?;
+    let reported = || {
+        sets.iter()
+            .flat_map(|s| report_index.iter().map(move |&i| &s.reports[i]))
+    };
+    let rows: Vec<SummaryRow> = reported().map(RunReport::summary_row).collect();
+    write(&out.join("summary.csv"), &study::summary_csv(&rows)?)?;
     write(
         &out.join("summary.json"),
         &(serde_json::to_string_pretty(&rows)? + "\n"),
     )?;
-    for (_, r) in &reports {
+    write(
+        &out.join("components.csv"),
+        &study::components_csv(reported())?,
+    )?;
+    write(&out.join("kernels.csv"), &study::kernels_csv(&kernels)?)?;
+    for r in reported() {
+        let mode = r.config.power.mode;
+        let suffix = if mode == PowerMode::AlwaysOn {
+            String::new()
+        } else {
+            format!("-{mode}")
+        };
         write(
             &out.join("runs")
                 .join(&r.gpu)
                 .join(r.design.name())
-                .join(format!("{}-{}.json", r.workload, r.node)),
+                .join(format!("{}-{}{suffix}.json", r.workload, r.node)),
             &(serde_json::to_string_pretty(r)? + "\n"),
         )?;
     }
+    let reference = match &ovr.baseline_config {
+        Some(f) => format!(
+            "the baseline resolved with --baseline-config {} (same workload, GPU, node and power mode)",
+            f.display()
+        ),
+        None => "the baseline on the same workload, GPU, node, power mode and overrides".into(),
+    };
+    let mut head = format!(
+        "{:<16} {:<8} {:<9} {:<15} {:>9} {:>6}",
+        "workload", "gpu", "design", "power mode", "cycles", "IPC"
+    );
+    for n in &report_nodes {
+        head.push_str(&format!(" {:>12}", format!("E@{n} [uJ]")));
+    }
+    for n in &report_nodes {
+        head.push_str(&format!(" {:>11}", format!("A@{n} mm2")));
+    }
+    let mut table = format!("{head}  check\n");
+    for s in &sets {
+        let first = &s.reports[report_index[0]];
+        let mut line = format!(
+            "{:<16} {:<8} {:<9} {:<15} {:>9} {:>6.2}",
+            s.workload,
+            s.gpu,
+            s.design.name(),
+            s.mode.name(),
+            first.cycles,
+            first.ipc
+        );
+        for &i in &report_index {
+            line.push_str(&format!(" {:>12.3}", s.reports[i].energy.total.j() * 1e6));
+        }
+        for &i in &report_index {
+            line.push_str(&format!(" {:>11.3}", s.reports[i].area.total.mm2()));
+        }
+        table.push_str(&format!("{line}  {}\n", first.summary_row().output_check));
+    }
+    let studies = study::Studies {
+        sets: &sets,
+        references: &refs.values().copied().collect::<Vec<_>>(),
+        report_nodes: &report_nodes,
+        all_nodes: &all_nodes,
+        reference: &reference,
+    };
+    let files = studies.write(out)?;
+    write(
+        &out.join("summary.md"),
+        &study::summary_markdown(&files, &table, &reference),
+    )?;
+    let provenance = crate::provenance::Provenance::new(
+        variants
+            .iter()
+            .flat_map(|v| {
+                v.hw.iter()
+                    .filter(|h| report_nodes.contains(&h.node))
+                    .map(|h| (config_file_name(v, h.node), &h.cfg))
+            })
+            .collect(),
+        crate::provenance::builtin_specs(&workloads)?,
+    )
+    .with_note("reference", &reference);
+    provenance.write(out)?;
+    let failed_html: Vec<String> = failures.clone();
+    study::html::write_index(out, &studies, &files, &provenance, &failed_html)?;
 
     if scope != Scope::Rf {
         let levels: Vec<&str> = Scope::ALL
@@ -288,47 +507,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             levels.join(" + ")
         );
     }
-    outln!(
-        "{:<16} {:<8} {:<9} {:>11} {:>6} {:>13} {:>13} {:>10} {:>10} {:>6}",
-        "workload",
-        "gpu",
-        "design",
-        "cycles",
-        "IPC",
-        "E@40nm [nJ]",
-        "E@12nm [nJ]",
-        "A@40 mm2",
-        "A@12 mm2",
-        "check"
-    );
-    for pair in reports.chunks(Node::REPORT.len()) {
-        let (Some((_, a)), Some((_, b))) = (pair.first(), pair.get(1)) else {
-            continue;
-        };
-        outln!(
-            "{:<16} {:<8} {:<9} {:>11} {:>6.2} {:>13.1} {:>13.1} {:>10.2} {:>10.2} {:>6}",
-            a.workload,
-            a.gpu,
-            a.design.name(),
-            a.cycles,
-            a.ipc,
-            a.energy.total.nj(),
-            b.energy.total.nj(),
-            a.area.total.mm2(),
-            b.area.total.mm2(),
-            a.summary_row().output_check
-        );
-    }
+    out!("{table}");
     eprintln!(
         "{} runs ({} simulations on {threads} threads) in {:.1} s; report in {}",
-        reports.len(),
+        rows.len(),
         jobs.len(),
         started.elapsed().as_secs_f64(),
         out.display()
     );
-    let mismatches = reports
+    let mismatches = sets
         .iter()
-        .filter(|(_, r)| r.output_check == Some(false))
+        .filter(|s| s.reports.first().and_then(|r| r.output_check) == Some(false))
         .count();
     for f in &failures {
         eprintln!("FAILED: {f}");
@@ -337,7 +526,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         anyhow::bail!(
             "{} run(s) failed, {} output mismatch(es)",
             failures.len(),
-            mismatches / Node::REPORT.len()
+            mismatches
         );
     }
     Ok(())

@@ -28,8 +28,9 @@ use regwatt_designs::config::{
     resolve, GpuPreset, Node, Overrides, PowerMode, ResolvedConfig, Scope,
 };
 use regwatt_designs::energy::ScopeSummary;
+use regwatt_designs::exec_model::LaunchRecord;
 use regwatt_designs::exec_model::{simulate_spec_watched, Watch};
-use regwatt_designs::run::{components_csv, inventory, DesignActivity};
+use regwatt_designs::run::{inventory, DesignActivity};
 use regwatt_designs::{DesignSpec, RunReport};
 use regwatt_sim::launch::{dump_dir, HostData, LaunchSpec};
 use regwatt_sim::timing::RunOptions;
@@ -65,12 +66,8 @@ pub struct Args {
     /// an override of that key must agree.
     #[arg(long)]
     pub power_mode: Option<String>,
-    /// Override file(s) with the preset's structure (`[gpu]`, `[rf]`, `[power]`, `[beyond_rf]`).
-    #[arg(long)]
-    pub config: Vec<PathBuf>,
-    /// Override one value: `--set gpu.sms=10` (or `--set sms=10`).
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    pub sets: Vec<String>,
+    #[command(flatten)]
+    pub overrides: super::OverrideArgs,
     /// Print the typed JSON report instead of text.
     #[arg(long)]
     pub json: bool,
@@ -174,6 +171,8 @@ pub(crate) struct Simulated {
     pub activity: DesignActivity,
     /// Cycles of the launch latencies (`regwatt_designs::exec_model::launch_cycles`).
     pub launch_cycles: u64,
+    /// Every launch on its own.
+    pub launches: Vec<LaunchRecord>,
     pub buffers: std::collections::BTreeMap<String, HostData>,
     /// Reference check of a built-in workload: `Some(Err(first mismatch))` on failure.
     pub check: Option<Result<(), String>>,
@@ -199,6 +198,7 @@ pub(crate) fn simulate(
     Ok(Simulated {
         activity: sim.activity,
         launch_cycles: sim.launch_cycles,
+        launches: sim.launches,
         buffers: sim.buffers,
         check,
     })
@@ -441,6 +441,27 @@ fn print_scoped(r: &RunReport, sc: &ScopeSummary) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The provenance record of a run: its configuration and launch spec (the text read again
+/// from the file, or the built-in workload's).
+fn provenance(
+    args: &Args,
+    cfg: &ResolvedConfig,
+    spec: &LaunchSpec,
+) -> anyhow::Result<crate::provenance::Provenance> {
+    let text = match (&args.spec, &args.workload) {
+        (Some(p), _) => {
+            std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?
+        }
+        (None, Some(w)) => regwatt_workloads::get(w)?.spec_toml.to_string(),
+        _ => String::new(),
+    };
+    let name = args.workload.clone().unwrap_or_else(|| spec.file.clone());
+    Ok(crate::provenance::Provenance::new(
+        vec![("resolved_config.toml".to_string(), cfg)],
+        [(name, crate::provenance::SpecEntry::new(spec, &text))].into(),
+    ))
+}
+
 /// Runs `regwatt run`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     run_inner(args).map_err(super::explain_limits)
@@ -454,8 +475,8 @@ fn run_inner(args: Args) -> anyhow::Result<()> {
         args.node.as_deref(),
         args.scope.as_deref(),
         args.power_mode.as_deref(),
-        &args.config,
-        &args.sets,
+        &args.overrides.config,
+        &args.overrides.sets,
     )?;
     let (spec, workload) = match (&args.spec, &args.workload) {
         (Some(p), None) => (
@@ -470,7 +491,11 @@ fn run_inner(args: Args) -> anyhow::Result<()> {
     };
     // issue 35: the memory the run needs, checked before anything large is allocated (a
     // design other than the baseline keeps its buffers while the baseline runs after it)
-    let copies = if design == DesignSpec::Baseline { 1 } else { 2 };
+    let copies = if design == DesignSpec::Baseline && args.overrides.baseline_config.is_none() {
+        1
+    } else {
+        2
+    };
     let mut need = regwatt_sim::footprint::timed(&cfg.gpu, &spec, copies);
     if let Some(w) = args.series_window {
         // per SM, per window up to the cycle limit: the design's and the core's counters
@@ -494,31 +519,50 @@ fn run_inner(args: Args) -> anyhow::Result<()> {
     let name = workload.map_or_else(|| spec.file.clone(), |w| w.name.to_string());
     let mut report = RunReport::new(&name, design, &cfg, &inv, &sim.activity, sim.launch_cycles)?;
     report.output_check = sim.check.as_ref().map(Result::is_ok);
-    if design == DesignSpec::Baseline {
-        let base = report.clone();
-        report.set_baseline(&base);
-    } else {
-        // the overheads are against the baseline on the same configuration (its own
-        // simulation: the designs time differently)
-        let mut bcfg = cfg.clone();
-        bcfg.design = None;
-        let bsim = simulate_spec_watched(&spec, DesignSpec::Baseline, &bcfg, &opts, watch)?;
-        let binv = inventory(DesignSpec::Baseline, &bcfg)?;
-        let base = RunReport::new(
-            &name,
+    // the reference of the overheads: the baseline on the same configuration (its own
+    // simulation: the designs time differently), or resolved with --baseline-config
+    let reference = match &args.overrides.baseline_config {
+        Some(f) => Some(config(
             DesignSpec::Baseline,
-            &bcfg,
-            &binv,
-            &bsim.activity,
-            bsim.launch_cycles,
-        )?;
-        report.set_baseline(&base);
+            &args.gpu,
+            Some(&cfg.power.node.name()),
+            Some(cfg.scope().name()),
+            Some(cfg.power.mode.name()),
+            std::slice::from_ref(f),
+            &[],
+        )?),
+        None if design == DesignSpec::Baseline => None,
+        None => {
+            let mut b = cfg.clone();
+            b.design = None;
+            Some(b)
+        }
+    };
+    match reference {
+        None => {
+            let base = report.clone();
+            report.set_baseline(&base);
+        }
+        Some(bcfg) => {
+            let bsim = simulate_spec_watched(&spec, DesignSpec::Baseline, &bcfg, &opts, watch)?;
+            let binv = inventory(DesignSpec::Baseline, &bcfg)?;
+            let base = RunReport::new(
+                &name,
+                DesignSpec::Baseline,
+                &bcfg,
+                &binv,
+                &bsim.activity,
+                bsim.launch_cycles,
+            )?;
+            report.set_baseline(&base);
+        }
     }
     progress.finish();
     if let Some(dir) = &args.dump {
         dump_dir(dir, &sim.buffers)
             .with_context(|| format!("writing buffers to {}", dir.display()))?;
         write(&dir.join("resolved_config.toml"), &cfg.to_toml())?;
+        provenance(&args, &cfg, &spec)?.write(dir)?;
     }
     if let Some(dir) = &args.out {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
@@ -526,7 +570,10 @@ fn run_inner(args: Args) -> anyhow::Result<()> {
             &dir.join("report.json"),
             &(serde_json::to_string_pretty(&report)? + "\n"),
         )?;
-        write(&dir.join("energy.csv"), &components_csv(&report))?;
+        write(
+            &dir.join("energy.csv"),
+            &crate::study::components_csv(std::iter::once(&report))?,
+        )?;
         if args.series_window.is_some() {
             write(&dir.join("register_series.csv"), &series_csv(&report)?)?;
         }
@@ -534,6 +581,7 @@ fn run_inner(args: Args) -> anyhow::Result<()> {
             write(&dir.join("power_states.csv"), &csv)?;
         }
         write(&dir.join("resolved_config.toml"), &cfg.to_toml())?;
+        provenance(&args, &cfg, &spec)?.write(dir)?;
     }
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&report)?);

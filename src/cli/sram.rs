@@ -779,6 +779,8 @@ fn estimate_one(
     let mut config = serde_json::to_value(spec)?;
     if let Value::Object(m) = &mut config {
         m.insert("source".into(), Value::String(res.source.clone()));
+        // the spec's own `temperature` is a unit string (its TOML form): a number here
+        m.remove("temperature");
         m.insert("temperature_k".into(), num(spec.temperature.k()));
         m.insert("technology".into(), Value::String(tech.provenance.clone()));
         m.insert(

@@ -35,7 +35,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use regwatt_designs::config::{resolve, GpuPreset, Node, Overrides, PowerMode};
-use regwatt_designs::run::{at_node, inventory};
+use regwatt_designs::run::{at_node, csv_number, inventory, SummaryRow};
 use regwatt_designs::{DesignSpec, RunReport};
 use serde::{Deserialize, Serialize};
 
@@ -233,28 +233,25 @@ fn points(g: &Grid) -> anyhow::Result<Vec<Point>> {
     Ok(out)
 }
 
-fn csv_line(fields: &[String]) -> String {
-    fields
-        .iter()
-        .map(|f| {
-            if f.contains([',', '"', '\n']) {
-                format!("\"{}\"", f.replace('"', "\"\""))
-            } else {
-                f.clone()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(",")
+/// One CSV line (no line end), quoted where needed (the `csv` crate).
+fn csv_line(fields: &[String]) -> anyhow::Result<String> {
+    let mut w = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::new());
+    w.write_record(fields)?;
+    let mut s = String::from_utf8(w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?)?;
+    s.pop();
+    Ok(s)
 }
 
-fn header(set_keys: &[String]) -> String {
-    let mut h = vec!["point".to_string(), "power_mode".to_string()];
+/// The columns of `sweep.csv`: the point, the swept `[set]` values, the report's summary
+/// columns, status and error.
+fn header(set_keys: &[String]) -> anyhow::Result<String> {
+    let mut h = vec!["point".to_string()];
     h.extend(set_keys.iter().cloned());
-    let mut s = csv_line(&h);
-    s.push(',');
-    s.push_str(regwatt_designs::run::SummaryRow::CSV_HEADER);
-    s.push_str(",status,error");
-    s
+    h.extend(SummaryRow::COLUMNS.iter().map(|c| c.to_string()));
+    h.extend(["status".to_string(), "error".to_string()]);
+    csv_line(&h)
 }
 
 /// Simulates one point and prices it at every node.
@@ -378,11 +375,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     }
     let out = &args.out;
-    let mut csv = header(&set_keys);
+    let mut csv = header(&set_keys)?;
     csv.push('\n');
     let mut failed = 0;
     for (p, o) in mine.iter().zip(results) {
-        let mut lead = vec![p.index.to_string(), p.mode.name().to_string()];
+        let mut lead = vec![p.index.to_string()];
         lead.extend(p.sets.iter().map(|(_, v)| v.clone()));
         match o {
             Some(Ok(mut rs)) => {
@@ -390,10 +387,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     if let Some(b) = baselines.get(&key(p)).and_then(|b| b.get(j)) {
                         r.set_baseline(b);
                     }
-                    csv.push_str(&csv_line(&lead));
-                    csv.push(',');
-                    csv.push_str(&r.summary_row().csv());
-                    csv.push_str(",ok,\n");
+                    let mut f = lead.clone();
+                    f.extend(r.summary_row().fields());
+                    f.extend(["ok".to_string(), String::new()]);
+                    csv.push_str(&csv_line(&f)?);
+                    csv.push('\n');
                     write(
                         &out.join("points")
                             .join(format!("{:06}-{}.json", p.index, r.node)),
@@ -409,28 +407,45 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 };
                 for node in &nodes {
                     let mut f = lead.clone();
-                    f.extend([
+                    let id = [
                         p.workload.clone(),
                         p.gpu.name().to_string(),
                         p.design.name().to_string(),
-                        node.name().to_string(),
-                    ]);
-                    // the summary's numeric columns stay empty
-                    f.extend(std::iter::repeat_n(String::new(), 10));
+                        node.name(),
+                        csv_number(node.nm()),
+                        p.mode.name().to_string(),
+                        "rf".to_string(),
+                    ];
+                    // the summary's other columns stay empty
+                    let blanks = SummaryRow::COLUMNS.len() - id.len();
+                    f.extend(id);
+                    f.extend(std::iter::repeat_n(String::new(), blanks));
                     f.extend(["error".to_string(), msg.replace('\n', " ")]);
-                    csv.push_str(&csv_line(&f));
+                    csv.push_str(&csv_line(&f)?);
                     csv.push('\n');
                 }
             }
         }
     }
     write(&out.join("sweep.csv"), &csv)?;
+    let workloads: Vec<&regwatt_workloads::Workload> = grid
+        .workloads
+        .iter()
+        .map(|w| regwatt_workloads::get(w))
+        .collect::<Result<_, _>>()?;
+    crate::provenance::Provenance::new(Vec::new(), crate::provenance::builtin_specs(&workloads)?)
+        .with_note("grid", &text)
+        .with_note(
+            "configurations",
+            "each point's resolved configuration is the `config` of its points/<point>-<node>.json",
+        )
+        .write(out)?;
     let meta = Meta {
         points: all.len(),
         nodes: nodes.len(),
         shard: k,
         shards: n,
-        header: header(&set_keys),
+        header: header(&set_keys)?,
     };
     write(
         &out.join("sweep.meta.json"),

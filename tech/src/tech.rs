@@ -1009,6 +1009,16 @@ impl Technology {
         })
     }
 
+    /// Whether [`Technology::for_node`] resolves `nm`: a built-in node (within 1 nm) or a
+    /// node strictly between two of CACTI's nodes (90–22 nm), interpolated.
+    pub fn supports_node(nm: f64) -> bool {
+        nm.is_finite()
+            && (BUILTIN.iter().any(|(n, _)| (nm - *n as f64).abs() < 1.0)
+                || CACTI_NODES
+                    .windows(2)
+                    .any(|w| nm < w[0] as f64 && nm > w[1] as f64))
+    }
+
     /// Nodes available without interpolation.
     pub fn builtin_nodes() -> Vec<u32> {
         BUILTIN.iter().map(|(n, _)| *n).collect()
@@ -1021,6 +1031,20 @@ mod tests {
 
     fn t360() -> Temperature {
         Temperature::from_k(360.0)
+    }
+
+    #[test]
+    fn supports_node_agrees_with_for_node() {
+        for tenth in (50..=1000).step_by(5) {
+            let nm = f64::from(tenth) / 10.0;
+            assert_eq!(
+                Technology::supports_node(nm),
+                Technology::for_node(nm, t360()).is_ok(),
+                "{nm} nm"
+            );
+        }
+        assert!(Technology::supports_node(28.0) && !Technology::supports_node(16.0));
+        assert!(!Technology::supports_node(f64::NAN));
     }
 
     #[test]

@@ -584,6 +584,50 @@ impl Capacitance {
     }
 }
 
+/// Serialisers for reports (issue 33): a quantity as a plain number in the unit its key names
+/// (`#[serde(rename = "total_j", serialize_with = "units::report::j")]`), so JSON and CSV
+/// readers get numbers (pandas, jq) and the unit is in the key: `_j`, `_pj`, `_w`, `_mw`,
+/// `_s`, `_mm2`, `_k`. The quantities' own `Serialize` keeps unit strings (`"0.96 V"`) for
+/// configuration files.
+pub mod report {
+    use std::collections::BTreeMap;
+
+    use serde::Serializer;
+
+    use super::{Area, Energy, Power, Temperature, Time};
+
+    macro_rules! as_unit {
+        ($($(#[$doc:meta])* $fn:ident, $map:ident: $ty:ident . $get:ident;)*) => {$(
+            $(#[$doc])*
+            pub fn $fn<S: Serializer>(q: &$ty, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_f64(q.$get())
+            }
+            $(#[$doc])*
+            /// (Every value of a map.)
+            pub fn $map<S: Serializer>(m: &BTreeMap<String, $ty>, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_map(m.iter().map(|(k, v)| (k, v.$get())))
+            }
+        )*};
+    }
+
+    as_unit! {
+        /// Joules (`_j`): a run's energies.
+        j, map_j: Energy.j;
+        /// Picojoules (`_pj`): energy per event.
+        pj, map_pj: Energy.pj;
+        /// Watts (`_w`).
+        w, map_w: Power.w;
+        /// Milliwatts (`_mw`): leakage of one instance.
+        mw, map_mw: Power.mw;
+        /// Seconds (`_s`).
+        s, map_s: Time.s;
+        /// Square millimetres (`_mm2`).
+        mm2, map_mm2: Area.mm2;
+        /// Kelvin (`_k`).
+        k, map_k: Temperature.k;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -35,10 +35,22 @@ pub struct Component {
     /// Instances in the whole GPU.
     pub instances: u64,
     /// Energy per event, by event name.
+    #[serde(
+        rename = "event_energy_pj",
+        serialize_with = "regwatt_tech::units::report::map_pj"
+    )]
     pub event_energy: BTreeMap<String, Energy>,
     /// Leakage (subthreshold + gate) of one instance while powered.
+    #[serde(
+        rename = "leakage_mw",
+        serialize_with = "regwatt_tech::units::report::mw"
+    )]
     pub leakage: Power,
     /// Area of one instance.
+    #[serde(
+        rename = "area_mm2",
+        serialize_with = "regwatt_tech::units::report::mm2"
+    )]
     pub area: Area,
     /// Model and source of the numbers.
     pub source: String,
@@ -48,6 +60,10 @@ pub struct Component {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Inventory {
     pub node: Node,
+    #[serde(
+        rename = "temperature_k",
+        serialize_with = "regwatt_tech::units::report::k"
+    )]
     pub temperature: Temperature,
     pub core_clock_mhz: f64,
     pub components: Vec<Component>,
@@ -62,10 +78,25 @@ pub struct ComponentEnergy {
     pub name: String,
     pub instances: u64,
     pub events: BTreeMap<String, u64>,
+    /// Energy of one event of each kind (the inventory's figure).
+    #[serde(
+        rename = "energy_per_event_pj",
+        serialize_with = "regwatt_tech::units::report::map_pj"
+    )]
+    pub energy_per_event: BTreeMap<String, Energy>,
+    #[serde(
+        rename = "dynamic_j",
+        serialize_with = "regwatt_tech::units::report::j"
+    )]
     pub dynamic: Energy,
-    #[serde(rename = "static")]
+    #[serde(rename = "static_j", serialize_with = "regwatt_tech::units::report::j")]
     pub static_energy: Energy,
+    #[serde(rename = "total_j", serialize_with = "regwatt_tech::units::report::j")]
     pub total: Energy,
+    #[serde(
+        rename = "area_mm2",
+        serialize_with = "regwatt_tech::units::report::mm2"
+    )]
     pub area: Area,
 }
 
@@ -73,9 +104,13 @@ pub struct ComponentEnergy {
 /// (`0.05` = 5 % more). 0 for the baseline itself.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct Overhead {
+    #[serde(rename = "energy_frac")]
     pub energy: f64,
+    #[serde(rename = "dynamic_energy_frac")]
     pub dynamic_energy: f64,
+    #[serde(rename = "static_energy_frac")]
     pub static_energy: f64,
+    #[serde(rename = "area_frac")]
     pub area: f64,
 }
 
@@ -83,15 +118,29 @@ pub struct Overhead {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct EnergySummary {
     pub node: Node,
+    #[serde(
+        rename = "temperature_k",
+        serialize_with = "regwatt_tech::units::report::k"
+    )]
     pub temperature: Temperature,
     /// Simulated time `cycles / f_core`.
+    #[serde(rename = "time_s", serialize_with = "regwatt_tech::units::report::s")]
     pub time: Time,
     pub components: Vec<ComponentEnergy>,
+    #[serde(
+        rename = "dynamic_j",
+        serialize_with = "regwatt_tech::units::report::j"
+    )]
     pub dynamic: Energy,
-    #[serde(rename = "static")]
+    #[serde(rename = "static_j", serialize_with = "regwatt_tech::units::report::j")]
     pub static_energy: Energy,
+    #[serde(rename = "total_j", serialize_with = "regwatt_tech::units::report::j")]
     pub total: Energy,
     /// Average power `total / time`.
+    #[serde(
+        rename = "average_power_w",
+        serialize_with = "regwatt_tech::units::report::w"
+    )]
     pub average_power: Power,
     pub overhead_vs_baseline: Overhead,
     /// At scope `sm` or `gpu`: which components the totals include, and the sum of each
@@ -103,10 +152,19 @@ pub struct EnergySummary {
 /// Energy and area of the components of one scope level.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct LevelTotal {
+    #[serde(
+        rename = "dynamic_j",
+        serialize_with = "regwatt_tech::units::report::j"
+    )]
     pub dynamic: Energy,
-    #[serde(rename = "static")]
+    #[serde(rename = "static_j", serialize_with = "regwatt_tech::units::report::j")]
     pub static_energy: Energy,
+    #[serde(rename = "total_j", serialize_with = "regwatt_tech::units::report::j")]
     pub total: Energy,
+    #[serde(
+        rename = "area_mm2",
+        serialize_with = "regwatt_tech::units::report::mm2"
+    )]
     pub area: Area,
 }
 
@@ -134,8 +192,17 @@ pub struct ScopeSummary {
 pub struct AreaSummary {
     pub node: Node,
     /// Component → area of all instances.
+    #[serde(
+        rename = "components_mm2",
+        serialize_with = "regwatt_tech::units::report::map_mm2"
+    )]
     pub components: BTreeMap<String, Area>,
+    #[serde(
+        rename = "total_mm2",
+        serialize_with = "regwatt_tech::units::report::mm2"
+    )]
     pub total: Area,
+    #[serde(rename = "overhead_vs_baseline_frac")]
     pub overhead_vs_baseline: f64,
 }
 
@@ -208,6 +275,7 @@ impl Inventory {
                 name: c.name.clone(),
                 instances: c.instances,
                 events: ev.clone(),
+                energy_per_event: c.event_energy.clone(),
                 dynamic,
                 static_energy,
                 total: dynamic + static_energy,

@@ -1,0 +1,892 @@
+//! The tables and studies `regwatt report` writes (issue 33): `summary.csv`,
+//! `components.csv`, `kernels.csv`, and the three studies users come for, each a CSV and SVG
+//! charts under `studies/`:
+//!
+//! * **per-design energy** (`energy.csv`, `energy_<gpu>_<node>[_<mode>].svg`): every
+//!   component's dynamic and static energy per workload, normalised to the reference run's
+//!   total; the geometric mean over the workloads of each design's normalised total, split
+//!   by component in the mean shares of its workloads;
+//! * **node scaling** (`node_scaling.csv`, `node_scaling_<gpu>[_<mode>].svg`): the same
+//!   activity priced at every node: energy, static (leakage) share and area;
+//! * **area-overhead budget** (`area_budget.csv`, `area_budget_<gpu>[_<mode>].svg`): each
+//!   design's area per component against the reference's, as a share of the reference's total,
+//!   with the seed's published overhead beside it (`calibrations/published-area.toml`).
+//!
+//! CSV files are written with the `csv` crate; numbers are plain (`run::csv_number`), the unit
+//! in the column name.
+
+pub mod charts;
+pub mod html;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::Context;
+use regwatt_designs::config::{Node, PowerMode, Scope};
+use regwatt_designs::exec_model::LaunchRecord;
+use regwatt_designs::run::{csv_number, ComponentRow, SummaryRow};
+use regwatt_designs::{DesignSpec, RunReport};
+use serde::Deserialize;
+
+/// Every pricing of one simulation: (workload, GPU, design, power mode) at each node.
+#[derive(Clone, Debug)]
+pub struct RunSet {
+    pub gpu: String,
+    pub design: DesignSpec,
+    pub mode: PowerMode,
+    pub workload: String,
+    /// One report per node of [`Studies::all_nodes`], in that order.
+    pub reports: Vec<RunReport>,
+}
+
+/// The columns that name a run in `components.csv` and `kernels.csv`: the summary's first
+/// (workload, gpu, design, node, node_nm, power_mode, scope).
+const RUN_COLUMNS: &[&str] = SummaryRow::COLUMNS.split_at(7).0;
+
+fn run_fields(r: &RunReport) -> Vec<String> {
+    let mut f = r.summary_row().fields();
+    f.truncate(RUN_COLUMNS.len());
+    f
+}
+
+fn csv_text(
+    header: &[&str],
+    rows: impl IntoIterator<Item = Vec<String>>,
+) -> anyhow::Result<String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(header)?;
+    for r in rows {
+        w.write_record(&r)?;
+    }
+    Ok(String::from_utf8(w.into_inner()?)?)
+}
+
+/// `summary.csv`: one row per run.
+pub fn summary_csv(rows: &[SummaryRow]) -> anyhow::Result<String> {
+    csv_text(&SummaryRow::COLUMNS, rows.iter().map(SummaryRow::fields))
+}
+
+/// `components.csv` (and `regwatt run --out`'s `energy.csv`): run × component × event /
+/// power state / area ([`ComponentRow`]).
+pub fn components_csv<'a>(reports: impl Iterator<Item = &'a RunReport>) -> anyhow::Result<String> {
+    let header: Vec<&str> = RUN_COLUMNS
+        .iter()
+        .chain(ComponentRow::COLUMNS.iter())
+        .copied()
+        .collect();
+    let rows = reports.flat_map(|r| {
+        let id = run_fields(r);
+        r.component_rows().into_iter().map(move |c| {
+            let mut f = id.clone();
+            f.extend(c.fields());
+            f
+        })
+    });
+    csv_text(&header, rows)
+}
+
+/// One row of `kernels.csv`: one kernel launch of a run, priced on its own.
+#[derive(Clone, Debug)]
+pub struct KernelRow {
+    run: Vec<String>,
+    launch: usize,
+    kernel: String,
+    grid: [u32; 3],
+    block: [u32; 3],
+    cycles: u64,
+    launch_latency_cycles: u64,
+    warp_instructions: u64,
+    thread_instructions: u64,
+    ipc: f64,
+    dynamic_j: f64,
+    static_j: f64,
+    total_j: f64,
+}
+
+impl KernelRow {
+    const COLUMNS: [&'static str; 17] = [
+        "launch",
+        "kernel",
+        "grid_x",
+        "grid_y",
+        "grid_z",
+        "block_x",
+        "block_y",
+        "block_z",
+        "cycles",
+        "kernel_cycles",
+        "launch_latency_cycles",
+        "warp_instructions",
+        "thread_instructions",
+        "ipc",
+        "dynamic_j",
+        "static_j",
+        "total_j",
+    ];
+
+    /// Launch `index` of the run `run`, `priced` on its own activity.
+    pub fn new(run: &RunReport, index: usize, l: &LaunchRecord, priced: &RunReport) -> KernelRow {
+        KernelRow {
+            run: run_fields(run),
+            launch: index,
+            kernel: l.kernel.clone(),
+            grid: l.grid,
+            block: l.block,
+            cycles: priced.cycles,
+            launch_latency_cycles: priced.launch_latency.cycles,
+            warp_instructions: priced.warp_instructions,
+            thread_instructions: priced.thread_instructions,
+            ipc: priced.ipc,
+            dynamic_j: priced.energy.dynamic.j(),
+            static_j: priced.energy.static_energy.j(),
+            total_j: priced.energy.total.j(),
+        }
+    }
+
+    fn fields(&self) -> Vec<String> {
+        let mut f = self.run.clone();
+        f.extend([self.launch.to_string(), self.kernel.clone()]);
+        f.extend(self.grid.iter().chain(&self.block).map(u32::to_string));
+        f.extend([
+            self.cycles.to_string(),
+            (self.cycles - self.launch_latency_cycles.min(self.cycles)).to_string(),
+            self.launch_latency_cycles.to_string(),
+            self.warp_instructions.to_string(),
+            self.thread_instructions.to_string(),
+            csv_number(self.ipc),
+            csv_number(self.dynamic_j),
+            csv_number(self.static_j),
+            csv_number(self.total_j),
+        ]);
+        f
+    }
+}
+
+/// `kernels.csv`: one row per kernel launch of every run.
+pub fn kernels_csv(rows: &[KernelRow]) -> anyhow::Result<String> {
+    let header: Vec<&str> = RUN_COLUMNS
+        .iter()
+        .chain(KernelRow::COLUMNS.iter())
+        .copied()
+        .collect();
+    csv_text(&header, rows.iter().map(KernelRow::fields))
+}
+
+/// `summary.md`: the headline table (markdown) and the per-run table, as the README's
+/// "`regwatt report` summary" section shows them.
+pub fn summary_markdown(w: &Written, table: &str, reference: &str) -> String {
+    let published = published().unwrap_or_default();
+    let mut s = format!(
+        "Each design against the reference ({reference}): geometric mean over the workloads of energy / reference energy (1.000 = the same), static share of the energy, area overhead, and the seed's published area overhead.\n\n\
+         | gpu | node | power mode | design | workloads | energy × | dynamic × | static × | static share | area overhead | published |\n\
+         |---|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n"
+    );
+    for l in &w.headline {
+        s.push_str(&format!("| {} |\n", l.cells(&published).join(" | ")));
+    }
+    s.push_str("\nEvery run (energy over the kernels' own cycles, RF area per GPU):\n\n```\n");
+    s.push_str(table);
+    s.push_str("```\n");
+    s
+}
+
+/// A seed's published area overhead (`calibrations/published-area.toml`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Published {
+    pub design: String,
+    /// The overhead the paper states, as a fraction (absent: storage only).
+    pub overhead_frac: Option<f64>,
+    /// What the figure counts.
+    pub basis: String,
+    /// Seed section and the shared reference entry it was copied from.
+    pub source: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PublishedFile {
+    design: Vec<Published>,
+}
+
+/// The published overheads, by design name (embedded `calibrations/published-area.toml`).
+pub fn published() -> anyhow::Result<BTreeMap<String, Published>> {
+    const FILE: &str = "calibrations/published-area.toml";
+    let f: PublishedFile = toml::from_str(include_str!("../../calibrations/published-area.toml"))
+        .with_context(|| format!("{FILE} (embedded)"))?;
+    let mut out = BTreeMap::new();
+    for p in f.design {
+        p.design
+            .parse::<DesignSpec>()
+            .with_context(|| format!("{FILE} (embedded): design `{}`", p.design))?;
+        out.insert(p.design.clone(), p);
+    }
+    Ok(out)
+}
+
+/// A file the report wrote, for `index.html`.
+#[derive(Clone, Debug)]
+pub struct WrittenFile {
+    /// Path relative to the report directory.
+    pub path: String,
+    /// What it holds.
+    pub what: String,
+}
+
+/// A chart the report wrote.
+#[derive(Clone, Debug)]
+pub struct Chart {
+    /// Which study (`energy`, `node_scaling`, `area_budget`).
+    pub study: &'static str,
+    /// Path relative to the report directory.
+    pub path: String,
+    pub title: String,
+    /// The SVG text (embedded in `index.html`).
+    pub svg: String,
+}
+
+/// What [`Studies::write`] wrote.
+#[derive(Clone, Debug, Default)]
+pub struct Written {
+    pub csv: Vec<WrittenFile>,
+    pub charts: Vec<Chart>,
+    /// Headline numbers per (gpu, node, mode, design): geometric-mean normalised energy and
+    /// area overhead (for the summary table of `index.html`).
+    pub headline: Vec<Headline>,
+}
+
+/// One line of the headline table.
+#[derive(Clone, Debug)]
+pub struct Headline {
+    pub gpu: String,
+    pub node: Node,
+    pub mode: PowerMode,
+    pub design: DesignSpec,
+    /// Workloads in the mean.
+    pub workloads: usize,
+    /// Geometric mean over workloads of total energy / reference total energy.
+    pub energy_geomean: f64,
+    /// Same for dynamic and static energy (each against the reference's own).
+    pub dynamic_geomean: f64,
+    pub static_geomean: f64,
+    /// Area overhead against the reference.
+    pub area_overhead_frac: f64,
+    /// Static share of the design's energy, summed over workloads.
+    pub static_share_frac: f64,
+}
+
+impl Headline {
+    /// The line's cells as the headline tables show them: gpu, node, power mode, design,
+    /// workloads, energy, dynamic and static energy (geometric means, ×), static share, area
+    /// overhead, the published area overhead.
+    pub fn cells(&self, published: &BTreeMap<String, Published>) -> Vec<String> {
+        let pct = |f: f64| format!("{:+.2} %", 100.0 * f);
+        vec![
+            self.gpu.clone(),
+            self.node.name(),
+            self.mode.name().to_string(),
+            self.design.name().to_string(),
+            self.workloads.to_string(),
+            format!("{:.3}", self.energy_geomean),
+            format!("{:.3}", self.dynamic_geomean),
+            format!("{:.3}", self.static_geomean),
+            format!("{:.1} %", 100.0 * self.static_share_frac),
+            pct(self.area_overhead_frac),
+            published
+                .get(self.design.name())
+                .and_then(|p| p.overhead_frac)
+                .map_or_else(|| "—".to_string(), pct),
+        ]
+    }
+}
+
+/// The inputs of the studies.
+pub struct Studies<'a> {
+    /// Reported runs (every node of `all_nodes`).
+    pub sets: &'a [RunSet],
+    /// The reference runs overheads are taken against, one per (gpu, mode, workload).
+    pub references: &'a [&'a RunSet],
+    /// The report's nodes.
+    pub report_nodes: &'a [Node],
+    /// Every node the runs are priced at (`report_nodes` among them), largest first.
+    pub all_nodes: &'a [Node],
+    /// What overheads are against, in words.
+    pub reference: &'a str,
+}
+
+/// Geometric mean of positive values (`None` if any is not positive or there are none).
+pub fn geomean(xs: impl IntoIterator<Item = f64>) -> Option<f64> {
+    let (mut s, mut n) = (0.0, 0usize);
+    for x in xs {
+        if !(x > 0.0 && x.is_finite()) {
+            return None;
+        }
+        s += x.ln();
+        n += 1;
+    }
+    (n > 0).then(|| (s / n as f64).exp())
+}
+
+/// Groups of runs that share a chart: (gpu, mode) in first-seen order.
+fn groups(sets: &[RunSet]) -> Vec<(String, PowerMode)> {
+    let mut g: Vec<(String, PowerMode)> = Vec::new();
+    for s in sets {
+        let k = (s.gpu.clone(), s.mode);
+        if !g.contains(&k) {
+            g.push(k);
+        }
+    }
+    g
+}
+
+fn designs_of(sets: &[RunSet]) -> Vec<DesignSpec> {
+    let mut d: Vec<DesignSpec> = sets.iter().map(|s| s.design).collect();
+    d.sort();
+    d.dedup();
+    d
+}
+
+/// File-name suffix of a power mode (none for always-on).
+fn mode_suffix(mode: PowerMode) -> String {
+    if mode == PowerMode::AlwaysOn {
+        String::new()
+    } else {
+        format!("_{}", mode.name().replace('-', "_"))
+    }
+}
+
+/// A chart title's mention of a power mode (none for always-on).
+fn mode_text(mode: PowerMode) -> String {
+    if mode == PowerMode::AlwaysOn {
+        String::new()
+    } else {
+        format!(", {mode}")
+    }
+}
+
+impl Written {
+    /// Writes `dir/name` and lists it.
+    fn csv(
+        &mut self,
+        dir: &Path,
+        name: &str,
+        header: &[&str],
+        rows: Vec<Vec<String>>,
+        what: &str,
+    ) -> anyhow::Result<()> {
+        crate::cli::report::write(&dir.join(name), &csv_text(header, rows)?)?;
+        self.csv.push(WrittenFile {
+            path: format!("studies/{name}"),
+            what: what.to_string(),
+        });
+        Ok(())
+    }
+
+    /// Lists a chart to be written as `studies/<stem>[_<mode>].svg`.
+    fn chart(
+        &mut self,
+        study: &'static str,
+        stem: String,
+        mode: PowerMode,
+        title: String,
+        svg: String,
+    ) {
+        self.charts.push(Chart {
+            study,
+            path: format!("studies/{stem}{}.svg", mode_suffix(mode)),
+            title,
+            svg,
+        });
+    }
+}
+
+impl Studies<'_> {
+    fn node_index(&self, n: Node) -> Option<usize> {
+        self.all_nodes.iter().position(|&x| x == n)
+    }
+
+    fn reference_of(&self, s: &RunSet) -> Option<&RunSet> {
+        self.references
+            .iter()
+            .copied()
+            .find(|r| r.gpu == s.gpu && r.mode == s.mode && r.workload == s.workload)
+    }
+
+    /// The components in chart order: each design's, in design order, first seen first.
+    fn components(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for d in designs_of(self.sets) {
+            for s in self.sets.iter().filter(|s| s.design == d) {
+                for c in s
+                    .reports
+                    .first()
+                    .map_or(&[][..], |r| &r.energy.components[..])
+                {
+                    if !out.contains(&c.name) {
+                        out.push(c.name.clone());
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Writes the three studies under `out/studies/`.
+    pub fn write(&self, out: &Path) -> anyhow::Result<Written> {
+        let mut w = Written::default();
+        let dir = out.join("studies");
+        let components = self.components();
+        self.energy(&dir, &components, &mut w)?;
+        self.node_scaling(&dir, &mut w)?;
+        self.area_budget(&dir, &components, &mut w)?;
+        for c in &w.charts {
+            crate::cli::report::write(&out.join(&c.path), &c.svg)?;
+        }
+        Ok(w)
+    }
+
+    /// Per-design energy: CSV rows and one chart per (gpu, node, mode).
+    fn energy(&self, dir: &Path, components: &[String], w: &mut Written) -> anyhow::Result<()> {
+        let header = [
+            "gpu",
+            "node",
+            "node_nm",
+            "power_mode",
+            "scope",
+            "workload",
+            "design",
+            "component",
+            "dynamic_j",
+            "static_j",
+            "total_j",
+            "reference_total_j",
+            "dynamic_norm",
+            "static_norm",
+            "total_norm",
+        ];
+        let mut rows: Vec<Vec<String>> = Vec::new();
+        let designs = designs_of(self.sets);
+        for (gpu, mode) in groups(self.sets) {
+            for &node in self.report_nodes {
+                let Some(ni) = self.node_index(node) else {
+                    continue;
+                };
+                let mut workloads: Vec<String> = Vec::new();
+                for s in self.sets.iter().filter(|s| s.gpu == gpu && s.mode == mode) {
+                    if !workloads.contains(&s.workload) {
+                        workloads.push(s.workload.clone());
+                    }
+                }
+                let mut panels = Vec::new();
+                for &d in &designs {
+                    let mut bars = Vec::new();
+                    // per workload: (normalised total, per-component (dyn, static) shares)
+                    let mut norms = Vec::new();
+                    let mut dyn_norms = Vec::new();
+                    let mut st_norms = Vec::new();
+                    let mut shares: BTreeMap<&str, (f64, f64)> = BTreeMap::new();
+                    let mut static_sum = 0.0;
+                    let mut total_sum = 0.0;
+                    let mut area_overhead = 0.0;
+                    for wl in &workloads {
+                        let Some(s) = self.sets.iter().find(|s| {
+                            s.gpu == gpu && s.mode == mode && s.design == d && &s.workload == wl
+                        }) else {
+                            bars.push(None);
+                            continue;
+                        };
+                        let r = &s.reports[ni];
+                        let Some(base) = self.reference_of(s).map(|b| &b.reports[ni]) else {
+                            bars.push(None);
+                            continue;
+                        };
+                        let bt = base.energy.total.j();
+                        let scope = r.config.scope();
+                        let mut segs = Vec::new();
+                        // (component, dynamic, static): a row with its normalised parts
+                        let mut row = |name: &str, dynamic: f64, stat: f64| {
+                            let mut f = prefix(&gpu, node, mode, scope);
+                            f.extend([wl.clone(), d.name().into(), name.to_string()]);
+                            f.extend(
+                                [dynamic, stat, dynamic + stat, bt, dynamic / bt, stat / bt]
+                                    .map(csv_number),
+                            );
+                            f.push(csv_number((dynamic + stat) / bt));
+                            rows.push(f);
+                        };
+                        for c in &r.energy.components {
+                            if !in_scope(r, &c.name) {
+                                continue;
+                            }
+                            let (dn, sn) = (c.dynamic.j() / bt, c.static_energy.j() / bt);
+                            row(&c.name, c.dynamic.j(), c.static_energy.j());
+                            segs.push((c.name.clone(), dn, sn));
+                            let t = r.energy.total.j();
+                            let e = shares
+                                .entry(components_key(components, &c.name))
+                                .or_default();
+                            e.0 += c.dynamic.j() / t;
+                            e.1 += c.static_energy.j() / t;
+                        }
+                        let total_norm = r.energy.total.j() / bt;
+                        row("total", r.energy.dynamic.j(), r.energy.static_energy.j());
+                        norms.push(total_norm);
+                        dyn_norms.push(r.energy.dynamic.j() / base.energy.dynamic.j());
+                        st_norms.push(r.energy.static_energy.j() / base.energy.static_energy.j());
+                        static_sum += r.energy.static_energy.j();
+                        total_sum += r.energy.total.j();
+                        area_overhead = r.area.overhead_vs_baseline;
+                        bars.push(Some(segs));
+                    }
+                    let n = norms.len();
+                    let g = geomean(norms.iter().copied());
+                    if let Some(g) = g {
+                        // the mean composition of the design's workloads, scaled to the mean
+                        let mut segs = Vec::new();
+                        for c in components {
+                            if let Some(&(dsh, ssh)) = shares.get(c.as_str()) {
+                                let (dn, sn) = (g * dsh / n as f64, g * ssh / n as f64);
+                                segs.push((c.clone(), dn, sn));
+                                let scope = self
+                                    .sets
+                                    .first()
+                                    .map_or(Scope::Rf, |s| s.reports[ni].config.scope());
+                                let mut f = prefix(&gpu, node, mode, scope);
+                                f.extend(["geomean".into(), d.name().into(), c.clone()]);
+                                f.extend([
+                                    String::new(),
+                                    String::new(),
+                                    String::new(),
+                                    String::new(),
+                                ]);
+                                f.extend([dn, sn, dn + sn].map(csv_number));
+                                rows.push(f);
+                            }
+                        }
+                        bars.push(Some(segs));
+                        w.headline.push(Headline {
+                            gpu: gpu.clone(),
+                            node,
+                            mode,
+                            design: d,
+                            workloads: n,
+                            energy_geomean: g,
+                            dynamic_geomean: geomean(dyn_norms).unwrap_or(f64::NAN),
+                            static_geomean: geomean(st_norms).unwrap_or(f64::NAN),
+                            area_overhead_frac: area_overhead,
+                            static_share_frac: if total_sum > 0.0 {
+                                static_sum / total_sum
+                            } else {
+                                0.0
+                            },
+                        });
+                    } else {
+                        bars.push(None);
+                    }
+                    panels.push(charts::EnergyPanel {
+                        title: d.name().to_string(),
+                        bars,
+                    });
+                }
+                let mut labels = workloads.clone();
+                labels.push("geomean".into());
+                let mode_text = mode_text(mode);
+                let title = format!(
+                    "Energy per design, {gpu} at {node}{mode_text}: components, dynamic (solid) and static (light), normalised to the reference's total"
+                );
+                let svg = charts::energy_chart(
+                    &format!("Energy per design, {gpu} at {node}{mode_text}"),
+                    &labels,
+                    &panels,
+                    components,
+                )?;
+                w.chart("energy", format!("energy_{gpu}_{node}"), mode, title, svg);
+            }
+        }
+        w.csv(dir, "energy.csv", &header, rows, "per-design energy: each component's dynamic and static energy per workload and its share of the reference's total (`_norm`); `geomean` rows: the geometric mean of the normalised totals, split by the workloads' mean component shares")
+    }
+
+    /// Node scaling: CSV rows per (run, node) and one chart per (gpu, mode).
+    fn node_scaling(&self, dir: &Path, w: &mut Written) -> anyhow::Result<()> {
+        let header = [
+            "gpu",
+            "power_mode",
+            "scope",
+            "design",
+            "workload",
+            "node",
+            "node_nm",
+            "dynamic_j",
+            "static_j",
+            "total_j",
+            "static_share_frac",
+            "area_mm2",
+            "energy_overhead_frac",
+            "area_overhead_frac",
+        ];
+        let mut rows = Vec::new();
+        for s in self.sets {
+            for r in &s.reports {
+                let row = r.summary_row();
+                rows.push(vec![
+                    s.gpu.clone(),
+                    s.mode.name().into(),
+                    row.scope.clone(),
+                    s.design.name().into(),
+                    s.workload.clone(),
+                    row.node.clone(),
+                    csv_number(row.node_nm),
+                    csv_number(row.dynamic_j),
+                    csv_number(row.static_j),
+                    csv_number(row.total_j),
+                    csv_number(row.static_share_frac),
+                    csv_number(row.area_mm2),
+                    csv_number(row.energy_overhead_frac),
+                    csv_number(row.area_overhead_frac),
+                ]);
+            }
+        }
+        w.csv(dir, "node_scaling.csv", &header, rows, "node scaling: every run's activity priced at every node (energy, static share, area, overheads)")?;
+        let designs = designs_of(self.sets);
+        for (gpu, mode) in groups(self.sets) {
+            let mut energy = Vec::new();
+            let mut share = Vec::new();
+            let mut area = Vec::new();
+            for &d in &designs {
+                let mine: Vec<&RunSet> = self
+                    .sets
+                    .iter()
+                    .filter(|s| s.gpu == gpu && s.mode == mode && s.design == d)
+                    .collect();
+                if mine.is_empty() {
+                    continue;
+                }
+                let per_node = |f: &dyn Fn(usize) -> Option<f64>| -> Vec<Option<f64>> {
+                    (0..self.all_nodes.len()).map(f).collect()
+                };
+                energy.push((
+                    d,
+                    per_node(&|i| {
+                        geomean(mine.iter().map(|s| s.reports[i].energy.total.j() * 1e6))
+                    }),
+                ));
+                share.push((
+                    d,
+                    per_node(&|i| {
+                        let st: f64 = mine
+                            .iter()
+                            .map(|s| s.reports[i].energy.static_energy.j())
+                            .sum();
+                        let t: f64 = mine.iter().map(|s| s.reports[i].energy.total.j()).sum();
+                        (t > 0.0).then(|| 100.0 * st / t)
+                    }),
+                ));
+                area.push((d, per_node(&|i| Some(mine[0].reports[i].area.total.mm2()))));
+            }
+            let workloads = self
+                .sets
+                .iter()
+                .filter(|s| s.gpu == gpu && s.mode == mode && s.design == designs[0])
+                .count();
+            let title = format!(
+                "Node scaling, {gpu}{}: the same activity ({workloads} workloads) priced at every node",
+                mode_text(mode)
+            );
+            let panels = [
+                charts::LinePanel {
+                    title: "energy (geometric mean over workloads)".into(),
+                    y_desc: "energy [uJ]".into(),
+                    series: energy,
+                },
+                charts::LinePanel {
+                    title: "static (leakage) share of the energy".into(),
+                    y_desc: "static share [%]".into(),
+                    series: share,
+                },
+                charts::LinePanel {
+                    title: "area".into(),
+                    y_desc: "area [mm^2]".into(),
+                    series: area,
+                },
+            ];
+            let svg = charts::node_chart(&title, self.all_nodes, &panels)?;
+            w.chart(
+                "node_scaling",
+                format!("node_scaling_{gpu}"),
+                mode,
+                title,
+                svg,
+            );
+        }
+        Ok(())
+    }
+
+    /// Area budget: CSV rows per (gpu, node, mode, design, component) and one chart per
+    /// (gpu, mode).
+    fn area_budget(
+        &self,
+        dir: &Path,
+        components: &[String],
+        w: &mut Written,
+    ) -> anyhow::Result<()> {
+        let header = [
+            "gpu",
+            "node",
+            "node_nm",
+            "power_mode",
+            "scope",
+            "design",
+            "component",
+            "area_mm2",
+            "reference_area_mm2",
+            "delta_mm2",
+            "overhead_frac",
+            "published_overhead_frac",
+            "published_basis",
+            "published_source",
+        ];
+        let published = published()?;
+        let mut rows = Vec::new();
+        let designs = designs_of(self.sets);
+        for (gpu, mode) in groups(self.sets) {
+            let mut panels = Vec::new();
+            for &node in self.report_nodes {
+                let Some(ni) = self.node_index(node) else {
+                    continue;
+                };
+                let mut bars = Vec::new();
+                for &d in &designs {
+                    // area does not depend on the workload: the first run's
+                    let Some(s) = self
+                        .sets
+                        .iter()
+                        .find(|s| s.gpu == gpu && s.mode == mode && s.design == d)
+                    else {
+                        continue;
+                    };
+                    let Some(base) = self.reference_of(s).map(|b| &b.reports[ni]) else {
+                        continue;
+                    };
+                    let r = &s.reports[ni];
+                    let bt = base.area.total.mm2();
+                    let scope = r.config.scope();
+                    let mut names: Vec<&String> = r.area.components.keys().collect();
+                    for k in base.area.components.keys() {
+                        if !names.contains(&k) {
+                            names.push(k);
+                        }
+                    }
+                    names.sort_by_key(|n| components.iter().position(|c| c == *n));
+                    let mut segs = Vec::new();
+                    for n in names {
+                        let a = r
+                            .area
+                            .components
+                            .get(n)
+                            .filter(|_| in_scope(r, n))
+                            .map_or(0.0, |a| a.mm2());
+                        let b = base
+                            .area
+                            .components
+                            .get(n)
+                            .filter(|_| in_scope(base, n))
+                            .map_or(0.0, |a| a.mm2());
+                        let frac = if bt > 0.0 { (a - b) / bt } else { 0.0 };
+                        let mut f = prefix(&gpu, node, mode, scope);
+                        f.extend([d.name().into(), n.clone()]);
+                        f.extend([a, b, a - b, frac].map(csv_number));
+                        f.extend([String::new(), String::new(), String::new()]);
+                        rows.push(f);
+                        if a != b {
+                            segs.push((n.clone(), 100.0 * frac));
+                        }
+                    }
+                    let p = published.get(d.name());
+                    let total = r.area.total.mm2();
+                    let mut f = prefix(&gpu, node, mode, scope);
+                    f.extend([d.name().into(), "total".into()]);
+                    f.extend([total, bt, total - bt, r.area.overhead_vs_baseline].map(csv_number));
+                    f.extend([
+                        p.and_then(|p| p.overhead_frac)
+                            .map_or_else(String::new, csv_number),
+                        p.map_or_else(String::new, |p| p.basis.clone()),
+                        p.map_or_else(String::new, |p| p.source.clone()),
+                    ]);
+                    rows.push(f);
+                    bars.push(charts::AreaBar {
+                        design: d.name().to_string(),
+                        segments: segs,
+                        total_pct: 100.0 * r.area.overhead_vs_baseline,
+                        published_pct: p.and_then(|p| p.overhead_frac).map(|f| 100.0 * f),
+                    });
+                }
+                panels.push(charts::AreaPanel {
+                    title: format!("{node}"),
+                    bars,
+                });
+            }
+            let title = format!(
+                "Area-overhead budget, {gpu}{}: each component's area change as a share of the reference's total, the seed's published overhead beside it",
+                mode_text(mode)
+            );
+            let svg = charts::area_chart(&title, &panels, components)?;
+            w.chart(
+                "area_budget",
+                format!("area_budget_{gpu}"),
+                mode,
+                title,
+                svg,
+            );
+        }
+        w.csv(dir, "area_budget.csv", &header, rows, "area-overhead budget: each design's area per component against the reference's, as a share of the reference's total (`overhead_frac`), with the seed's published overhead on the `total` rows")
+    }
+}
+
+/// The first columns of the studies' rows: gpu, node, node_nm, power_mode, scope.
+fn prefix(gpu: &str, node: Node, mode: PowerMode, scope: Scope) -> Vec<String> {
+    vec![
+        gpu.to_string(),
+        node.name(),
+        csv_number(node.nm()),
+        mode.name().into(),
+        scope.name().into(),
+    ]
+}
+
+/// Whether the totals of `r` include the component `name` (its level is within the scope).
+fn in_scope(r: &RunReport, name: &str) -> bool {
+    r.energy
+        .scope
+        .as_ref()
+        .and_then(|sc| sc.component_levels.get(name).copied())
+        .unwrap_or(Scope::Rf)
+        <= r.config.scope()
+}
+
+/// `name` as the key of the shares map (its entry in the component list).
+fn components_key<'a>(components: &'a [String], name: &str) -> &'a str {
+    components
+        .iter()
+        .find(|c| c.as_str() == name)
+        .map_or("", String::as_str)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn geomean_by_hand() {
+        assert_eq!(geomean([]), None);
+        assert!((geomean([2.0, 8.0]).unwrap_or(0.0) - 4.0).abs() < 1e-12);
+        assert_eq!(geomean([1.0, 0.0]), None);
+    }
+
+    #[test]
+    fn published_overheads_name_designs() {
+        let p = published().expect("embedded file parses");
+        assert_eq!(p["renaming"].overhead_frac, Some(0.029));
+        assert_eq!(p["malekeh"].overhead_frac, Some(0.0078));
+        assert!(p["sharing"].overhead_frac.is_none());
+    }
+}
