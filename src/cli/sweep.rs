@@ -517,6 +517,16 @@ pub fn merge(args: MergeArgs) -> anyhow::Result<()> {
         }
     }
     write(&args.out.join("sweep.csv"), &csv)?;
+    let shards: Vec<String> = args.dirs.iter().map(|d| d.display().to_string()).collect();
+    crate::provenance::Provenance::new(Vec::new(), BTreeMap::new())
+        .with_note(
+            "merged",
+            &format!(
+                "the shards {}; each shard's provenance.json names its grid, configurations and launch specs",
+                shards.join(", ")
+            ),
+        )
+        .write(&args.out)?;
     let merged = Meta {
         shard: 1,
         shards: 1,
