@@ -103,7 +103,9 @@ impl DesignSpec {
                 "designs/src/sharing/README.md",
                 include_str!("sharing/README.md"),
             )),
-            DesignSpec::Cerf => Some(("designs/src/cerf/README.md", include_str!("cerf/README.md"))),
+            DesignSpec::Cerf => {
+                Some(("designs/src/cerf/README.md", include_str!("cerf/README.md")))
+            }
         }
     }
 }

@@ -39,7 +39,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use regwatt_sim::timing::activity::RegTracker;
+use regwatt_sim::timing::activity::{RegTracker, RfActivity};
 use regwatt_sim::timing::config::BankMapping;
 use regwatt_sim::timing::functional::{MemOpKind, MemSpaceKind, WarpMemAccess};
 use regwatt_sim::timing::rf::{
@@ -50,7 +50,7 @@ use regwatt_sim::timing::rf::{
 use serde::{Deserialize, Serialize};
 
 use crate::baseline::RowAdmission;
-use crate::config::{PowerMode, ResolvedConfig};
+use crate::config::ResolvedConfig;
 use crate::sharing::StoreLog;
 pub use array::Replacement;
 use array::{Array, Incoming, State};
@@ -140,12 +140,6 @@ impl CerfParams {
             return Err((
                 "design",
                 format!("an entry is one 128-byte warp register; the L1D line is {line} B"),
-            ));
-        }
-        if cfg.power.mode != PowerMode::AlwaysOn {
-            return Err((
-                "power.mode",
-                "`cerf` is modelled always-on (its entries change between registers and cache data; gating them is not modelled)".into(),
             ));
         }
         if self.tag_stage_cycles > 16 {
@@ -321,7 +315,6 @@ pub struct CerfRf {
     liveness: bool,
     sm: u32,
     banks: usize,
-    rows: usize,
     ports: u8,
     slot_mask: usize,
     /// First reg-mem line of this SM.
@@ -344,7 +337,11 @@ pub struct CerfRf {
     /// Last fill latency seen (cycles), the estimate of a register fill's.
     fill_estimate: u64,
     log: Rc<RefCell<StoreLog>>,
+    /// Occupancy and power states per entry (an entry is allocated while it holds a
+    /// register or a line: the power modes gate and drowse entries, not registers).
     tracker: RegTracker,
+    /// Exposed wake-ups: the sleep rule and latency a register read of a sleeping entry waits.
+    wake: Option<(regwatt_sim::timing::activity::SleepRule, u32)>,
     /// Scratch: (line, lanes) of the current instruction.
     lines: Vec<(u64, u32)>,
     stats: CerfStats,
@@ -368,7 +365,6 @@ impl CerfRf {
             liveness: p.liveness_on(),
             sm,
             banks,
-            rows,
             ports: s.register_file.ports_per_bank.clamp(1, 255) as u8,
             slot_mask: match s.register_file.bank_mapping {
                 BankMapping::WarpInterleaved => usize::MAX,
@@ -385,7 +381,8 @@ impl CerfRf {
             writebacks: Vec::new(),
             fill_estimate: u64::from(cfg.gpu.memory.l1d_hit_latency),
             log,
-            tracker: RegTracker::new(entries, s.register_file.rows_per_subarray),
+            tracker: crate::power_modes::tracker(cfg, entries, s.register_file.rows_per_subarray),
+            wake: crate::power_modes::exposed_wakeup(cfg),
             lines: Vec::with_capacity(32),
             stats: CerfStats {
                 entries: entries as u64,
@@ -406,11 +403,6 @@ impl CerfRf {
         Some((base + off) * self.banks + bank)
     }
 
-    /// Tracker index of register address `a` (bank-major, as the baseline's rows).
-    fn track(&self, a: usize) -> usize {
-        (a % self.banks) * self.rows + a / self.banks
-    }
-
     /// Array key of register address `a`.
     fn reg_key(&self, a: usize) -> u64 {
         self.reg_line + a as u64
@@ -419,7 +411,7 @@ impl CerfRf {
     /// Empties entry `i` at `now` for a newcomer of kind `incoming`: a register is spilled
     /// (its value kept in the reg-mem store, a write queued), a dirty line written back, a
     /// line in flight dropped.
-    fn evict(&mut self, i: usize, incoming: Incoming, now: u64) {
+    fn evict(&mut self, i: usize, incoming: Incoming, now: u64, act: &mut RfActivity) {
         let e = *self.arr.entry(i);
         match e.state {
             State::Inactive => return,
@@ -460,18 +452,31 @@ impl CerfRf {
             (_, Incoming::Register) => self.stats.evict_line_by_reg += 1,
             (_, Incoming::Line) => self.stats.evict_line_by_line += 1,
         }
+        if matches!(e.state, State::Reg | State::Dirty) {
+            // read out for the spill or write-back
+            self.tracker.read(i, now, act);
+        }
+        self.tracker.free(i, now, act);
         self.arr.set_state(i, State::Inactive, now);
     }
 
     /// Places register address `a` (its value `v`) at `now`, ready at `ready_at`.
-    fn place_reg(&mut self, a: usize, v: [u32; 32], ready_at: u64, now: u64) -> usize {
+    fn place_reg(
+        &mut self,
+        a: usize,
+        v: [u32; 32],
+        (ready_at, now): (u64, u64),
+        act: &mut RfActivity,
+    ) -> usize {
         let key = self.reg_key(a);
         let i = self
             .arr
             .victim(key, Incoming::Register, self.p.replacement, now)
             .unwrap_or_else(|| self.arr.set_of(key).start);
-        self.evict(i, Incoming::Register, now);
+        self.evict(i, Incoming::Register, now, act);
         self.arr.install(i, State::Reg, key, ready_at, now);
+        self.tracker.allocate(i, now);
+        self.tracker.write(i, now, act);
         self.arr.data[i] = v;
         self.reg_at[a] = RegAt::In(i as u32);
         self.stats.array_writes += 1;
@@ -479,9 +484,12 @@ impl CerfRf {
     }
 
     /// Frees register address `a` (dead or its warp exited).
-    fn drop_reg(&mut self, a: usize, now: u64) {
+    fn drop_reg(&mut self, a: usize, now: u64, act: &mut RfActivity) {
         match self.reg_at.get(a).copied() {
-            Some(RegAt::In(i)) => self.arr.set_state(i as usize, State::Inactive, now),
+            Some(RegAt::In(i)) => {
+                self.tracker.free(i as usize, now, act);
+                self.arr.set_state(i as usize, State::Inactive, now);
+            }
             Some(RegAt::Spilled) => {
                 self.backing.remove(&(a as u32));
             }
@@ -508,7 +516,7 @@ impl CerfRf {
 
     /// Drops the lines another SM's stores or atomics touched (the functional model's
     /// memory is coherent; so is the array, at the cost of these probes).
-    fn apply_remote(&mut self, now: u64) {
+    fn apply_remote(&mut self, now: u64, act: &mut RfActivity) {
         let unseen = self.log.borrow_mut().unseen(self.sm);
         for (lo, hi) in unseen {
             let mut line = lo / ENTRY_BYTES;
@@ -516,6 +524,7 @@ impl CerfRf {
                 self.stats.tag_lookups += 1;
                 if let Some(i) = self.arr.find(line, State::is_line) {
                     self.below.remove(&line);
+                    self.tracker.free(i, now, act);
                     self.arr.set_state(i, State::Inactive, now);
                     self.pending.retain(|&(j, _)| j != i);
                     self.stats.remote_invalidations += 1;
@@ -631,10 +640,10 @@ impl CerfRf {
     }
 
     /// A line access that bypasses the array drops the line here (written back if dirty).
-    fn drop_line(&mut self, line: u64, now: u64) {
+    fn drop_line(&mut self, line: u64, now: u64, act: &mut RfActivity) {
         self.stats.tag_lookups += 1;
         if let Some(i) = self.arr.find(line, State::is_line) {
-            self.evict(i, Incoming::Line, now);
+            self.evict(i, Incoming::Line, now, act);
             // not a replacement: undo the interference count `evict` made
             self.stats.evict_line_by_line -= 1;
             self.stats.atomic_invalidations += 1;
@@ -656,6 +665,7 @@ impl CerfRf {
                     self.stats.load_hits += 1;
                     self.stats.array_line_reads += 1;
                     self.arr.touch(i);
+                    self.tracker.read(i, now, ctx.act);
                     let b = self.arr.bank_of(line).min(ARRAY_BANKS - 1);
                     reads[b] = reads[b].saturating_add(1);
                     self.check_lanes(i, line, lanes, g.access, g.memory);
@@ -674,9 +684,11 @@ impl CerfRf {
                         .victim(line, Incoming::Line, self.p.replacement, now)
                     {
                         Some(i) => {
-                            self.evict(i, Incoming::Line, now);
+                            self.evict(i, Incoming::Line, now, ctx.act);
                             let d = self.line_below(line, g.memory);
                             self.arr.install(i, State::Cache, line, u64::MAX, now);
+                            self.tracker.allocate(i, now);
+                            self.tracker.write(i, now, ctx.act);
                             self.arr.data[i] = d;
                             self.pending.push((i, line));
                             self.stats.fills += 1;
@@ -726,6 +738,7 @@ impl CerfRf {
                         self.arr.set_state(i, State::Dirty, now);
                     }
                     self.arr.touch(i);
+                    self.tracker.write(i, now, ctx.act);
                     self.apply_store(i, line, lanes, g.access, g.memory);
                     let b = self.arr.bank_of(line).min(ARRAY_BANKS - 1);
                     reads[b] = reads[b].saturating_add(1);
@@ -785,10 +798,7 @@ impl RegisterFileDesign for CerfRf {
         self.warps[slot] = (base, n);
         for row in base..base + n {
             for b in 0..self.banks {
-                let a = row * self.banks + b;
-                self.drop_reg(a, ctx.now);
-                let t = self.track(a);
-                self.tracker.allocate(t, ctx.now);
+                self.drop_reg(row * self.banks + b, ctx.now, ctx.act);
             }
         }
         Ok(())
@@ -804,10 +814,7 @@ impl RegisterFileDesign for CerfRf {
         }
         for row in base..base + n {
             for b in 0..self.banks {
-                let a = row * self.banks + b;
-                self.drop_reg(a, ctx.now);
-                let t = self.track(a);
-                self.tracker.free(t, ctx.now, ctx.act);
+                self.drop_reg(row * self.banks + b, ctx.now, ctx.act);
             }
         }
         self.admission.release(0, base, n);
@@ -832,14 +839,17 @@ impl RegisterFileDesign for CerfRf {
         };
         self.stats.reg_reads += 1;
         self.stats.tag_lookups += 1;
-        let t = self.track(a);
-        self.tracker.read(t, now, ctx.act);
         let tag = self.p.tag_stage_cycles;
         match self.reg_at[a] {
             RegAt::In(i) => {
                 let i = i as usize;
                 self.arr.touch(i);
-                let wait = self.arr.entry(i).ready_at.saturating_sub(now);
+                let woken = match crate::power_modes::read_delay(&self.tracker, self.wake, i, now) {
+                    Delay::Cycles(c) => u64::from(c),
+                    _ => 0,
+                };
+                self.tracker.read(i, now, ctx.act);
+                let wait = self.arr.entry(i).ready_at.saturating_sub(now) + woken;
                 ReadOutcome {
                     values: self.arr.data[i],
                     delay: if wait + u64::from(tag) == 0 {
@@ -853,7 +863,7 @@ impl RegisterFileDesign for CerfRf {
                 // fetched back from its reg-mem line; the array takes it again
                 let v = self.backing.remove(&(a as u32)).unwrap_or([0; 32]);
                 self.writebacks.clear();
-                self.place_reg(a, v, now + self.fill_estimate, now);
+                self.place_reg(a, v, (now + self.fill_estimate, now), ctx.act);
                 self.stats.reg_fills += 1;
                 ReadOutcome {
                     values: v,
@@ -899,8 +909,6 @@ impl RegisterFileDesign for CerfRf {
         };
         self.stats.reg_writes += 1;
         self.stats.tag_lookups += 1;
-        let t = self.track(a);
-        self.tracker.write(t, now, ctx.act);
         let merge = |old: &[u32; 32]| {
             let mut v = *old;
             for (l, x) in v.iter_mut().enumerate() {
@@ -915,6 +923,7 @@ impl RegisterFileDesign for CerfRf {
                 let i = i as usize;
                 self.arr.data[i] = merge(&self.arr.data[i]);
                 self.arr.touch(i);
+                self.tracker.write(i, now, ctx.act);
                 self.stats.array_writes += 1;
                 WriteOutcome::DONE
             }
@@ -922,7 +931,7 @@ impl RegisterFileDesign for CerfRf {
                 // the lanes not written come back from the reg-mem line first
                 let old = self.backing.remove(&(a as u32)).unwrap_or([0; 32]);
                 self.writebacks.clear();
-                self.place_reg(a, merge(&old), now, now);
+                self.place_reg(a, merge(&old), (now, now), ctx.act);
                 self.stats.reg_partial_fills += 1;
                 WriteOutcome {
                     delay: Delay::Memory {
@@ -938,7 +947,7 @@ impl RegisterFileDesign for CerfRf {
                 // are written)
                 self.backing.remove(&(a as u32));
                 self.writebacks.clear();
-                self.place_reg(a, merge(&[0; 32]), now, now);
+                self.place_reg(a, merge(&[0; 32]), (now, now), ctx.act);
                 WriteOutcome {
                     delay: Delay::None,
                     spill: self.take_victim(),
@@ -951,11 +960,12 @@ impl RegisterFileDesign for CerfRf {
         let Some(a) = self.addr(warp, reg) else {
             return;
         };
-        let t = self.track(a);
-        self.tracker.dead(t, ctx.now, ctx.act);
+        if let RegAt::In(i) = self.reg_at[a] {
+            self.tracker.dead(i as usize, ctx.now, ctx.act);
+        }
         if self.liveness && self.reg_at[a] != RegAt::Empty {
             // Fig. 6: reg → inactive
-            self.drop_reg(a, ctx.now);
+            self.drop_reg(a, ctx.now, ctx.act);
             self.stats.dead_releases += 1;
         }
     }
@@ -964,7 +974,7 @@ impl RegisterFileDesign for CerfRf {
         let now = ctx.now;
         self.pending.clear();
         self.writebacks.clear();
-        self.apply_remote(now);
+        self.apply_remote(now, ctx.act);
         let acc = g.access;
         self.collect_lines(acc);
         let cached = acc.space == MemSpaceKind::Global && !g.info.coherent;
@@ -985,7 +995,7 @@ impl RegisterFileDesign for CerfRf {
                                 self.sm,
                             );
                         }
-                        self.drop_line(line, now);
+                        self.drop_line(line, now, ctx.act);
                     }
                     self.lines = lines;
                 }
