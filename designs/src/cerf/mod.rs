@@ -332,7 +332,8 @@ pub struct CerfRf {
     below: HashMap<u64, [u32; 32]>,
     /// Entries placed by the current memory instruction, waiting for its fill time.
     pending: Vec<(usize, u64)>,
-    /// Memory writes the current memory instruction's evictions cause.
+    /// Memory writes the current memory instruction's evictions cause, until the core takes
+    /// them ([`RegisterFileDesign::take_writeback`]).
     writebacks: Vec<MemFetch>,
     /// Last fill latency seen (cycles), the estimate of a register fill's.
     fill_estimate: u64,
@@ -408,13 +409,25 @@ impl CerfRf {
         self.reg_line + a as u64
     }
 
-    /// Empties entry `i` at `now` for a newcomer of kind `incoming`: a register is spilled
-    /// (its value kept in the reg-mem store, a write queued), a dirty line written back, a
-    /// line in flight dropped.
-    fn evict(&mut self, i: usize, incoming: Incoming, now: u64, act: &mut RfActivity) {
+    /// Empties entry `i` at `now`, for a newcomer of kind `incoming` (a replacement,
+    /// counted by kind: Fig. 13) or for none (a line dropped by a bypassing access): a
+    /// register is spilled (its value kept in the reg-mem store), a dirty line written back,
+    /// a line in flight dropped. Returns the memory write the eviction causes.
+    fn evict(
+        &mut self,
+        i: usize,
+        incoming: Option<Incoming>,
+        now: u64,
+        act: &mut RfActivity,
+    ) -> Option<MemFetch> {
         let e = *self.arr.entry(i);
-        match e.state {
-            State::Inactive => return,
+        let write = MemFetch {
+            addr: e.key * ENTRY_BYTES,
+            bytes: ENTRY_BYTES as u32,
+            write: true,
+        };
+        let written = match e.state {
+            State::Inactive => return None,
             State::Reg => {
                 let a = (e.key - self.reg_line) as usize;
                 self.backing.insert(a as u32, self.arr.data[i]);
@@ -422,65 +435,60 @@ impl CerfRf {
                     *r = RegAt::Spilled;
                 }
                 self.stats.reg_spills += 1;
-                self.stats.array_line_reads += 1;
-                self.writebacks.push(MemFetch {
-                    addr: e.key * ENTRY_BYTES,
-                    bytes: ENTRY_BYTES as u32,
-                    write: true,
-                });
+                true
             }
             State::Dirty => {
                 self.below.remove(&e.key);
                 self.stats.dirty_writebacks += 1;
-                self.stats.array_line_reads += 1;
-                self.writebacks.push(MemFetch {
-                    addr: e.key * ENTRY_BYTES,
-                    bytes: ENTRY_BYTES as u32,
-                    write: true,
-                });
+                true
             }
             State::Cache => {
                 if e.ready_at > now {
                     self.stats.fills_cancelled += 1;
                     self.pending.retain(|&(j, _)| j != i);
                 }
+                false
             }
-        }
+        };
         match (e.state, incoming) {
-            (State::Reg, Incoming::Register) => self.stats.evict_reg_by_reg += 1,
-            (State::Reg, Incoming::Line) => self.stats.evict_reg_by_line += 1,
-            (_, Incoming::Register) => self.stats.evict_line_by_reg += 1,
-            (_, Incoming::Line) => self.stats.evict_line_by_line += 1,
+            (_, None) => {}
+            (State::Reg, Some(Incoming::Register)) => self.stats.evict_reg_by_reg += 1,
+            (State::Reg, Some(Incoming::Line)) => self.stats.evict_reg_by_line += 1,
+            (_, Some(Incoming::Register)) => self.stats.evict_line_by_reg += 1,
+            (_, Some(Incoming::Line)) => self.stats.evict_line_by_line += 1,
         }
-        if matches!(e.state, State::Reg | State::Dirty) {
+        if written {
             // read out for the spill or write-back
+            self.stats.array_line_reads += 1;
             self.tracker.read(i, now, act);
         }
         self.tracker.free(i, now, act);
         self.arr.set_state(i, State::Inactive, now);
+        written.then_some(write)
     }
 
-    /// Places register address `a` (its value `v`) at `now`, ready at `ready_at`.
+    /// Places register address `a` (its value `v`) at `now`, ready at `ready_at`; returns
+    /// the write of the entry it evicted, if any.
     fn place_reg(
         &mut self,
         a: usize,
         v: [u32; 32],
         (ready_at, now): (u64, u64),
         act: &mut RfActivity,
-    ) -> usize {
+    ) -> Option<MemFetch> {
         let key = self.reg_key(a);
         let i = self
             .arr
             .victim(key, Incoming::Register, self.p.replacement, now)
             .unwrap_or_else(|| self.arr.set_of(key).start);
-        self.evict(i, Incoming::Register, now, act);
+        let victim = self.evict(i, Some(Incoming::Register), now, act);
         self.arr.install(i, State::Reg, key, ready_at, now);
         self.tracker.allocate(i, now);
         self.tracker.write(i, now, act);
         self.arr.data[i] = v;
         self.reg_at[a] = RegAt::In(i as u32);
         self.stats.array_writes += 1;
-        i
+        victim
     }
 
     /// Frees register address `a` (dead or its warp exited).
@@ -507,11 +515,6 @@ impl CerfRf {
             bytes: ENTRY_BYTES as u32,
             write: false,
         }
-    }
-
-    /// The victim write queued by the last eviction, if any (at most one per placement).
-    fn take_victim(&mut self) -> Option<MemFetch> {
-        self.writebacks.pop()
     }
 
     /// Drops the lines another SM's stores or atomics touched (the functional model's
@@ -643,9 +646,8 @@ impl CerfRf {
     fn drop_line(&mut self, line: u64, now: u64, act: &mut RfActivity) {
         self.stats.tag_lookups += 1;
         if let Some(i) = self.arr.find(line, State::is_line) {
-            self.evict(i, Incoming::Line, now, act);
-            // not a replacement: undo the interference count `evict` made
-            self.stats.evict_line_by_line -= 1;
+            let w = self.evict(i, None, now, act);
+            self.writebacks.extend(w);
             self.stats.atomic_invalidations += 1;
         }
     }
@@ -684,7 +686,8 @@ impl CerfRf {
                         .victim(line, Incoming::Line, self.p.replacement, now)
                     {
                         Some(i) => {
-                            self.evict(i, Incoming::Line, now, ctx.act);
+                            let w = self.evict(i, Some(Incoming::Line), now, ctx.act);
+                            self.writebacks.extend(w);
                             let d = self.line_below(line, g.memory);
                             self.arr.install(i, State::Cache, line, u64::MAX, now);
                             self.tracker.allocate(i, now);
@@ -862,15 +865,14 @@ impl RegisterFileDesign for CerfRf {
             RegAt::Spilled => {
                 // fetched back from its reg-mem line; the array takes it again
                 let v = self.backing.remove(&(a as u32)).unwrap_or([0; 32]);
-                self.writebacks.clear();
-                self.place_reg(a, v, (now + self.fill_estimate, now), ctx.act);
+                let victim = self.place_reg(a, v, (now + self.fill_estimate, now), ctx.act);
                 self.stats.reg_fills += 1;
                 ReadOutcome {
                     values: v,
                     delay: Delay::Memory {
                         fetch: self.reg_fetch(a),
                         extra: tag,
-                        victim: self.take_victim(),
+                        victim,
                     },
                 }
             }
@@ -930,14 +932,13 @@ impl RegisterFileDesign for CerfRf {
             RegAt::Spilled if mask != u32::MAX => {
                 // the lanes not written come back from the reg-mem line first
                 let old = self.backing.remove(&(a as u32)).unwrap_or([0; 32]);
-                self.writebacks.clear();
-                self.place_reg(a, merge(&old), (now, now), ctx.act);
+                let victim = self.place_reg(a, merge(&old), (now, now), ctx.act);
                 self.stats.reg_partial_fills += 1;
                 WriteOutcome {
                     delay: Delay::Memory {
                         fetch: self.reg_fetch(a),
                         extra: 0,
-                        victim: self.take_victim(),
+                        victim,
                     },
                     spill: None,
                 }
@@ -946,11 +947,10 @@ impl RegisterFileDesign for CerfRf {
                 // Fig. 6: inactive → reg (a spilled register's old value is dead: all lanes
                 // are written)
                 self.backing.remove(&(a as u32));
-                self.writebacks.clear();
-                self.place_reg(a, merge(&[0; 32]), (now, now), ctx.act);
+                let spill = self.place_reg(a, merge(&[0; 32]), (now, now), ctx.act);
                 WriteOutcome {
                     delay: Delay::None,
-                    spill: self.take_victim(),
+                    spill,
                 }
             }
         }

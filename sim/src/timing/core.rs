@@ -353,10 +353,33 @@ impl MergeSlot {
     };
 }
 
-/// A design's `Delay::Memory`: its victim's write (timed, not waited for), then the fetch;
-/// the cycle the fetched data arrives.
+/// The cycles a design's [`Delay`] adds beyond `from` (the cycle the access would be ready
+/// without it): none, a fixed count, or until a memory fetch arrives, after its victim's
+/// write (timed, not waited for), plus the fetch's extra cycles.
+#[inline(always)]
+fn delay_cycles<M: MemoryTiming>(
+    delay: Delay,
+    mem: &mut M,
+    (now, from, sm): (u64, u64, u32),
+    act: &mut MemActivity,
+) -> u64 {
+    match delay {
+        Delay::None => 0,
+        Delay::Cycles(c) => u64::from(c),
+        Delay::Memory {
+            fetch,
+            extra,
+            victim,
+        } => {
+            memory_fetch(mem, now, sm, (&fetch, victim), act).saturating_sub(from)
+                + u64::from(extra)
+        }
+    }
+}
+
+/// A design's memory fetch after its victim's write: the cycle the fetched data arrives.
 #[cold]
-fn memory_delay<M: MemoryTiming>(
+fn memory_fetch<M: MemoryTiming>(
     mem: &mut M,
     now: u64,
     sm: u32,
@@ -1673,19 +1696,7 @@ impl<D: RegisterFileDesign> Sm<D> {
                         act.bank_writes[sc * nbanks + b] += 1;
                     }
                     let out = design.write(&mut ctx, &wr, &e.writes[e.done].1, mask);
-                    let extra = match out.delay {
-                        Delay::None => 0,
-                        Delay::Cycles(c) => u64::from(c),
-                        Delay::Memory {
-                            fetch,
-                            extra,
-                            victim,
-                        } => {
-                            memory_delay(mem, now, *id, (&fetch, victim), mem_act)
-                                .saturating_sub(now)
-                                + u64::from(extra)
-                        }
-                    };
+                    let extra = delay_cycles(out.delay, mem, (now, now, *id), mem_act);
                     if let Some(sp) = out.spill {
                         mem.fetch(now, *id, &sp, mem_act);
                     }
@@ -1941,19 +1952,7 @@ impl<D: RegisterFileDesign> Sm<D> {
                         act: rf_act,
                     };
                     let out = design.read(&mut ctx, &opref);
-                    let extra = match out.delay {
-                        Delay::None => 0,
-                        Delay::Cycles(x) => u64::from(x),
-                        Delay::Memory {
-                            fetch,
-                            extra,
-                            victim,
-                        } => {
-                            memory_delay(mem, now, *id, (&fetch, victim), mem_act)
-                                .saturating_sub(now + 1)
-                                + u64::from(extra)
-                        }
-                    };
+                    let extra = delay_cycles(out.delay, mem, (now, now + 1, *id), mem_act);
                     merge.ready_at = merge.ready_at.max(now + 1 + extra);
                     merge.pending = merge.pending.saturating_sub(1);
                     bank_ports_used[b] += 1;
@@ -2010,19 +2009,7 @@ impl<D: RegisterFileDesign> Sm<D> {
                 // the stack on every call of the stage, ~65 instructions for the one or two
                 // grants a call makes (session 16: −1.9 % host instructions per run)
                 let out = std::hint::black_box(&mut *design).read(&mut ctx, &opref);
-                let extra = match out.delay {
-                    Delay::None => 0,
-                    Delay::Cycles(x) => u64::from(x),
-                    Delay::Memory {
-                        fetch,
-                        extra,
-                        victim,
-                    } => {
-                        memory_delay(mem, now, *id, (&fetch, victim), mem_act)
-                            .saturating_sub(now + 1)
-                            + u64::from(extra)
-                    }
-                };
+                let extra = delay_cycles(out.delay, mem, (now, now + 1, *id), mem_act);
                 o.values = out.values;
                 o.granted = true;
                 o.ready_at = now + 1 + extra;
