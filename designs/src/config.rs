@@ -449,6 +449,8 @@ pub enum DesignParams {
     Sharing(crate::sharing::SharingParams),
     /// Seed 004 ([`crate::cerf::CerfParams`]).
     Cerf(crate::cerf::CerfParams),
+    /// Seed 001 ([`crate::lreg::LregParams`]).
+    Lreg(crate::lreg::LregParams),
 }
 
 /// Errors resolving a configuration. Each names the file (or `--set`) and the key.
@@ -922,6 +924,7 @@ impl ResolvedConfig {
             Some(DesignParams::Malekeh(p)) => p.validate(self).map_err(|(k, m)| bad(k, m))?,
             Some(DesignParams::Sharing(p)) => p.validate().map_err(|(k, m)| bad(k, m))?,
             Some(DesignParams::Cerf(p)) => p.validate(self).map_err(|(k, m)| bad(k, m))?,
+            Some(DesignParams::Lreg(p)) => p.validate().map_err(|(k, m)| bad(k, m))?,
             None => {}
         }
         if !(1..=1000).contains(&self.power.wakeup_cycles) {

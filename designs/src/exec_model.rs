@@ -190,6 +190,9 @@ impl<M: FunctionalWarpModel> FunctionalWarpModel for Counted<'_, '_, M> {
     fn analyses(&self) -> &[Option<Analysis>] {
         self.inner.analyses()
     }
+    fn kernel_pragmas(&self) -> &[String] {
+        self.inner.kernel_pragmas()
+    }
     fn block_start(&self, func: u32, pc: u32) -> Option<u32> {
         self.inner.block_start(func, pc)
     }

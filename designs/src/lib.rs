@@ -17,6 +17,7 @@ pub mod config;
 pub mod energy;
 pub mod exec_model;
 pub mod gpu_side;
+pub mod lreg;
 pub mod malekeh;
 pub mod power_modes;
 pub mod renaming;

@@ -25,6 +25,7 @@ use crate::energy::{
     combine_levels, AreaSummary, EnergyError, EnergySummary, EventCounts, Inventory,
 };
 use crate::gpu_side::{self, BeyondRfInventory};
+use crate::lreg::{self, LregPlan, LregRf, LregStats};
 use crate::malekeh::{self, sthld::Sthld, MalekehRf, MalekehStats, ReuseHints};
 use crate::power_modes::{self, PowerManagement, RowDomains};
 use crate::renaming::{self, KernelPlan, RenamingRf, RenamingStats};
@@ -41,6 +42,7 @@ pub enum DesignStats {
     Malekeh(MalekehStats),
     Sharing(SharingStats),
     Cerf(CerfStats),
+    Lreg(LregStats),
 }
 
 impl DesignStats {
@@ -52,6 +54,7 @@ impl DesignStats {
             (DesignStats::Malekeh(a), DesignStats::Malekeh(b)) => a.merge(b),
             (DesignStats::Sharing(a), DesignStats::Sharing(b)) => a.merge(b),
             (DesignStats::Cerf(a), DesignStats::Cerf(b)) => a.merge(b),
+            (DesignStats::Lreg(a), DesignStats::Lreg(b)) => a.merge(b),
             _ => {}
         }
     }
@@ -64,6 +67,7 @@ impl DesignStats {
             DesignStats::Malekeh(s) => s.banks.unallocated_accesses,
             DesignStats::Sharing(s) => s.renaming.unallocated_accesses,
             DesignStats::Cerf(s) => s.unallocated_accesses,
+            DesignStats::Lreg(s) => s.banks.unallocated_accesses,
         }
     }
 }
@@ -196,6 +200,28 @@ pub fn simulate<F: FunctionalWarpModel>(
                 .map_err(|m| TimingError::Rf(regwatt_sim::timing::rf::RfError::Other(m)))?;
             Ok(map_stats(a, DesignStats::Cerf))
         }
+        DesignSpec::Lreg => {
+            let p = match &cfg.design {
+                Some(DesignParams::Lreg(p)) => p,
+                _ => {
+                    return Err(TimingError::Rf(regwatt_sim::timing::rf::RfError::Other(
+                        "design `lreg`: the configuration has no `[design]` table (resolve it with the design)".into(),
+                    )))
+                }
+            };
+            let plan = LregPlan::for_launch(model).map_err(|e| {
+                TimingError::Rf(regwatt_sim::timing::rf::RfError::Other(format!(
+                    "design `lreg`: {e}"
+                )))
+            })?;
+            let a =
+                regwatt_sim::timing::run(&cfg.gpu, model, |_| LregRf::new(cfg, p, &plan), opts)?;
+            // a shuffled value that memory does not hold fails the run like a wrong result
+            a.design_stats
+                .integrity()
+                .map_err(|m| TimingError::Rf(regwatt_sim::timing::rf::RfError::Other(m)))?;
+            Ok(map_stats(a, DesignStats::Lreg))
+        }
     }
 }
 
@@ -245,6 +271,7 @@ pub fn inventory(design: DesignSpec, cfg: &ResolvedConfig) -> Result<Inventory, 
         DesignSpec::Malekeh => malekeh::hardware::inventory(cfg),
         DesignSpec::Sharing => sharing::hardware::inventory(cfg),
         DesignSpec::Cerf => cerf::hardware::inventory(cfg),
+        DesignSpec::Lreg => lreg::hardware::inventory(cfg),
     }
 }
 
@@ -255,7 +282,8 @@ pub fn power_domains(design: DesignSpec, cfg: &ResolvedConfig) -> Result<RowDoma
         | DesignSpec::Renaming
         | DesignSpec::Malekeh
         | DesignSpec::Sharing
-        | DesignSpec::Cerf => baseline::hardware::power_domains(cfg),
+        | DesignSpec::Cerf
+        | DesignSpec::Lreg => baseline::hardware::power_domains(cfg),
     }
 }
 
@@ -267,6 +295,7 @@ pub fn events(cfg: &ResolvedConfig, act: &DesignActivity) -> EventCounts {
         DesignStats::Malekeh(s) => malekeh::hardware::events(cfg, &act.core, s),
         DesignStats::Sharing(s) => sharing::hardware::events(cfg, &act.core, s),
         DesignStats::Cerf(s) => cerf::hardware::events(cfg, &act.core, &act.memory, s),
+        DesignStats::Lreg(s) => lreg::hardware::events(cfg, &act.core, s),
     }
 }
 

@@ -24,21 +24,25 @@ pub enum DesignSpec {
     /// The register file and the L1D as one tagged, set-associative array (seed 004,
     /// [`crate::cerf`]).
     Cerf,
+    /// L-registers: convolution loads turned into shuffles from neighbouring lanes (seed 001,
+    /// [`crate::lreg`]).
+    Lreg,
 }
 
 /// Unknown design name.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown design `{0}` (known: baseline, renaming, malekeh, sharing, cerf)")]
+#[error("unknown design `{0}` (known: baseline, renaming, malekeh, sharing, cerf, lreg)")]
 pub struct UnknownDesign(pub String);
 
 impl DesignSpec {
     /// Every design, in report order.
-    pub const ALL: [DesignSpec; 5] = [
+    pub const ALL: [DesignSpec; 6] = [
         DesignSpec::Baseline,
         DesignSpec::Renaming,
         DesignSpec::Malekeh,
         DesignSpec::Sharing,
         DesignSpec::Cerf,
+        DesignSpec::Lreg,
     ];
 
     /// Name on the command line and in reports.
@@ -49,6 +53,7 @@ impl DesignSpec {
             DesignSpec::Malekeh => "malekeh",
             DesignSpec::Sharing => "sharing",
             DesignSpec::Cerf => "cerf",
+            DesignSpec::Lreg => "lreg",
         }
     }
 
@@ -81,6 +86,10 @@ impl DesignSpec {
                 "designs/src/cerf/defaults.toml",
                 include_str!("cerf/defaults.toml"),
             )),
+            DesignSpec::Lreg => Some((
+                "designs/src/lreg/defaults.toml",
+                include_str!("lreg/defaults.toml"),
+            )),
         }
     }
 }
@@ -105,6 +114,9 @@ impl DesignSpec {
             )),
             DesignSpec::Cerf => {
                 Some(("designs/src/cerf/README.md", include_str!("cerf/README.md")))
+            }
+            DesignSpec::Lreg => {
+                Some(("designs/src/lreg/README.md", include_str!("lreg/README.md")))
             }
         }
     }

@@ -48,7 +48,7 @@ pub struct Args {
     /// GPU preset: gtx480 | rtx2060.
     #[arg(long)]
     pub gpu: String,
-    /// Register-file design: baseline | renaming | malekeh | sharing | cerf (gtx480 only) (parameters: `--set design.KEY=VALUE`).
+    /// Register-file design: baseline | renaming | malekeh | sharing | cerf (gtx480 only) | lreg (parameters: `--set design.KEY=VALUE`).
     #[arg(long, default_value = "baseline")]
     pub design: String,
     /// Technology node: 90nm, 65nm, 45nm, 40nm, 32nm, 22nm or 12nm (default: the preset's

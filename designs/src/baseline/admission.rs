@@ -76,6 +76,13 @@ impl RowAdmission {
         Some(base)
     }
 
+    /// Rows of sub-core `sc` no warp reserves.
+    pub fn free_rows(&self, sc: usize) -> usize {
+        self.used
+            .get(sc)
+            .map_or(0, |u| u.iter().filter(|&&x| !x).count())
+    }
+
     /// Frees rows `base .. base + n` of sub-core `sc`.
     pub fn release(&mut self, sc: usize, base: usize, n: usize) {
         if let Some(r) = self

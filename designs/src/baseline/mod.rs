@@ -191,6 +191,16 @@ impl BaselineRf {
         }
     }
 
+    /// Warp registers of sub-core `sc` no warp reserves (every bank's free rows).
+    pub fn free_registers(&self, sc: usize) -> usize {
+        self.admission.free_rows(sc) * self.banks
+    }
+
+    /// Rows per bank, times the banks, that a warp of `regs_per_thread` reserves.
+    pub fn registers_reserved_per_warp(&self, regs_per_thread: u32) -> usize {
+        self.admission.rows_needed(regs_per_thread) * self.banks
+    }
+
     /// Logical bank of register `reg` of warp slot `slot`.
     #[inline]
     pub fn bank_of(&self, slot: u16, reg: RegId) -> usize {

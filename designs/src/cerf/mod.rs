@@ -715,6 +715,7 @@ impl CerfRf {
             latency: self.p.hit_latency,
             extra: self.p.tag_stage_cycles,
             wait_until,
+            via_l1: false,
         }
     }
 
@@ -759,6 +760,7 @@ impl CerfRf {
             latency: self.p.hit_latency,
             extra: self.p.tag_stage_cycles,
             wait_until: 0,
+            via_l1: false,
         }
     }
 }

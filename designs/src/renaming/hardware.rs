@@ -55,7 +55,9 @@ pub fn table_capacity(cfg: &ResolvedConfig, p: &RenamingParams) -> u64 {
     }
 }
 
-fn sram(cfg: &ResolvedConfig, bytes: u64, block: u32) -> SramSpec {
+/// An itrs-hp SRAM of `bytes` in rows of `block` bytes at the configuration's node,
+/// temperature and ECC choice (the tables of the designs beside the register file).
+pub(crate) fn sram(cfg: &ResolvedConfig, bytes: u64, block: u32) -> SramSpec {
     let mut s = SramSpec::ram(bytes, block, cfg.power.node.nm());
     s.ecc = cfg.rf.ecc;
     s.temperature = cfg.power.temperature;

@@ -136,6 +136,8 @@ struct FnState {
     pending: Vec<(usize, usize, String, usize)>,
     /// Indices of instructions preceded by `.pragma "nounroll";` (PTX ISA §11.6.1).
     nounroll: Vec<usize>,
+    /// The body's `.pragma` strings, in source order.
+    pragmas: Vec<String>,
     /// Where each of `instrs` is in the source (same indices).
     srcs: Vec<InstrSrc>,
 }
@@ -703,6 +705,7 @@ impl<'a> Parser<'a> {
             instrs: Vec::new(),
             labels: Default::default(),
             tuning,
+            pragmas: Vec::new(),
             cfg: Cfg::default(),
         };
         // register the name before the body so that recursive calls resolve
@@ -767,6 +770,7 @@ impl<'a> Parser<'a> {
             labels: Default::default(),
             pending: Vec::new(),
             nounroll: Vec::new(),
+            pragmas: Vec::new(),
             srcs: Vec::new(),
         };
         // `.reg` parameters are registers of the function
@@ -839,8 +843,11 @@ impl<'a> Parser<'a> {
                         ".pragma" => {
                             self.i += 1;
                             self.record_pragma(k);
-                            if matches!(self.peek(), Some(Tok::Str(s)) if s == "nounroll") {
-                                st.nounroll.push(st.instrs.len());
+                            if let Some(Tok::Str(s)) = self.peek() {
+                                if s == "nounroll" {
+                                    st.nounroll.push(st.instrs.len());
+                                }
+                                st.pragmas.push(s.clone());
                             }
                             self.skip_statement()?;
                         }
@@ -893,6 +900,7 @@ impl<'a> Parser<'a> {
             }
         }
         f.regs = st.regs;
+        f.pragmas = st.pragmas;
         f.vars = st.vars;
         f.instrs = st.instrs;
         f.labels = st.labels;
@@ -1740,6 +1748,8 @@ mod tests {
         assert!(dynm.is_extern && dynm.size == 0 && dynm.align == 16);
         let k = m.function("k").unwrap();
         assert_eq!(k.local_bytes(), 64);
+        // issue 32: a body's `.pragma` strings are kept on its function
+        assert_eq!(k.pragmas, vec!["nounroll".to_string()]);
         assert_eq!(k.instrs[0].src[0], Operand::Sym(Sym::Local(0), 0));
         assert_eq!(k.instrs[1].src[0], Operand::Sym(Sym::Global(4), 0));
         // issue 4: the kernel's call is inlined; the call operands are decoded as written in a
@@ -1759,6 +1769,7 @@ mod tests {
         assert_eq!(c.rets.len(), 1);
         assert!(call.mods.has(Mods::UNI));
         let h = m.function("helper").unwrap();
+        assert!(h.pragmas.is_empty());
         assert_eq!(h.rets[0].name, "ret0");
         assert_eq!(
             h.instrs[1].src[0],

@@ -1374,6 +1374,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             };
             self.design
                 .allocate_warp(&mut ctx, *w, sh.regs_per_thread)?;
+            self.design.warp_started(*w, i as u32);
             self.arch_regs_per_warp = u64::from(sh.reserved_regs_per_warp / 32);
             self.arch_regs_now += self.arch_regs_per_warp;
             if let Some(s) = &mut self.arch_series {
@@ -2272,6 +2273,7 @@ impl<D: RegisterFileDesign> Sm<D> {
                             latency,
                             extra,
                             wait_until,
+                            via_l1,
                         } => {
                             while let Some(f) = design.take_writeback() {
                                 mem.fetch(now, id, &f, mem_act);
@@ -2284,7 +2286,8 @@ impl<D: RegisterFileDesign> Sm<D> {
                             if part != 0 {
                                 let mut m = acc.clone();
                                 m.mask = part;
-                                let t = mem.access(now + u64::from(extra), id, &m, true, mem_act);
+                                let t =
+                                    mem.access(now + u64::from(extra), id, &m, !via_l1, mem_act);
                                 ldst += u64::from(t.ldst_cycles);
                                 ready = ready.max(t.ready_at);
                                 let mut ctx = RfCtx {

@@ -175,6 +175,7 @@ impl<'a> ExecModel<'a> {
         let grid = GridShape {
             ctas,
             threads_per_cta: threads,
+            block: launch.block,
             warps_per_cta: threads.div_ceil(32),
             regs_per_thread: kernel.gprs,
             preds_per_thread: kernel.preds,
@@ -367,6 +368,10 @@ impl FunctionalWarpModel for ExecModel<'_> {
 
     fn analyses(&self) -> &[Option<Analysis>] {
         &self.analyses
+    }
+
+    fn kernel_pragmas(&self) -> &[String] {
+        &self.func.pragmas
     }
 
     fn block_start(&self, func: u32, pc: u32) -> Option<u32> {

@@ -185,6 +185,9 @@ pub trait WarpRegisters {
 pub struct GridShape {
     pub ctas: u32,
     pub threads_per_cta: u32,
+    /// CTA dimensions (x, y, z) in threads; thread `t` of a CTA has `threadIdx.x = t % x`,
+    /// `threadIdx.y = (t / x) % y` (CUDA C++ Programming Guide, "Thread Hierarchy").
+    pub block: [u32; 3],
     pub warps_per_cta: u32,
     /// Architectural registers per thread (allocator count, before rounding).
     pub regs_per_thread: u32,
@@ -263,6 +266,11 @@ pub trait FunctionalWarpModel {
     /// ([`super::rf::GlobalAccess::memory`]). Default: none.
     fn global_reader(&self) -> Option<&dyn super::rf::GlobalRead> {
         None
+    }
+    /// The `.pragma` strings of the launched kernel's body ([`crate::ir::Function::pragmas`]),
+    /// for a design that reads annotations (seed 001's L-register directive). Default: none.
+    fn kernel_pragmas(&self) -> &[String] {
+        &[]
     }
 }
 
@@ -390,6 +398,7 @@ impl SyntheticModel {
         let grid = GridShape {
             ctas,
             threads_per_cta,
+            block: [threads_per_cta, 1, 1],
             warps_per_cta,
             regs_per_thread: a.alloc.registers,
             preds_per_thread: a.alloc.predicates,

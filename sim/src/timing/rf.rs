@@ -190,13 +190,16 @@ pub enum MemRoute {
     /// return ([`RegisterFileDesign::global_timed`]). The instruction completes `latency`
     /// cycles after dispatch at the earliest, one cycle after its last bank access, at
     /// `wait_until` (lines already in flight, MSHR-merged) and when its misses return.
-    /// Banks from `ARRAY_BANKS` on are folded onto the last one.
+    /// Banks from `ARRAY_BANKS` on are folded onto the last one. With `via_l1` the miss
+    /// lanes go through the L1D like any load (seed 001: the lanes of an L-register load
+    /// that found no neighbour to shuffle from, whose register reads are the `reads`).
     Array {
         reads: [u8; ARRAY_BANKS],
         miss_lanes: u32,
         latency: u32,
         extra: u32,
         wait_until: u64,
+        via_l1: bool,
     },
 }
 
@@ -305,6 +308,11 @@ pub trait RegisterFileDesign {
     ) -> Result<(), RfError>;
     /// The warp has exited: free everything it holds.
     fn free_warp(&mut self, ctx: &mut RfCtx, warp: WarpSlot);
+    /// The warp just allocated in `warp` is warp `cta_warp` of its CTA (its lanes hold the
+    /// CTA's threads `32·cta_warp ..`), called right after
+    /// [`allocate_warp`](RegisterFileDesign::allocate_warp). A design that relates lanes to
+    /// thread coordinates uses it (seed 001's neighbour lanes). Default: nothing.
+    fn warp_started(&mut self, _warp: WarpSlot, _cta_warp: u32) {}
 
     /// Picks a collector unit for an issuing warp among the free ones (`free`: bit `c` set if
     /// collector `c` of the sub-core is free, never 0). Default: the lowest free collector.

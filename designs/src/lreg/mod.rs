@@ -1,0 +1,569 @@
+//! Design `lreg` (seed 001, Elango, "Convolutional Neural Network Acceleration on GPU by
+//! Exploiting Data Reuse", MS thesis 2017): L-registers. In a kernel the compiler marks
+//! ([`geometry::Annotation`], a `.pragma` in its body), every thread's global loads get
+//! L-register ids in dynamic order (§7.1); a load of an input pixel that a horizontal or
+//! vertical neighbour in the same warp already holds becomes a shuffle from that lane's
+//! L-register (§6.2, §7.3) instead of a memory access (§7.4). See `README.md` beside this
+//! file for the mechanism, every parameter and every decision the seed leaves open.
+//!
+//! * The register file is the baseline's ([`BaselineRf`]); L-registers are warp registers
+//!   taken from the rows no resident warp reserves (§2.1.2, §6.4: "exploiting the
+//!   underutilized register file space"), one per retained L-register id of a warp, until the
+//!   last neighbour that reads it has (§7.2). A CTA is admitted only if its reservation leaves
+//!   room for the L-registers in use.
+//! * Per L-load instruction, each active lane with an input id takes its pixel from the
+//!   horizontal neighbour's L-register `id − CS·S` if that lane (thread `x + 1`, same row,
+//!   same warp) holds it, else from the vertical neighbour's `id − K·RS·S` (thread `y + 1`,
+//!   same warp), else loads it (row, warp and block boundaries, §6.5). The lanes that load go
+//!   through the L1D in the same instruction; the shuffled lanes' source rows are read through
+//!   the bank arbitration ([`MemRoute::Array`]) and the shuffle network; an instruction with
+//!   no loading lane accesses no memory.
+//! * Values: the design keeps every retained L-register's 32 lanes. A shuffled lane's value
+//!   is compared with what memory holds at its address; a difference (a lost or misplaced
+//!   L-register, or an annotation that does not describe the kernel) fails the run
+//!   ([`LregStats::integrity`]).
+//! * Kernels without the annotation run exactly as on the baseline.
+
+pub mod geometry;
+pub mod hardware;
+#[cfg(test)]
+mod tests;
+
+use regwatt_sim::timing::functional::{FunctionalWarpModel, MemOpKind, MemSpaceKind};
+use regwatt_sim::timing::rf::{
+    GlobalAccess, MemRoute, OperandRef, ReadOutcome, RegId, RegisterFileDesign, ReleaseCause,
+    RfCtx, RfError, RfLayout, RfStats, Route, WarpSlot, WriteOutcome, WriteRef, ARRAY_BANKS,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::baseline::{BaselineRf, BaselineStats};
+use crate::config::ResolvedConfig;
+pub use geometry::{Annotation, AnnotationError, Slot};
+
+/// Which neighbours a lane may take a pixel from (`design.directions`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Directions {
+    /// Horizontal, then vertical (§6.2, Fig. 12).
+    Both,
+    /// Horizontal sharing only (§7.3.1).
+    Horizontal,
+    /// Vertical sharing only (§7.3.2).
+    Vertical,
+    /// No sharing: the annotation is ignored (an ablation; cycles equal the baseline's).
+    Off,
+}
+
+/// `[design]` parameters of `lreg` (defaults and sources: `defaults.toml`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LregParams {
+    /// L-registers a warp may hold at once (the entries of its L-register map).
+    pub map_entries: u32,
+    /// Which neighbours lanes shuffle from.
+    pub directions: Directions,
+}
+
+impl LregParams {
+    /// Range checks (`key`, message).
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        if !(1..=1024).contains(&self.map_entries) {
+            return Err((
+                "design.map_entries",
+                format!("{}: must be in 1..=1024", self.map_entries),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// What a launch tells the design: the kernel's annotation and its CTA shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LregPlan {
+    pub annotation: Option<Annotation>,
+    pub block: [u32; 3],
+    pub threads_per_cta: u32,
+}
+
+impl LregPlan {
+    /// The plan of the model's launch; a malformed annotation is an error naming the pragma.
+    pub fn for_launch<F: FunctionalWarpModel>(model: &F) -> Result<LregPlan, AnnotationError> {
+        let g = model.grid();
+        Ok(LregPlan {
+            annotation: Annotation::from_pragmas(model.kernel_pragmas())?,
+            block: g.block,
+            threads_per_cta: g.threads_per_cta,
+        })
+    }
+}
+
+/// Event counts of the L-register design (summed over SMs; `live_peak` is the maximum).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct LregStats {
+    /// The baseline register file's counts (architectural registers).
+    pub banks: BaselineStats,
+    /// Every `ld.global` warp instruction and its active lanes (thread loads), any kernel.
+    pub global_load_instructions: u64,
+    pub global_load_lanes: u64,
+    /// Of those, the instructions with at least one lane that accessed memory, and those
+    /// lanes: the loads that remain.
+    pub memory_load_instructions: u64,
+    pub memory_load_lanes: u64,
+    /// `ld.global` instructions of annotated kernels (L-register loads), and their lanes:
+    /// inputs and private ones (weights, loads before the window).
+    pub lreg_instructions: u64,
+    pub input_lanes: u64,
+    pub private_lanes: u64,
+    /// Input lanes served by a shuffle from the horizontal / vertical neighbour.
+    pub shuffled_horizontal: u64,
+    pub shuffled_vertical: u64,
+    /// Input lanes in an overlap with no neighbour holding the pixel (row, warp or block
+    /// boundary, an inactive or exited neighbour, a full map): they loaded (§6.5).
+    pub fallback_lanes: u64,
+    /// Instructions all of whose lanes shuffled: no LD/ST, L1D or L2 access.
+    pub served_instructions: u64,
+    /// Source L-register rows read for shuffles (one per distinct source per instruction).
+    pub shuffle_row_reads: u64,
+    /// L-registers kept for a neighbour (allocated), refused because the warp's map or the
+    /// sub-core's free rows were full, and released.
+    pub retained: u64,
+    pub refused_map_full: u64,
+    pub refused_no_row: u64,
+    pub released: u64,
+    /// Most L-registers live at once on one SM, and the live count summed at every L-load
+    /// instruction (mean occupancy = `live_sum / lreg_instructions`).
+    pub live_peak: u64,
+    pub live_sum: u64,
+    /// L-register map reads (a lookup per L-load and per shuffle source) and writes
+    /// (allocations and releases).
+    pub map_reads: u64,
+    pub map_writes: u64,
+    /// Shuffled values that differ from memory (must stay 0), and the first one described.
+    pub value_mismatches: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_mismatch: Option<String>,
+}
+
+impl LregStats {
+    /// `Err` when a shuffled value differed from memory: the run computed with a value the
+    /// design did not hold (a lost L-register or an annotation that does not match the
+    /// kernel's loads), as wrong as a failed output check.
+    pub fn integrity(&self) -> Result<(), String> {
+        match self.value_mismatches {
+            0 => Ok(()),
+            n => Err(format!(
+                "design `lreg`: {n} shuffled values differ from memory; first: {}",
+                self.first_mismatch.as_deref().unwrap_or("?")
+            )),
+        }
+    }
+}
+
+impl RfStats for LregStats {
+    fn merge(&mut self, o: &Self) {
+        self.banks.merge(&o.banks);
+        self.global_load_instructions += o.global_load_instructions;
+        self.global_load_lanes += o.global_load_lanes;
+        self.memory_load_instructions += o.memory_load_instructions;
+        self.memory_load_lanes += o.memory_load_lanes;
+        self.lreg_instructions += o.lreg_instructions;
+        self.input_lanes += o.input_lanes;
+        self.private_lanes += o.private_lanes;
+        self.shuffled_horizontal += o.shuffled_horizontal;
+        self.shuffled_vertical += o.shuffled_vertical;
+        self.fallback_lanes += o.fallback_lanes;
+        self.served_instructions += o.served_instructions;
+        self.shuffle_row_reads += o.shuffle_row_reads;
+        self.retained += o.retained;
+        self.refused_map_full += o.refused_map_full;
+        self.refused_no_row += o.refused_no_row;
+        self.released += o.released;
+        self.live_peak = self.live_peak.max(o.live_peak);
+        self.live_sum += o.live_sum;
+        self.map_reads += o.map_reads;
+        self.map_writes += o.map_writes;
+        self.value_mismatches += o.value_mismatches;
+        if self.first_mismatch.is_none() {
+            self.first_mismatch.clone_from(&o.first_mismatch);
+        }
+    }
+}
+
+/// One retained L-register of a warp.
+#[derive(Clone, Debug)]
+struct LEntry {
+    id: u32,
+    values: [u32; 32],
+    /// Lanes whose value is held.
+    valid: u32,
+    /// The last id at which a neighbour reads it.
+    last_reader: u32,
+}
+
+/// A warp slot's L-register state.
+#[derive(Clone, Debug, Default)]
+struct LWarp {
+    /// Warp index within its CTA (`None`: no warp).
+    cta_warp: Option<u32>,
+    /// Next L-register id: one counter per warp, advanced by every L-register load the warp
+    /// executes (a lane inactive in a load skips that id, so neighbours' ids stay aligned).
+    next_id: u32,
+    live: Vec<LEntry>,
+}
+
+/// The L-register design of one SM.
+#[derive(Debug)]
+pub struct LregRf {
+    base: BaselineRf,
+    p: LregParams,
+    plan: LregPlan,
+    banks: usize,
+    sub_cores: usize,
+    /// Cycles of a shuffle (the preset's INT pipeline, where the core times `shfl.sync`).
+    shuffle_latency: u32,
+    warps: Vec<LWarp>,
+    /// Live L-registers per sub-core.
+    in_use: Vec<usize>,
+    live: u64,
+    stats: LregStats,
+}
+
+/// Lane `l`'s horizontal or vertical neighbour lane in the same warp, if the thread exists.
+fn neighbour(plan: &LregPlan, cta_warp: u32, lane: u32, vertical: bool) -> Option<u32> {
+    let [bx, by, _] = plan.block;
+    let tid = cta_warp * 32 + lane;
+    let (x, y) = (tid % bx, (tid / bx) % by);
+    let (ok, step) = if vertical {
+        (y + 1 < by, bx)
+    } else {
+        (x + 1 < bx, 1)
+    };
+    let n = lane + step;
+    (ok && n < 32 && tid + step < plan.threads_per_cta).then_some(n)
+}
+
+impl LregRf {
+    /// The design of one SM of `cfg` for a launch planned as `plan`.
+    pub fn new(cfg: &ResolvedConfig, p: &LregParams, plan: &LregPlan) -> LregRf {
+        let s = &cfg.gpu.sm;
+        let sub_cores = s.sub_cores.max(1) as usize;
+        let mut plan = *plan;
+        if p.directions == Directions::Off {
+            plan.annotation = None;
+        }
+        LregRf {
+            base: BaselineRf::new(cfg),
+            p: p.clone(),
+            plan,
+            banks: s.register_file.banks_per_sub_core.max(1) as usize,
+            sub_cores,
+            shuffle_latency: s.units.int.timing.latency.max(1),
+            warps: vec![LWarp::default(); s.limits.max_warps as usize],
+            in_use: vec![0; sub_cores],
+            live: 0,
+            stats: LregStats::default(),
+        }
+    }
+
+    /// Logical bank of L-register `id` of warp slot `slot` (interleaved like architectural
+    /// registers, GPGPU-Sim `register_bank()`).
+    fn bank(&self, slot: u16, id: u32) -> usize {
+        (usize::from(slot) + id as usize) % self.banks
+    }
+
+    fn release_entry(&mut self, sc: usize) {
+        self.in_use[sc] = self.in_use[sc].saturating_sub(1);
+        self.live = self.live.saturating_sub(1);
+        self.stats.released += 1;
+        self.stats.map_writes += 1;
+    }
+
+    /// An L-register load of `warp` (annotation `a`): shuffles where a neighbour holds the
+    /// pixel, loads elsewhere.
+    fn lreg_load(&mut self, a: Annotation, g: &GlobalAccess) -> MemRoute {
+        let slot = usize::from(g.warp.slot);
+        let sc = usize::from(g.warp.sub_core) % self.sub_cores;
+        let Some(cta_warp) = self.warps.get(slot).and_then(|w| w.cta_warp) else {
+            return MemRoute::Hierarchy;
+        };
+        let acc = g.access;
+        let mut shuffled = 0u32;
+        let mut sources: [Option<u32>; 2] = [None; 2];
+        let mut n_sources = 0usize;
+        let mut min_id = u32::MAX;
+        let mut values = [0u32; 32];
+        let mut ids = [0u32; 32];
+        self.stats.lreg_instructions += 1;
+        self.stats.map_reads += 1;
+        let (use_h, use_v) = match self.p.directions {
+            Directions::Both => (true, true),
+            Directions::Horizontal => (true, false),
+            Directions::Vertical => (false, true),
+            Directions::Off => (false, false),
+        };
+        for lane in 0..32u32 {
+            if acc.mask >> lane & 1 == 0 {
+                continue;
+            }
+            let w = &mut self.warps[slot];
+            let id = w.next_id;
+            ids[lane as usize] = id;
+            min_id = min_id.min(id);
+            let mut word = [0u8; 4];
+            if let Some(m) = g.memory {
+                m.read_global(acc.addrs[lane as usize], &mut word);
+            }
+            let v = u32::from_le_bytes(word);
+            values[lane as usize] = v;
+            if !matches!(a.slot(id), Slot::Input { .. }) {
+                self.stats.private_lanes += 1;
+                continue;
+            }
+            self.stats.input_lanes += 1;
+            let h = a
+                .horizontal_source(id)
+                .filter(|_| use_h)
+                .and_then(|s| Some((s, neighbour(&self.plan, cta_warp, lane, false)?)));
+            let vt = a
+                .vertical_source(id)
+                .filter(|_| use_v)
+                .and_then(|s| Some((s, neighbour(&self.plan, cta_warp, lane, true)?)));
+            let overlapped = a.horizontal_source(id).is_some() || a.vertical_source(id).is_some();
+            let held = |(s, n): (u32, u32)| {
+                w.live
+                    .iter()
+                    .find(|e| e.id == s && e.valid >> n & 1 != 0)
+                    .map(|e| (s, e.values[n as usize]))
+            };
+            let (got, vertical) = match h.and_then(held) {
+                Some(x) => (Some(x), false),
+                None => (vt.and_then(held), true),
+            };
+            match got {
+                Some((s, sv)) => {
+                    shuffled |= 1 << lane;
+                    if vertical {
+                        self.stats.shuffled_vertical += 1;
+                    } else {
+                        self.stats.shuffled_horizontal += 1;
+                    }
+                    if !sources[..n_sources].contains(&Some(s)) && n_sources < 2 {
+                        sources[n_sources] = Some(s);
+                        n_sources += 1;
+                    } else if !sources[..n_sources].contains(&Some(s)) {
+                        // a third distinct source row (lanes at different ids): read too
+                        self.stats.shuffle_row_reads += 1;
+                    }
+                    if sv != v {
+                        self.stats.value_mismatches += 1;
+                        if self.stats.first_mismatch.is_none() {
+                            self.stats.first_mismatch = Some(format!(
+                                "warp slot {slot} (warp {cta_warp} of its CTA) lane {lane}: L-register {id} at 0x{:x} took {sv:#x} from L-register {s} of lane {}, memory holds {v:#x}",
+                                acc.addrs[lane as usize],
+                                if vertical { lane + self.plan.block[0] } else { lane + 1 }
+                            ));
+                        }
+                    }
+                }
+                None if overlapped => self.stats.fallback_lanes += 1,
+                None => {}
+            }
+        }
+        self.warps[slot].next_id = self.warps[slot].next_id.saturating_add(1);
+        // keep the inputs a neighbour will read (§7.2)
+        for lane in 0..32u32 {
+            if acc.mask >> lane & 1 == 0 {
+                continue;
+            }
+            let id = ids[lane as usize];
+            let Some(last) = a.last_reader(id) else {
+                continue;
+            };
+            let w = &mut self.warps[slot];
+            if let Some(e) = w.live.iter_mut().find(|e| e.id == id) {
+                e.values[lane as usize] = values[lane as usize];
+                e.valid |= 1 << lane;
+                continue;
+            }
+            if w.live.len() >= self.p.map_entries as usize {
+                self.stats.refused_map_full += 1;
+                continue;
+            }
+            if self.in_use[sc] >= self.base.free_registers(sc) {
+                self.stats.refused_no_row += 1;
+                continue;
+            }
+            let mut e = LEntry {
+                id,
+                values: [0; 32],
+                valid: 1 << lane,
+                last_reader: last,
+            };
+            e.values[lane as usize] = values[lane as usize];
+            w.live.push(e);
+            self.in_use[sc] += 1;
+            self.live += 1;
+            self.stats.retained += 1;
+            self.stats.map_writes += 1;
+        }
+        self.stats.live_sum += self.live;
+        self.stats.live_peak = self.stats.live_peak.max(self.live);
+        // release what no lane of the warp reads any more (the last reader was this
+        // instruction or earlier)
+        let before = self.warps[slot].live.len();
+        self.warps[slot].live.retain(|e| e.last_reader > min_id);
+        for _ in self.warps[slot].live.len()..before {
+            self.release_entry(sc);
+        }
+        if shuffled == 0 {
+            return MemRoute::Hierarchy;
+        }
+        let mut reads = [0u8; ARRAY_BANKS];
+        for s in sources[..n_sources].iter().flatten() {
+            let b = self.bank(g.warp.slot, *s).min(ARRAY_BANKS - 1);
+            reads[b] = reads[b].saturating_add(1);
+            self.stats.shuffle_row_reads += 1;
+            self.stats.map_reads += 1;
+        }
+        MemRoute::Array {
+            reads,
+            miss_lanes: acc.mask & !shuffled,
+            latency: self.shuffle_latency,
+            extra: 0,
+            wait_until: 0,
+            via_l1: true,
+        }
+    }
+}
+
+impl RegisterFileDesign for LregRf {
+    type Stats = LregStats;
+
+    fn name(&self) -> String {
+        "lreg".into()
+    }
+
+    fn layout(&self) -> RfLayout {
+        self.base.layout()
+    }
+
+    fn can_allocate(&self, warps: &[WarpSlot], regs_per_thread: u32) -> bool {
+        if !self.base.can_allocate(warps, regs_per_thread) {
+            return false;
+        }
+        // the new warps' rows must leave room for the L-registers in use
+        let per_warp = self.base.registers_reserved_per_warp(regs_per_thread);
+        (0..self.sub_cores).all(|sc| {
+            let n = warps
+                .iter()
+                .filter(|w| usize::from(w.sub_core) == sc)
+                .count();
+            self.base.free_registers(sc).saturating_sub(n * per_warp) >= self.in_use[sc]
+        })
+    }
+
+    fn allocate_warp(
+        &mut self,
+        ctx: &mut RfCtx,
+        warp: WarpSlot,
+        regs_per_thread: u32,
+    ) -> Result<(), RfError> {
+        self.base.allocate_warp(ctx, warp, regs_per_thread)
+    }
+
+    fn warp_started(&mut self, warp: WarpSlot, cta_warp: u32) {
+        if let Some(w) = self.warps.get_mut(usize::from(warp.slot)) {
+            *w = LWarp {
+                cta_warp: Some(cta_warp),
+                ..LWarp::default()
+            };
+        }
+    }
+
+    fn free_warp(&mut self, ctx: &mut RfCtx, warp: WarpSlot) {
+        let sc = usize::from(warp.sub_core) % self.sub_cores;
+        if let Some(w) = self.warps.get_mut(usize::from(warp.slot)) {
+            let n = w.live.len();
+            *w = LWarp::default();
+            for _ in 0..n {
+                self.release_entry(sc);
+            }
+        }
+        self.base.free_warp(ctx, warp);
+    }
+
+    fn route_read(&mut self, ctx: &mut RfCtx, op: &OperandRef) -> Route {
+        self.base.route_read(ctx, op)
+    }
+
+    fn read(&mut self, ctx: &mut RfCtx, op: &OperandRef) -> ReadOutcome {
+        self.base.read(ctx, op)
+    }
+
+    fn route_write(&mut self, ctx: &mut RfCtx, w: &WriteRef) -> Route {
+        self.base.route_write(ctx, w)
+    }
+
+    fn write(
+        &mut self,
+        ctx: &mut RfCtx,
+        w: &WriteRef,
+        values: &[u32; 32],
+        mask: u32,
+    ) -> WriteOutcome {
+        self.base.write(ctx, w, values, mask)
+    }
+
+    fn release(&mut self, ctx: &mut RfCtx, warp: WarpSlot, reg: RegId, cause: ReleaseCause) {
+        self.base.release(ctx, warp, reg, cause)
+    }
+
+    fn global_access(&mut self, _ctx: &mut RfCtx, g: &GlobalAccess) -> MemRoute {
+        let acc = g.access;
+        if acc.space != MemSpaceKind::Global || acc.kind != MemOpKind::Load {
+            return MemRoute::Hierarchy;
+        }
+        let lanes = u64::from(acc.mask.count_ones());
+        self.stats.global_load_instructions += 1;
+        self.stats.global_load_lanes += lanes;
+        let route = match self.plan.annotation {
+            // L-registers are 32-bit (§7.1); a memory reader is needed to hold values
+            Some(a) if acc.bytes_per_lane == 4 && g.memory.is_some() => self.lreg_load(a, g),
+            _ => MemRoute::Hierarchy,
+        };
+        let loading = match route {
+            MemRoute::Array { miss_lanes, .. } => miss_lanes & acc.mask,
+            _ => acc.mask,
+        };
+        if loading == 0 {
+            self.stats.served_instructions += 1;
+        } else {
+            self.stats.memory_load_instructions += 1;
+            self.stats.memory_load_lanes += u64::from(loading.count_ones());
+        }
+        route
+    }
+
+    fn prefetch(&self, warp: WarpSlot, reg: RegId) {
+        self.base.prefetch(warp, reg)
+    }
+
+    fn peek(&self, warp: WarpSlot, reg: RegId) -> [u32; 32] {
+        self.base.peek(warp, reg)
+    }
+
+    fn record_series(&mut self, window: u64) {
+        self.base.record_series(window)
+    }
+
+    fn finish(&mut self, ctx: &mut RfCtx) {
+        self.base.finish(ctx)
+    }
+
+    fn stats(&self) -> LregStats {
+        LregStats {
+            banks: self.base.stats(),
+            ..self.stats.clone()
+        }
+    }
+}
