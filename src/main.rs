@@ -33,6 +33,13 @@ enum Command {
     Sweep(cli::sweep::Args),
     /// Merge sharded sweep directories into what the unsharded sweep writes.
     Merge(cli::sweep::MergeArgs),
+    /// Launch-spec tools: `spec new FILE.ptx` writes a commented template for its kernels.
+    #[command(subcommand)]
+    Spec(cli::spec::Command),
+    /// Built-in workloads: `workload export NAME DIR` writes one as a starting point
+    /// (spec with [check], PTX, CUDA source, inputs, expected outputs); `workload list`.
+    #[command(subcommand)]
+    Workload(cli::workload::Command),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -46,5 +53,7 @@ fn main() -> anyhow::Result<()> {
         Command::Report(a) => cli::report::run(a),
         Command::Sweep(a) => cli::sweep::run(a),
         Command::Merge(a) => cli::sweep::merge(a),
+        Command::Spec(a) => cli::spec::run(a),
+        Command::Workload(a) => cli::workload::run(a),
     }
 }

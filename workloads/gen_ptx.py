@@ -45,13 +45,16 @@ def nvrtc_version(lib):
     return f"{major.value}.{minor.value}"
 
 
-def compile_ptx(lib, src, name):
+def compile_ptx(lib, src, name, extra_opts=()):
+    """PTX of CUDA source `src` compiled as program `name` with NVRTC_OPTS (then `extra_opts`,
+    e.g. include paths for scripts/cu2ptx.py)."""
     prog = ctypes.c_void_p()
     rc = lib.nvrtcCreateProgram(ctypes.byref(prog), src.encode(), name.encode(), 0, None, None)
     if rc != 0:
         raise SystemExit(f"nvrtcCreateProgram({name}): {lib.nvrtcGetErrorString(rc).decode()}")
-    opts = (ctypes.c_char_p * len(NVRTC_OPTS))(*[o.encode() for o in NVRTC_OPTS])
-    rc = lib.nvrtcCompileProgram(prog, len(NVRTC_OPTS), opts)
+    all_opts = NVRTC_OPTS + list(extra_opts)
+    opts = (ctypes.c_char_p * len(all_opts))(*[o.encode() for o in all_opts])
+    rc = lib.nvrtcCompileProgram(prog, len(all_opts), opts)
     log_size = ctypes.c_size_t()
     lib.nvrtcGetProgramLogSize(prog, ctypes.byref(log_size))
     log = ctypes.create_string_buffer(log_size.value)
@@ -68,15 +71,17 @@ def compile_ptx(lib, src, name):
     return ptx.value.decode()
 
 
-def relative_file_directives(ptx, name):
+def relative_file_directives(ptx, name, allow_absolute=False):
     """NVRTC joins the current directory to a relative program name in the `.file` directive
-    (-lineinfo); write the repository-relative name back so the PTX names no path of this machine."""
+    (-lineinfo); write the repository-relative name back so the PTX names no path of this machine.
+    Any other absolute path is an error unless `allow_absolute` (scripts/cu2ptx.py: a user's
+    headers)."""
     out = []
     for line in ptx.splitlines(keepends=True):
         m = re.match(r'(\s*\.file\s+\d+\s+")([^"]*)(".*)', line, re.S)
         if m and m.group(2).endswith("/" + name):
             line = m.group(1) + name + m.group(3)
-        elif m and os.path.isabs(m.group(2)):
+        elif m and os.path.isabs(m.group(2)) and not allow_absolute:
             raise SystemExit(f"{name}: absolute path in the PTX: {line.strip()}")
         out.append(line)
     return "".join(out)

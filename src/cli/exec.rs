@@ -1,7 +1,9 @@
 //! `regwatt exec`: run a launch spec (or a built-in workload) on the functional SIMT executor.
 //!
 //! * `regwatt exec SPEC.toml [--dump DIR]` runs the launches in order (buffers persist across
-//!   launches) and writes every buffer after the last launch as `DIR/<name>.npy`.
+//!   launches) and writes every buffer after the last launch as `DIR/<name>.npy`; a spec with
+//!   `[check]` tables compares the buffers they name with their expected contents (non-zero
+//!   exit on mismatch).
 //! * `regwatt exec --workload NAME [--dump DIR]` runs a built-in workload and checks its output
 //!   against the workload's Rust reference (non-zero exit on mismatch).
 //! * `regwatt exec --list` lists the built-in workloads.
@@ -55,7 +57,8 @@ pub struct ExecReport {
     pub warp_instructions: u64,
     /// Total thread instructions.
     pub thread_instructions: u64,
-    /// Reference check (`--workload` only): `true` = pass.
+    /// Output check (`--workload`: against the Rust reference; a spec: against its `[check]`
+    /// tables; absent without one): `true` = pass.
     pub check_passed: Option<bool>,
     /// First mismatch, if the check failed.
     pub check_error: Option<String>,
@@ -70,10 +73,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
 fn run_inner(args: Args) -> anyhow::Result<()> {
     if args.list {
-        for w in regwatt_workloads::all() {
-            outln!("{:<18} {}", w.name, w.summary);
-        }
-        return Ok(());
+        return super::workload::list();
     }
     let opts = RunOptions {
         max_warp_instructions: args.max_warp_instructions,
@@ -101,13 +101,7 @@ fn run_inner(args: Args) -> anyhow::Result<()> {
         dump_dir(dir, &run.buffers)
             .with_context(|| format!("writing buffers to {}", dir.display()))?;
     }
-    let check = workload.map(|w| {
-        w.expected_final(&spec.initial_buffers())
-            .map_err(|e| e.to_string())
-            .and_then(|exp| {
-                regwatt_workloads::check(w, &exp, &run.buffers).map_err(|e| e.to_string())
-            })
-    });
+    let check = super::run::output_check(&spec, workload, &run.buffers);
     let report = ExecReport {
         spec: spec.file.clone(),
         workload: workload.map(|w| w.name.to_string()),
@@ -146,15 +140,7 @@ fn run_inner(args: Args) -> anyhow::Result<()> {
         if let Some(d) = &report.dump {
             outln!("buffers written to {d}");
         }
-        if let Some(c) = &check {
-            match c {
-                Ok(()) => outln!("check: PASS ({})", report.workload.as_deref().unwrap_or("")),
-                Err(e) => outln!("check: FAIL: {e}"),
-            }
-        }
     }
-    if let Some(Err(e)) = check {
-        anyhow::bail!("output does not match the reference: {e}");
-    }
-    Ok(())
+    let name = report.workload.as_deref().unwrap_or(&report.spec);
+    super::run::report_check(&check, name, workload, !args.json)
 }

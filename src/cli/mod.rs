@@ -245,5 +245,7 @@ pub mod exec;
 pub mod ptx;
 pub mod report;
 pub mod run;
+pub mod spec;
 pub mod sram;
 pub mod sweep;
+pub mod workload;

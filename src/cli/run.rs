@@ -12,7 +12,8 @@
 //! * `--dump DIR` writes every buffer after the last launch as `DIR/<name>.npy` (as
 //!   `regwatt exec --dump`) and the resolved configuration as `DIR/resolved_config.toml`.
 //! * `--out DIR` writes `report.json`, `energy.csv` and `resolved_config.toml`.
-//! * Built-in workloads are checked against their Rust reference: non-zero exit on mismatch.
+//! * Built-in workloads are checked against their Rust reference, launch specs with `[check]`
+//!   tables against their expected buffers: non-zero exit on mismatch.
 //! * `--node` defaults to the preset's `power.node` (gtx480: 40nm, rtx2060: 12nm); the node
 //!   used is in the output and in the resolved configuration.
 //! * `--scope` (default `rf`) chooses what the energy and area totals include: `rf` the
@@ -174,11 +175,11 @@ pub(crate) struct Simulated {
     /// Every launch on its own.
     pub launches: Vec<LaunchRecord>,
     pub buffers: std::collections::BTreeMap<String, HostData>,
-    /// Reference check of a built-in workload: `Some(Err(first mismatch))` on failure.
+    /// Output check ([`output_check`]): `Some(Err(first mismatch))` on failure.
     pub check: Option<Result<(), String>>,
 }
 
-/// Simulates `spec` (and checks it if it is the built-in `workload`).
+/// Simulates `spec` and checks its output ([`output_check`]).
 pub(crate) fn simulate(
     spec: &LaunchSpec,
     workload: Option<&Workload>,
@@ -188,13 +189,7 @@ pub(crate) fn simulate(
     watch: Watch<'_>,
 ) -> anyhow::Result<Simulated> {
     let sim = simulate_spec_watched(spec, design, cfg, opts, watch)?;
-    let check = workload.map(|w| {
-        w.expected_final(&spec.initial_buffers())
-            .map_err(|e| e.to_string())
-            .and_then(|exp| {
-                regwatt_workloads::check(w, &exp, &sim.buffers).map_err(|e| e.to_string())
-            })
-    });
+    let check = output_check(spec, workload, &sim.buffers);
     Ok(Simulated {
         activity: sim.activity,
         launch_cycles: sim.launch_cycles,
@@ -202,6 +197,55 @@ pub(crate) fn simulate(
         buffers: sim.buffers,
         check,
     })
+}
+
+/// The output check of a run (`exec`, `run`, `report`, `sweep`): a built-in workload against
+/// its Rust reference, a launch spec against its `[check]` tables (issue 34); `None` when there
+/// is nothing to compare, `Some(Err(first mismatch))` on a failure.
+pub(crate) fn output_check(
+    spec: &LaunchSpec,
+    workload: Option<&Workload>,
+    buffers: &std::collections::BTreeMap<String, HostData>,
+) -> Option<Result<(), String>> {
+    match workload {
+        Some(w) => Some(
+            w.expected_final(&spec.initial_buffers())
+                .map_err(|e| e.to_string())
+                .and_then(|exp| {
+                    regwatt_workloads::check(w, &exp, buffers).map_err(|e| e.to_string())
+                }),
+        ),
+        None if !spec.checks.is_empty() => {
+            Some(regwatt_workloads::check_spec(spec, buffers).map_err(|e| e.to_string()))
+        }
+        None => None,
+    }
+}
+
+/// Prints a run's check (`check: PASS (NAME)` / `check: FAIL: first mismatch`, nothing without
+/// one) and returns the error a failed check ends the command with.
+pub(crate) fn report_check(
+    check: &Option<Result<(), String>>,
+    name: &str,
+    workload: Option<&Workload>,
+    print: bool,
+) -> anyhow::Result<()> {
+    if print {
+        match check {
+            Some(Ok(())) => outln!("check: PASS ({name})"),
+            Some(Err(e)) => outln!("check: FAIL: {e}"),
+            None => {}
+        }
+    }
+    if let Some(Err(e)) = check {
+        let against = if workload.is_some() {
+            "the reference"
+        } else {
+            "the spec's [check]"
+        };
+        bail!("output does not match {against}: {e}");
+    }
+    Ok(())
 }
 
 /// Resolves the configuration from the command-line choices.
@@ -587,14 +631,6 @@ fn run_inner(args: Args) -> anyhow::Result<()> {
         outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         print_text(&report)?;
-        match &sim.check {
-            Some(Ok(())) => outln!("check: PASS ({name})"),
-            Some(Err(e)) => outln!("check: FAIL: {e}"),
-            None => {}
-        }
     }
-    if let Some(Err(e)) = sim.check {
-        bail!("output does not match the reference: {e}");
-    }
-    Ok(())
+    report_check(&sim.check, &name, workload, !args.json)
 }

@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use regwatt_sim::launch::{DType, HostData};
+use regwatt_sim::launch::{DType, HostData, LaunchSpec};
 
 use crate::Workload;
 
@@ -239,6 +239,33 @@ pub fn check(
     Ok(())
 }
 
+/// Compares `actual` (e.g. the simulator's final buffers) with the expected contents of the
+/// spec's `[check.<buffer>]` tables ([`LaunchSpec::checks`]; nothing to compare when it has
+/// none): exact when `abs = rel = 0`, else [`Tolerance::Float`] (integers always exactly).
+/// Mismatches name the spec file where a built-in check names the workload. Buffers are
+/// visited in name order.
+#[allow(clippy::result_large_err)]
+pub fn check_spec(spec: &LaunchSpec, actual: &BTreeMap<String, HostData>) -> Result<(), Mismatch> {
+    for (name, c) in &spec.checks {
+        let Some(a) = actual.get(name) else {
+            return Err(Mismatch::MissingBuffer {
+                workload: spec.file.clone(),
+                buffer: name.clone(),
+            });
+        };
+        let tolerance = if c.is_exact() {
+            Tolerance::Exact
+        } else {
+            Tolerance::Float {
+                abs: c.abs,
+                rel: c.rel,
+            }
+        };
+        check_buffer(&spec.file, name, tolerance, &c.expected, a)?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -312,6 +339,45 @@ mod tests {
                 &HostData::F32(vec![1.0, 2.0])
             ),
             Err(Mismatch::Length { .. })
+        ));
+    }
+
+    /// issue 34: a spec's `[check]` passes equal buffers, names the spec, buffer and index of
+    /// a difference beyond the tolerance, accepts it within, and reports a missing buffer.
+    #[test]
+    fn issue34_check_spec_applies_the_spec_tolerance() {
+        use regwatt_sim::launch::{write_npy, MemFiles};
+        let expected = HostData::F32(vec![1.0, 2.0, 4.0]);
+        let files = MemFiles::new("t")
+            .with("k.ptx", &b".version 7.0\n"[..])
+            .with("c.npy", write_npy(&expected));
+        let spec = |tol: &str| {
+            let text = format!(
+                "ptx = \"k.ptx\"\n[buffers.c]\ndtype = \"f32\"\nlen = 3\n\
+                 init = {{ kind = \"fill\", value = 0 }}\n[[launch]]\nkernel = \"k\"\n\
+                 grid = [1, 1, 1]\nblock = [1, 1, 1]\nargs = []\n\
+                 [check.c]\nnpy = \"c.npy\"\n{tol}"
+            );
+            LaunchSpec::parse("my.toml", &text, &files).unwrap()
+        };
+        let mut actual = BTreeMap::from([("c".to_string(), expected.clone())]);
+        assert_eq!(check_spec(&spec(""), &actual), Ok(()));
+        actual.insert("c".into(), HostData::F32(vec![1.0, 2.0, 4.5]));
+        let e = check_spec(&spec(""), &actual).unwrap_err();
+        assert!(
+            matches!(&e, Mismatch::Value { workload, buffer, index: 2, tolerance: Tolerance::Exact, .. }
+                if workload == "my.toml" && buffer == "c"),
+            "{e:?}"
+        );
+        assert!(
+            e.to_string().contains("buffer \"c\"[2] = 4.5, expected 4"),
+            "{e}"
+        );
+        assert!(check_spec(&spec("rel = 0.1\n"), &actual).is_err()); // 0.5 > 0.4
+        assert_eq!(check_spec(&spec("abs = 0.1\nrel = 0.1\n"), &actual), Ok(()));
+        assert!(matches!(
+            check_spec(&spec(""), &BTreeMap::new()),
+            Err(Mismatch::MissingBuffer { .. })
         ));
     }
 }

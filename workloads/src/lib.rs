@@ -14,13 +14,15 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use regwatt_sim::launch::{HostData, LaunchSpec, MemFiles};
+use regwatt_sim::launch::{
+    checks_to_toml, write_npy, CheckSpec, HostData, LaunchSpec, Location, MemFiles,
+};
 
 mod check;
 mod error;
 mod refs;
 
-pub use check::{check, check_buffer, Mismatch, Tolerance};
+pub use check::{check, check_buffer, check_spec, Mismatch, Tolerance};
 pub use error::WorkloadError;
 
 /// Buffers by name, as the launch loader produces and the simulator dumps them.
@@ -141,30 +143,80 @@ impl Workload {
             .unwrap_or(Tolerance::Exact)
     }
 
+    /// The workload's files as (path relative to the spec's directory, bytes): the spec, the
+    /// PTX, the CUDA source and the data files, in that order.
+    pub fn files(&self) -> Vec<(String, &'static [u8])> {
+        let mut v = vec![
+            (self.spec_file_name(), self.spec_toml.as_bytes()),
+            (self.ptx_file_name(), self.ptx.as_bytes()),
+            (format!("{}.cu", self.name), self.cuda_source.as_bytes()),
+        ];
+        v.extend(self.data_files.iter().map(|(p, b)| (p.to_string(), *b)));
+        v
+    }
+
     /// Writes the spec, PTX, CUDA source and data files into `dir` (created if needed) and returns
     /// the path of the written spec.
     pub fn write_to(&self, dir: &Path) -> Result<PathBuf, WorkloadError> {
-        let write = |path: PathBuf, bytes: &[u8]| -> Result<(), WorkloadError> {
-            std::fs::write(&path, bytes).map_err(|source| WorkloadError::Write {
-                path: path.display().to_string(),
-                source,
-            })
-        };
         std::fs::create_dir_all(dir).map_err(|source| WorkloadError::Write {
             path: dir.display().to_string(),
             source,
         })?;
-        let spec_path = dir.join(self.spec_file_name());
-        write(spec_path.clone(), self.spec_toml.as_bytes())?;
-        write(dir.join(self.ptx_file_name()), self.ptx.as_bytes())?;
-        write(
-            dir.join(format!("{}.cu", self.name)),
-            self.cuda_source.as_bytes(),
-        )?;
-        for (path, bytes) in self.data_files {
-            write(dir.join(path), bytes)?;
+        for (path, bytes) in self.files() {
+            let path = dir.join(path);
+            std::fs::write(&path, bytes).map_err(|source| WorkloadError::Write {
+                path: path.display().to_string(),
+                source,
+            })?;
         }
-        Ok(spec_path)
+        Ok(dir.join(self.spec_file_name()))
+    }
+
+    /// What `regwatt workload export` writes, as (path relative to the export directory,
+    /// bytes): [`Workload::files`] with a `[check]` table appended to the spec, and
+    /// `expected/<buffer>.npy` for every buffer: its final contents by the Rust reference
+    /// ([`Workload::expected_final`]: outputs computed, inputs unchanged). The table gives each
+    /// buffer the workload's tolerance ([`Workload::tolerance`]), so that running the exported
+    /// spec checks it as `--workload NAME` does.
+    pub fn export_files(&self) -> Result<Vec<(String, Vec<u8>)>, WorkloadError> {
+        let spec = self.load_spec()?;
+        let expected = self.expected_final(&spec.initial_buffers())?;
+        let mut checks = BTreeMap::new();
+        let mut out = Vec::new();
+        for (name, data) in expected {
+            let npy = format!("expected/{name}.npy");
+            let (abs, rel) = match self.tolerance(&name) {
+                Tolerance::Float { abs, rel } if data.dtype().is_float() => (abs, rel),
+                _ => (0.0, 0.0),
+            };
+            out.push((npy.clone(), write_npy(&data)));
+            let at = Location::default();
+            let check = CheckSpec {
+                npy,
+                expected: data,
+                abs,
+                rel,
+                at,
+            };
+            checks.insert(name, check);
+        }
+        let spec_text = format!(
+            "{}\n\n# Written by `regwatt workload export {name}`: every buffer's final contents by the\n\
+             # workload's Rust reference (inputs unchanged), with the tolerances of\n\
+             # `regwatt run --workload {name}` (abs = rel = 0: exact). `regwatt exec` and `regwatt run`\n\
+             # fail when a buffer differs (sim/src/launch/README.md, \"Checks\").\n{}",
+            self.spec_toml.trim_end(),
+            checks_to_toml(&checks),
+            name = self.name,
+        );
+        let mut files: Vec<(String, Vec<u8>)> = self
+            .files()
+            .into_iter()
+            .map(|(p, b)| (p, b.to_vec()))
+            .collect();
+        files[0].1 = spec_text.into_bytes();
+        files.extend(out);
+        Ok(files)
     }
 }
 
@@ -626,5 +678,45 @@ mod tests {
             w.load_spec().unwrap().initial_buffers()
         );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// issue 34: every workload's export loads with a `[check]` on every buffer that the
+    /// reference's final buffers pass, with the workload's tolerances, and a one-element change
+    /// fails; files are listed once.
+    #[test]
+    fn issue34_exports_load_with_checks_that_match_the_builtin_check() {
+        for w in all() {
+            let files = w
+                .export_files()
+                .unwrap_or_else(|e| panic!("{}: {e}", w.name));
+            let mut mem = MemFiles::new(format!("export:{}", w.name));
+            for (p, b) in &files {
+                assert_eq!(files.iter().filter(|(q, _)| q == p).count(), 1, "{p}");
+                mem.insert(p, b.clone());
+            }
+            let text = String::from_utf8(files[0].1.clone()).unwrap();
+            let spec = LaunchSpec::parse(&w.spec_file_name(), &text, &mem)
+                .unwrap_or_else(|e| panic!("{}: {e}", w.name));
+            let expected = w.expected_final(&spec.initial_buffers()).unwrap();
+            assert_eq!(
+                spec.checks.keys().collect::<Vec<_>>(),
+                spec.buffers.keys().collect::<Vec<_>>(),
+                "{}",
+                w.name
+            );
+            for (name, c) in &spec.checks {
+                let t = match w.tolerance(name) {
+                    Tolerance::Float { abs, rel } => (abs, rel),
+                    Tolerance::Exact => (0.0, 0.0),
+                };
+                assert_eq!((c.abs, c.rel), t, "{}: {name}", w.name);
+            }
+            assert_eq!(check_spec(&spec, &expected), Ok(()), "{}", w.name);
+            let out = w.reference(&spec.initial_buffers()).unwrap();
+            let (name, data) = out.iter().next().unwrap();
+            let mut bad = expected.clone();
+            bad.insert(name.clone(), perturbed(data, 0));
+            assert!(check_spec(&spec, &bad).is_err(), "{}: {name}", w.name);
+        }
     }
 }

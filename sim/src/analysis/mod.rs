@@ -6,6 +6,7 @@
 pub mod bitset;
 pub mod liveness;
 pub mod narrow;
+pub mod param_use;
 pub mod regalloc;
 pub mod release;
 pub mod reuse;

@@ -7,6 +7,7 @@ mod files;
 mod init;
 mod npy;
 mod spec;
+mod template;
 pub mod tomlpos;
 
 pub use args::{
@@ -20,6 +21,8 @@ pub use npy::{
     NpyFileError, NPY_MAGIC,
 };
 pub use spec::{
-    is_buffer_name, is_ptx_identifier, BufferSpec, KernelLaunch, LaunchSpec, Location, SpecError,
-    MAX_BLOCK_DIM, MAX_BLOCK_THREADS, MAX_BUFFER_BYTES, MAX_DYNAMIC_SHARED_BYTES, MAX_GRID_DIM,
+    checks_to_toml, is_buffer_name, is_ptx_identifier, BufferSpec, CheckSpec, KernelLaunch,
+    LaunchSpec, Location, SpecError, MAX_BLOCK_DIM, MAX_BLOCK_THREADS, MAX_BUFFER_BYTES,
+    MAX_DYNAMIC_SHARED_BYTES, MAX_GRID_DIM,
 };
+pub use template::{spec_template, TemplateError, TEMPLATE_BLOCK, TEMPLATE_LEN};

@@ -124,6 +124,29 @@ impl KernelLaunch {
     }
 }
 
+/// One `[check.<buffer>]` table: what a buffer must hold after the last launch.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckSpec {
+    /// `npy` as written (relative to the spec, or absolute).
+    pub npy: String,
+    /// The file's contents: the buffer's dtype and length.
+    pub expected: HostData,
+    /// Absolute allowance (`0` when absent; always `0` for integer buffers).
+    pub abs: f64,
+    /// Allowance relative to `|expected|` (`0` when absent; always `0` for integer buffers).
+    pub rel: f64,
+    /// Where the table is in the spec.
+    pub at: Location,
+}
+
+impl CheckSpec {
+    /// True when the buffer must match bit for bit (`abs = rel = 0`; NaN equals NaN and
+    /// `+0.0` equals `-0.0`).
+    pub fn is_exact(&self) -> bool {
+        self.abs == 0.0 && self.rel == 0.0
+    }
+}
+
 /// A loaded and validated launch spec.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LaunchSpec {
@@ -137,6 +160,9 @@ pub struct LaunchSpec {
     pub buffers: BTreeMap<String, BufferSpec>,
     /// Launches, run in order.
     pub launches: Vec<KernelLaunch>,
+    /// `[check.<buffer>]` tables by buffer name (empty when the spec has none): the expected
+    /// contents `regwatt exec` and `regwatt run` compare the buffers with after the last launch.
+    pub checks: BTreeMap<String, CheckSpec>,
 }
 
 #[derive(Deserialize)]
@@ -146,6 +172,16 @@ struct RawSpec {
     #[serde(default)]
     buffers: BTreeMap<String, Spanned<RawBuffer>>,
     launch: Spanned<Vec<Spanned<RawLaunch>>>,
+    #[serde(default)]
+    check: BTreeMap<String, Spanned<RawCheck>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCheck {
+    npy: Spanned<String>,
+    abs: Option<Spanned<f64>>,
+    rel: Option<Spanned<f64>>,
 }
 
 #[derive(Deserialize)]
@@ -440,12 +476,20 @@ impl LaunchSpec {
             launches.push(parse_launch(&ctx, i, l.get_ref(), &buffers)?);
         }
 
+        // checks
+        let mut checks = BTreeMap::new();
+        for (name, c) in &raw.check {
+            let check = parse_check(&ctx, name, c, &buffers, files)?;
+            checks.insert(name.clone(), check);
+        }
+
         Ok(LaunchSpec {
             file: file.to_string(),
             ptx_path,
             ptx_source,
             buffers,
             launches,
+            checks,
         })
     }
 
@@ -592,6 +636,9 @@ impl LaunchSpec {
             })
             .collect();
         root.insert("launch".into(), Value::Array(launches));
+        if !self.checks.is_empty() {
+            root.insert("check".into(), Value::Table(check_table(&self.checks)));
+        }
         toml::to_string(&root).unwrap_or_default()
     }
 
@@ -604,6 +651,120 @@ impl LaunchSpec {
             message,
         }
     }
+}
+
+/// The `[check]` tables of `checks` as TOML text (`abs` and `rel` always written), e.g. to
+/// append to a spec whose `npy` files hold the expected buffers.
+pub fn checks_to_toml(checks: &BTreeMap<String, CheckSpec>) -> String {
+    use toml::Value;
+    let mut out = String::new();
+    for (name, c) in checks {
+        let key = if is_buffer_name(name) {
+            name.clone()
+        } else {
+            Value::String(name.clone()).to_string()
+        };
+        out.push_str(&format!(
+            "[check.{key}]\nnpy = {}\nabs = {}\nrel = {}\n\n",
+            Value::String(c.npy.clone()),
+            Value::Float(c.abs),
+            Value::Float(c.rel)
+        ));
+    }
+    out.truncate(out.trim_end().len());
+    out.push('\n');
+    out
+}
+
+fn check_table(checks: &BTreeMap<String, CheckSpec>) -> toml::Table {
+    use toml::Value;
+    let mut out = toml::Table::new();
+    for (name, c) in checks {
+        let mut t = toml::Table::new();
+        t.insert("npy".into(), Value::String(c.npy.clone()));
+        t.insert("abs".into(), Value::Float(c.abs));
+        t.insert("rel".into(), Value::Float(c.rel));
+        out.insert(name.clone(), Value::Table(t));
+    }
+    out
+}
+
+/// Reads an `.npy` file named in the spec and checks that it holds `len` elements of `dtype`;
+/// `err` builds the error (key and position are the caller's).
+fn read_npy_for(
+    files: &dyn SpecFiles,
+    path: &str,
+    dtype: DType,
+    len: usize,
+    err: impl Fn(String) -> SpecError,
+) -> Result<HostData, SpecError> {
+    let bytes = files
+        .read(path)
+        .map_err(|e| err(format!("cannot read {}: {e}", files.describe(path))))?;
+    let data = read_npy(&bytes).map_err(|e| err(format!("{}: {e}", files.describe(path))))?;
+    if data.dtype() != dtype || data.len() != len {
+        return Err(err(format!(
+            "{} holds {} × {}, the buffer is {} × {}",
+            files.describe(path),
+            data.len(),
+            data.dtype(),
+            len,
+            dtype
+        )));
+    }
+    Ok(data)
+}
+
+/// The message for a name that is no buffer of the spec.
+fn unknown_buffer(name: &str, buffers: &BTreeMap<String, BufferSpec>) -> String {
+    format!(
+        "unknown buffer {name:?} (buffers: {})",
+        buffers.keys().cloned().collect::<Vec<_>>().join(", ")
+    )
+}
+
+fn parse_check(
+    ctx: &Ctx<'_>,
+    name: &str,
+    c: &Spanned<RawCheck>,
+    buffers: &BTreeMap<String, BufferSpec>,
+    files: &dyn SpecFiles,
+) -> Result<CheckSpec, SpecError> {
+    let key = format!("check.{name}");
+    let Some(buf) = buffers.get(name) else {
+        return Err(ctx.err(&c.span(), &key, unknown_buffer(name, buffers)));
+    };
+    let raw = c.get_ref();
+    let npy = raw.npy.get_ref().clone();
+    let expected = read_npy_for(files, &npy, buf.dtype, buf.len, |m| {
+        ctx.err(&raw.npy.span(), &format!("{key}.npy"), m)
+    })?;
+    let allowance = |field: &str, v: &Option<Spanned<f64>>| -> Result<f64, SpecError> {
+        let Some(v) = v else { return Ok(0.0) };
+        let x = *v.get_ref();
+        let fkey = format!("{key}.{field}");
+        if !x.is_finite() || x < 0.0 {
+            return Err(ctx.err(&v.span(), &fkey, format!("{x} must be finite and ≥ 0")));
+        }
+        if x != 0.0 && !buf.dtype.is_float() {
+            return Err(ctx.err(
+                &v.span(),
+                &fkey,
+                format!(
+                    "buffer {name:?} is {}: integer buffers compare exactly (abs and rel apply to f32 and f64 buffers)",
+                    buf.dtype
+                ),
+            ));
+        }
+        Ok(x)
+    };
+    Ok(CheckSpec {
+        npy,
+        expected,
+        abs: allowance("abs", &raw.abs)?,
+        rel: allowance("rel", &raw.rel)?,
+        at: ctx.loc(&c.span()),
+    })
 }
 
 fn parse_buffer(
@@ -756,27 +917,7 @@ fn parse_init(
                 Some(toml::Value::String(p)) => p.clone(),
                 _ => return Err(err(".path", "must be a string".into())),
             };
-            let bytes = files.read(&path).map_err(|e| {
-                err(
-                    ".path",
-                    format!("cannot read {}: {e}", files.describe(&path)),
-                )
-            })?;
-            let data = read_npy(&bytes)
-                .map_err(|e| err(".path", format!("{}: {e}", files.describe(&path))))?;
-            if data.dtype() != dtype || data.len() != len {
-                return Err(err(
-                    ".path",
-                    format!(
-                        "{} holds {} × {}, the buffer is {} × {}",
-                        files.describe(&path),
-                        data.len(),
-                        data.dtype(),
-                        len,
-                        dtype
-                    ),
-                ));
-            }
+            let data = read_npy_for(files, &path, dtype, len, |m| err(".path", m))?;
             Ok(InitSpec::Npy { path, data })
         }
     }
@@ -857,14 +998,7 @@ fn parse_launch(
         let v = match a.get_ref() {
             toml::Value::String(s) => {
                 if !buffers.contains_key(s) {
-                    return Err(ctx.err(
-                        &a.span(),
-                        &akey,
-                        format!(
-                            "unknown buffer {s:?} (buffers: {})",
-                            buffers.keys().cloned().collect::<Vec<_>>().join(", ")
-                        ),
-                    ));
+                    return Err(ctx.err(&a.span(), &akey, unknown_buffer(s, buffers)));
                 }
                 LaunchArg::Buffer(s.clone())
             }
@@ -1000,5 +1134,101 @@ mod tests {
         // 2^64 - 1 is not an f64; 2^63 is
         assert!(check_fits(DType::F64, Num::UInt(u64::MAX)).is_err());
         assert!(check_fits(DType::F64, Num::UInt(1 << 63)).is_ok());
+    }
+
+    /// A spec with buffers `x` (f32 × 4) and `n` (u32 × 4) and `extra` appended.
+    fn check_spec(extra: &str) -> Result<LaunchSpec, SpecError> {
+        use crate::launch::{write_npy, MemFiles};
+        let files = MemFiles::new("builtin:t")
+            .with("k.ptx", &b".version 7.0\n"[..])
+            .with("x.npy", write_npy(&HostData::F32(vec![1.0, 2.0, 3.0, 4.0])))
+            .with("n.npy", write_npy(&HostData::U32(vec![1, 2, 3, 4])))
+            .with("short.npy", write_npy(&HostData::F32(vec![1.0])))
+            .with("bad.npy", &b"not npy"[..]);
+        let text = format!(
+            "ptx = \"k.ptx\"\n\
+             [buffers.x]\ndtype = \"f32\"\nlen = 4\ninit = {{ kind = \"fill\", value = 0 }}\n\
+             [buffers.n]\ndtype = \"u32\"\nlen = 4\ninit = {{ kind = \"fill\", value = 0 }}\n\
+             [[launch]]\nkernel = \"k\"\ngrid = [1, 1, 1]\nblock = [4, 1, 1]\nargs = [\"x\"]\n\
+             {extra}"
+        );
+        LaunchSpec::parse("t.toml", &text, &files)
+    }
+
+    /// The error text of a spec that must not load.
+    fn check_err(extra: &str) -> String {
+        match check_spec(extra) {
+            Ok(_) => panic!("accepted:\n{extra}"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    /// issue 34: `[check.<buffer>]` tables load with their expected data and allowances
+    /// (absent = 0, integers written for floats accepted) and round-trip through
+    /// `to_resolved_toml`; a spec without them has no checks.
+    #[test]
+    fn issue34_check_tables_load_and_round_trip() {
+        assert!(check_spec("").unwrap().checks.is_empty());
+        let spec = check_spec(
+            "[check.x]\nnpy = \"x.npy\"\nabs = 1e-6\nrel = 0.5\n\
+             [check.n]\nnpy = \"./n.npy\"\nabs = 0\n",
+        )
+        .unwrap();
+        let x = &spec.checks["x"];
+        assert_eq!(x.expected, HostData::F32(vec![1.0, 2.0, 3.0, 4.0]));
+        assert_eq!((x.abs, x.rel, x.is_exact()), (1e-6, 0.5, false));
+        assert_eq!(x.at, Location { line: 15, col: 1 });
+        let n = &spec.checks["n"];
+        assert_eq!(
+            (n.npy.as_str(), n.abs, n.rel, n.is_exact()),
+            ("./n.npy", 0.0, 0.0, true)
+        );
+        assert_eq!(n.expected, HostData::U32(vec![1, 2, 3, 4]));
+        let text = spec.to_resolved_toml();
+        assert!(
+            text.contains("[check.n]") && text.contains("rel = 0.0"),
+            "{text}"
+        );
+        let files = crate::launch::MemFiles::new("builtin:t")
+            .with("k.ptx", &b".version 7.0\n"[..])
+            .with("x.npy", crate::launch::write_npy(&x.expected))
+            .with("n.npy", crate::launch::write_npy(&n.expected));
+        let back = LaunchSpec::parse("t.toml", &text, &files).unwrap();
+        for (name, c) in &spec.checks {
+            let b = &back.checks[name];
+            assert_eq!(
+                (&b.expected, b.abs, b.rel),
+                (&c.expected, c.abs, c.rel),
+                "{name}"
+            );
+        }
+        assert_eq!(
+            checks_to_toml(&spec.checks),
+            "[check.n]\nnpy = \"./n.npy\"\nabs = 0.0\nrel = 0.0\n\n\
+             [check.x]\nnpy = \"x.npy\"\nabs = 0.000001\nrel = 0.5\n"
+        );
+    }
+
+    /// issue 34: every invalid `[check]` is an error naming the line, column and key.
+    #[test]
+    fn issue34_check_errors_name_line_col_and_key() {
+        let cases = [
+            ("[check.y]\nnpy = \"x.npy\"\n", "t.toml:15:1: check.y: unknown buffer \"y\" (buffers: n, x)"),
+            ("[check.x]\nnpy = \"missing.npy\"\n", "t.toml:16:7: check.x.npy: cannot read builtin:t/missing.npy"),
+            ("[check.x]\nnpy = \"bad.npy\"\n", "t.toml:16:7: check.x.npy: builtin:t/bad.npy: "),
+            ("[check.x]\nnpy = \"n.npy\"\n", "t.toml:16:7: check.x.npy: builtin:t/n.npy holds 4 × u32, the buffer is 4 × f32"),
+            ("[check.x]\nnpy = \"short.npy\"\n", "t.toml:16:7: check.x.npy: builtin:t/short.npy holds 1 × f32, the buffer is 4 × f32"),
+            ("[check.x]\nnpy = \"x.npy\"\nabs = -1.0\n", "t.toml:17:7: check.x.abs: -1 must be finite and ≥ 0"),
+            ("[check.x]\nnpy = \"x.npy\"\nrel = nan\n", "t.toml:17:7: check.x.rel: NaN must be finite and ≥ 0"),
+            ("[check.x]\nnpy = \"x.npy\"\nrel = inf\n", "t.toml:17:7: check.x.rel: inf must be finite and ≥ 0"),
+            ("[check.n]\nnpy = \"n.npy\"\nabs = 0.5\n", "t.toml:17:7: check.n.abs: buffer \"n\" is u32: integer buffers compare exactly"),
+            ("[check.x]\nnpy = \"x.npy\"\ntol = 1.0\n", "t.toml:17:1: check.x.tol: unknown field `tol`"),
+            ("[check.x]\nabs = 1.0\n", "t.toml:15:1: check.x: missing field `npy`"),
+            ("[check.x]\nnpy = \"x.npy\"\nabs = \"1\"\n", "t.toml:17:7: check.x.abs: invalid type"),
+        ];
+        for (extra, want) in cases {
+            let e = check_err(extra);
+            assert!(e.starts_with(want), "{extra}\ngot:  {e}\nwant: {want}");
+        }
     }
 }

@@ -1,0 +1,83 @@
+//! `regwatt workload export NAME DIR [--force]`: a built-in workload as the starting point of a
+//! kernel of one's own (issue 34): its launch spec with a `[check]` table appended, PTX, CUDA
+//! source and input files, and `expected/<buffer>.npy`, the final buffers by its Rust
+//! reference ([`regwatt_workloads::Workload::export_files`]). `regwatt run DIR/NAME.toml` then
+//! checks the output as `regwatt run --workload NAME` does. `regwatt workload list` lists the
+//! built-in workloads (as `regwatt exec --list`).
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context};
+
+/// `regwatt workload` subcommands.
+#[derive(clap::Subcommand)]
+pub enum Command {
+    /// Write a built-in workload's spec (with a [check] table), PTX, CUDA source, inputs and
+    /// expected outputs (expected/<buffer>.npy) into DIR.
+    Export(ExportArgs),
+    /// List the built-in workloads.
+    List,
+}
+
+/// Arguments of `regwatt workload export`.
+#[derive(clap::Args)]
+pub struct ExportArgs {
+    /// Built-in workload (`regwatt workload list`).
+    pub name: String,
+    /// Directory to write into (created if needed).
+    pub dir: PathBuf,
+    /// Overwrite files that exist.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Runs `regwatt workload`.
+pub fn run(command: Command) -> anyhow::Result<()> {
+    match command {
+        Command::Export(a) => export(a),
+        Command::List => list(),
+    }
+}
+
+/// Prints the built-in workloads, one per line: name and summary.
+pub(crate) fn list() -> anyhow::Result<()> {
+    for w in regwatt_workloads::all() {
+        outln!("{:<18} {}", w.name, w.summary);
+    }
+    Ok(())
+}
+
+fn export(args: ExportArgs) -> anyhow::Result<()> {
+    let w = regwatt_workloads::get(&args.name)?;
+    let files = w.export_files()?;
+    if !args.force {
+        let existing: Vec<String> = files
+            .iter()
+            .map(|(p, _)| args.dir.join(p))
+            .filter(|p| p.exists())
+            .map(|p| p.display().to_string())
+            .collect();
+        if let Some(first) = existing.first() {
+            let more = match existing.len() {
+                1 => String::new(),
+                n => format!(" (and {} more of the export's files)", n - 1),
+            };
+            bail!("{first} exists{more}; pass --force to overwrite");
+        }
+    }
+    for (path, bytes) in &files {
+        let p = args.dir.join(path);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("creating {}", parent.display()))?;
+        }
+        std::fs::write(&p, bytes).with_context(|| format!("writing {}", p.display()))?;
+        outln!("wrote {}", p.display());
+    }
+    let spec = args.dir.join(w.spec_file_name());
+    outln!(
+        "check it: regwatt exec {0}   or   regwatt run {0} --gpu rtx2060",
+        spec.display()
+    );
+    Ok(())
+}
