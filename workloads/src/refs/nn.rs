@@ -278,6 +278,14 @@ pub const INPUTS: [(&str, Input); 3] = [
 /// corner cases handled, L registers skipping them.
 pub const VERSIONS: [&str; 4] = ["", "_smem", "_lreg", "_lskip"];
 
+/// True for the names of the 12 nn workloads (`<input><version>`).
+pub fn is_workload(name: &str) -> bool {
+    INPUTS.iter().any(|(prefix, _)| {
+        name.strip_prefix(prefix)
+            .is_some_and(|v| VERSIONS.contains(&v))
+    })
+}
+
 /// The `.pragma` of the `_lreg` / `_lskip` conv1 kernels (`nn_conv1`): one bias load, then per
 /// window position a pixel and a weight.
 pub const PRAGMA_CONV1: &str =
@@ -292,6 +300,21 @@ mod tests {
     use super::*;
     use crate::refs::buffers;
     use std::collections::BTreeMap;
+
+    #[test]
+    fn the_twelve_workloads_are_registered() {
+        let names: Vec<&str> = crate::all()
+            .iter()
+            .map(|w| w.name)
+            .filter(|n| is_workload(n))
+            .collect();
+        assert_eq!(names.len(), 12, "{names:?}");
+        assert!(
+            !is_workload("mnist29_x")
+                && !is_workload("conv_mnist")
+                && is_workload("cifar32g_lskip")
+        );
+    }
 
     #[test]
     fn geometry_of_the_three_inputs() {
