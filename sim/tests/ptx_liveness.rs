@@ -331,8 +331,8 @@ fn ptx_files() -> Vec<PathBuf> {
         collect(&dir, &mut out);
     }
     out.sort();
-    // the 33 workloads' PTX and the test data's
-    assert_eq!(out.len(), 39, "PTX files found: {out:?}");
+    // the 45 workloads' PTX and the test data's
+    assert_eq!(out.len(), 51, "PTX files found: {out:?}");
     out
 }
 

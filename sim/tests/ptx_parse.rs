@@ -12,8 +12,8 @@ fn ptx_files() -> Vec<PathBuf> {
         collect(&dir, &mut out);
     }
     out.sort();
-    // the 33 workloads' PTX and the test data's
-    assert_eq!(out.len(), 40, "PTX files found: {out:?}");
+    // the 45 workloads' PTX and the test data's
+    assert_eq!(out.len(), 52, "PTX files found: {out:?}");
     out
 }
 

@@ -43,6 +43,10 @@ inline thread_local BlockCtx* tl_block = nullptr;
 inline thread_local WarpCtx* tl_warp = nullptr;
 inline thread_local unsigned tl_lane = 0;
 
+// The nn `_lreg` / `_lskip` kernels' annotation, `asm volatile(".pragma \"regwatt.lreg ...\";")`:
+// an assembler macro named `.pragma` that expands to nothing, so the host assembler accepts it.
+asm(".macro .pragma args:vararg\n.endm");
+
 #define __global__
 #define __device__ inline
 #define __forceinline__

@@ -24,6 +24,9 @@ mod refs;
 
 pub use check::{check, check_buffer, check_spec, Mismatch, Tolerance};
 pub use error::WorkloadError;
+/// The seed-001 NN workloads' network (`mnist29` .. `cifar32g_lskip`): layer references and
+/// the `_lskip` versions' error against the full network ([`nn::skip_mse`]).
+pub use refs::nn;
 
 /// Buffers by name, as the launch loader produces and the simulator dumps them.
 pub type Buffers = BTreeMap<String, HostData>;
@@ -221,7 +224,7 @@ impl Workload {
 }
 
 macro_rules! workload {
-    ($name:literal, $module:ident, divergent = $div:expr, $summary:literal $(, data = [$($f:literal),*])?) => {
+    (@build $name:literal, $module:ident, $reference:ident, $div:expr, $summary:literal, [$($f:literal),*]) => {
         Workload {
             name: $name,
             summary: $summary,
@@ -229,10 +232,17 @@ macro_rules! workload {
             spec_toml: include_str!(concat!("../", $name, "/", $name, ".toml")),
             ptx: include_str!(concat!("../", $name, "/", $name, ".ptx")),
             cuda_source: include_str!(concat!("../", $name, "/", $name, ".cu")),
-            data_files: &[$($(($f, include_bytes!(concat!("../", $name, "/", $f)))),*)?],
+            data_files: &[$(($f, include_bytes!(concat!("../", $name, "/", $f)))),*],
             tolerances: refs::$module::TOLERANCES,
-            reference_fn: refs::$module::reference,
+            reference_fn: refs::$module::$reference,
         }
+    };
+    // a module with one reference per workload (`refs::nn`): `module::function`
+    ($name:literal, $module:ident :: $reference:ident, divergent = $div:expr, $summary:literal) => {
+        workload!(@build $name, $module, $reference, $div, $summary, [])
+    };
+    ($name:literal, $module:ident, divergent = $div:expr, $summary:literal $(, data = [$($f:literal),*])?) => {
+        workload!(@build $name, $module, reference, $div, $summary, [$($($f),*)?])
     };
 }
 
@@ -435,6 +445,78 @@ static ALL: &[Workload] = &[
         stream_triad,
         divergent = false,
         "STREAM triad a = b + s c over 65536 floats, grid-stride, 64 x 256 threads"
+    ),
+    workload!(
+        "mnist29",
+        nn::mnist29,
+        divergent = false,
+        "seed-001 NN (4-layer CNN), 29x29 MNIST-sized input, baseline: direct global loads, one thread per neuron"
+    ),
+    workload!(
+        "mnist29_smem",
+        nn::mnist29_smem,
+        divergent = false,
+        "seed-001 NN (4-layer CNN), 29x29 MNIST-sized input, conv input maps staged in shared memory"
+    ),
+    workload!(
+        "mnist29_lreg",
+        nn::mnist29_lreg,
+        divergent = false,
+        "seed-001 NN (4-layer CNN), 29x29 MNIST-sized input, L-register version: annotated convs, worker threads for the corner cases"
+    ),
+    workload!(
+        "mnist29_lskip",
+        nn::mnist29_lskip,
+        divergent = false,
+        "seed-001 NN (4-layer CNN), 29x29 MNIST-sized input, L-register version: annotated convs, corner-case threads skipped"
+    ),
+    workload!(
+        "mnist33",
+        nn::mnist33,
+        divergent = false,
+        "seed-001 NN (4-layer CNN), 33x33 MNIST-sized input, baseline: direct global loads, one thread per neuron"
+    ),
+    workload!(
+        "mnist33_smem",
+        nn::mnist33_smem,
+        divergent = false,
+        "seed-001 NN (4-layer CNN), 33x33 MNIST-sized input, conv input maps staged in shared memory"
+    ),
+    workload!(
+        "mnist33_lreg",
+        nn::mnist33_lreg,
+        divergent = false,
+        "seed-001 NN (4-layer CNN), 33x33 MNIST-sized input, L-register version: annotated convs, worker threads for the corner cases"
+    ),
+    workload!(
+        "mnist33_lskip",
+        nn::mnist33_lskip,
+        divergent = false,
+        "seed-001 NN (4-layer CNN), 33x33 MNIST-sized input, L-register version: annotated convs, corner-case threads skipped"
+    ),
+    workload!(
+        "cifar32g",
+        nn::cifar32g,
+        divergent = false,
+        "seed-001 NN (4-layer CNN), 32x32 CIFAR-10-sized grey input, baseline: direct global loads, one thread per neuron"
+    ),
+    workload!(
+        "cifar32g_smem",
+        nn::cifar32g_smem,
+        divergent = false,
+        "seed-001 NN (4-layer CNN), 32x32 CIFAR-10-sized grey input, conv input maps staged in shared memory"
+    ),
+    workload!(
+        "cifar32g_lreg",
+        nn::cifar32g_lreg,
+        divergent = false,
+        "seed-001 NN (4-layer CNN), 32x32 CIFAR-10-sized grey input, L-register version: annotated convs, worker threads for the corner cases"
+    ),
+    workload!(
+        "cifar32g_lskip",
+        nn::cifar32g_lskip,
+        divergent = false,
+        "seed-001 NN (4-layer CNN), 32x32 CIFAR-10-sized grey input, L-register version: annotated convs, corner-case threads skipped"
     ),
 ];
 

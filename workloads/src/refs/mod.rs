@@ -38,6 +38,7 @@ pub mod matmul_tiled;
 pub mod maxpool;
 pub mod mvt;
 pub mod nbody;
+pub mod nn;
 pub mod nw;
 pub mod pathfinder;
 pub mod polybench;
