@@ -13,7 +13,10 @@
 //!   warp one matrix row, seed 000 §2.1's matrixMul), where `sharing` serves about half of the
 //!   loads from registers (issue 31: target within 2x of the baseline);
 //! * `matrixMul_naive_128/gtx480/baseline`, `.../cerf`: the kernel on gtx480 with the
-//!   baseline and with design `cerf` (issue 30: target within 2x of the baseline).
+//!   baseline and with design `cerf` (issue 30: target within 2x of the baseline);
+//! * `mnist29_lreg/gtx480/baseline`, `.../lreg`: seed 001's network with the L-register
+//!   annotation on gtx480, with the baseline and with design `lreg` (issue 32: target within
+//!   1.5x of the baseline).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use regwatt_designs::config::{resolve, GpuPreset, Overrides, PowerMode};
@@ -71,12 +74,19 @@ fn bench(c: &mut Criterion) {
         l.grid = [4, 16, 1];
         l.block = [32, 8, 1];
     }
-    let gtx480 = [
+    let mut gtx480 = vec![
         ("matrixMul_naive_128_rows32x8", &rows, DesignSpec::Baseline),
         ("matrixMul_naive_128_rows32x8", &rows, DesignSpec::Sharing),
         ("matrixMul_naive_128", &spec, DesignSpec::Baseline),
         ("matrixMul_naive_128", &spec, DesignSpec::Cerf),
     ];
+    let nn = regwatt_workloads::get("mnist29_lreg")
+        .ok()
+        .and_then(|w| w.load_spec().ok());
+    if let Some(nn) = &nn {
+        gtx480.push(("mnist29_lreg", nn, DesignSpec::Baseline));
+        gtx480.push(("mnist29_lreg", nn, DesignSpec::Lreg));
+    }
     for (label, spec, design) in gtx480 {
         let name = format!("{label}/gtx480/{design}");
         let ov = Overrides {

@@ -80,6 +80,12 @@ fn issue32_every_workload_correct_and_unannotated_ones_run_as_on_the_baseline() 
     );
     assert!(f.is_empty(), "{} failures:\n{}", f.len(), f.join("\n"));
     let stats: Vec<(&str, GpuPreset, LregStats)> = stats.into_inner().expect("stats");
+    // seed 001's network: the _lreg and _lskip versions of three inputs are annotated
+    let n = stats
+        .iter()
+        .filter(|(n, _, _)| regwatt_workloads::find(n).is_some_and(annotated))
+        .count();
+    assert_eq!(n, 6 * GpuPreset::ALL.len(), "annotated workload runs");
     for (name, p, s) in stats
         .iter()
         .filter(|(n, _, _)| regwatt_workloads::find(n).is_some_and(annotated))
