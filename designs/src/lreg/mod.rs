@@ -124,8 +124,8 @@ pub struct LregStats {
     pub served_instructions: u64,
     /// Source L-register rows read for shuffles (one per distinct source per instruction).
     pub shuffle_row_reads: u64,
-    /// L-registers kept for a neighbour (allocated), refused because the warp's map or the
-    /// sub-core's free rows were full, and released.
+    /// L-registers kept for a neighbour (allocated), lanes whose value was refused because
+    /// the warp's map or the sub-core's free rows were full, and L-registers released.
     pub retained: u64,
     pub refused_map_full: u64,
     pub refused_no_row: u64,
@@ -279,7 +279,9 @@ impl LregRf {
     }
 
     /// An L-register load of `warp` (annotation `a`): shuffles where a neighbour holds the
-    /// pixel, loads elsewhere.
+    /// pixel, loads elsewhere. Every active lane has the same id (one counter per warp), so
+    /// the window position, the two candidate sources and the retained entry are looked up
+    /// once per instruction.
     fn lreg_load(&mut self, a: Annotation, g: &GlobalAccess) -> MemRoute {
         let slot = usize::from(g.warp.slot);
         let sc = usize::from(g.warp.sub_core) % self.sub_cores;
@@ -287,131 +289,109 @@ impl LregRf {
             return MemRoute::Hierarchy;
         };
         let acc = g.access;
-        let mut shuffled = 0u32;
-        let mut sources: [Option<u32>; 2] = [None; 2];
-        let mut n_sources = 0usize;
-        let mut min_id = u32::MAX;
-        let mut values = [0u32; 32];
-        let mut ids = [0u32; 32];
+        let id = self.warps[slot].next_id;
+        self.warps[slot].next_id = id.saturating_add(1);
         self.stats.lreg_instructions += 1;
         self.stats.map_reads += 1;
+        let values: [u32; 32] = std::array::from_fn(|lane| {
+            let mut word = [0u8; 4];
+            if let (true, Some(m)) = (acc.mask >> lane & 1 != 0, g.memory) {
+                m.read_global(acc.addrs[lane], &mut word);
+            }
+            u32::from_le_bytes(word)
+        });
+        let lanes = u64::from(acc.mask.count_ones());
+        if !matches!(a.slot(id), Slot::Input { .. }) {
+            self.stats.private_lanes += lanes;
+        } else {
+            self.stats.input_lanes += lanes;
+        }
         let (use_h, use_v) = match self.p.directions {
             Directions::Both => (true, true),
             Directions::Horizontal => (true, false),
             Directions::Vertical => (false, true),
             Directions::Off => (false, false),
         };
+        let (hs, vs) = (a.horizontal_source(id), a.vertical_source(id));
+        let overlapped = hs.is_some() || vs.is_some();
+        // the candidate source entries: (source id, index into the warp's live entries)
+        let live = &self.warps[slot].live;
+        let entry = |s: Option<u32>, on: bool| {
+            s.filter(|_| on)
+                .and_then(|s| Some((s, live.iter().position(|e| e.id == s)?)))
+        };
+        let (he, ve) = (entry(hs, use_h), entry(vs, use_v));
+        let mut shuffled = 0u32;
+        let mut used = [false; 2];
         for lane in 0..32u32 {
-            if acc.mask >> lane & 1 == 0 {
+            if acc.mask >> lane & 1 == 0 || !overlapped {
                 continue;
             }
-            let w = &mut self.warps[slot];
-            let id = w.next_id;
-            ids[lane as usize] = id;
-            min_id = min_id.min(id);
-            let mut word = [0u8; 4];
-            if let Some(m) = g.memory {
-                m.read_global(acc.addrs[lane as usize], &mut word);
-            }
-            let v = u32::from_le_bytes(word);
-            values[lane as usize] = v;
-            if !matches!(a.slot(id), Slot::Input { .. }) {
-                self.stats.private_lanes += 1;
-                continue;
-            }
-            self.stats.input_lanes += 1;
-            let h = a
-                .horizontal_source(id)
-                .filter(|_| use_h)
-                .and_then(|s| Some((s, neighbour(&self.plan, cta_warp, lane, false)?)));
-            let vt = a
-                .vertical_source(id)
-                .filter(|_| use_v)
-                .and_then(|s| Some((s, neighbour(&self.plan, cta_warp, lane, true)?)));
-            let overlapped = a.horizontal_source(id).is_some() || a.vertical_source(id).is_some();
-            let held = |(s, n): (u32, u32)| {
-                w.live
-                    .iter()
-                    .find(|e| e.id == s && e.valid >> n & 1 != 0)
-                    .map(|e| (s, e.values[n as usize]))
+            let v = values[lane as usize];
+            let held = |e: Option<(u32, usize)>, vertical: bool| {
+                let (s, i) = e?;
+                let n = neighbour(&self.plan, cta_warp, lane, vertical)?;
+                let x = &live[i];
+                (x.valid >> n & 1 != 0).then(|| (s, x.values[n as usize], n))
             };
-            let (got, vertical) = match h.and_then(held) {
+            let (got, vertical) = match held(he, false) {
                 Some(x) => (Some(x), false),
-                None => (vt.and_then(held), true),
+                None => (held(ve, true), true),
             };
-            match got {
-                Some((s, sv)) => {
-                    shuffled |= 1 << lane;
-                    if vertical {
-                        self.stats.shuffled_vertical += 1;
-                    } else {
-                        self.stats.shuffled_horizontal += 1;
-                    }
-                    if !sources[..n_sources].contains(&Some(s)) && n_sources < 2 {
-                        sources[n_sources] = Some(s);
-                        n_sources += 1;
-                    } else if !sources[..n_sources].contains(&Some(s)) {
-                        // a third distinct source row (lanes at different ids): read too
-                        self.stats.shuffle_row_reads += 1;
-                    }
-                    if sv != v {
-                        self.stats.value_mismatches += 1;
-                        if self.stats.first_mismatch.is_none() {
-                            self.stats.first_mismatch = Some(format!(
-                                "warp slot {slot} (warp {cta_warp} of its CTA) lane {lane}: L-register {id} at 0x{:x} took {sv:#x} from L-register {s} of lane {}, memory holds {v:#x}",
-                                acc.addrs[lane as usize],
-                                if vertical { lane + self.plan.block[0] } else { lane + 1 }
-                            ));
-                        }
-                    }
+            let Some((s, sv, n)) = got else {
+                self.stats.fallback_lanes += 1;
+                continue;
+            };
+            shuffled |= 1 << lane;
+            used[usize::from(vertical)] = true;
+            if vertical {
+                self.stats.shuffled_vertical += 1;
+            } else {
+                self.stats.shuffled_horizontal += 1;
+            }
+            if sv != v {
+                self.stats.value_mismatches += 1;
+                if self.stats.first_mismatch.is_none() {
+                    self.stats.first_mismatch = Some(format!(
+                        "warp slot {slot} (warp {cta_warp} of its CTA) lane {lane}: L-register {id} at 0x{:x} took {sv:#x} from L-register {s} of lane {n}, memory holds {v:#x}",
+                        acc.addrs[lane as usize]
+                    ));
                 }
-                None if overlapped => self.stats.fallback_lanes += 1,
-                None => {}
             }
         }
-        self.warps[slot].next_id = self.warps[slot].next_id.saturating_add(1);
-        // keep the inputs a neighbour will read (§7.2)
-        for lane in 0..32u32 {
-            if acc.mask >> lane & 1 == 0 {
-                continue;
-            }
-            let id = ids[lane as usize];
-            let Some(last) = a.last_reader(id) else {
-                continue;
-            };
+        // keep the input if a neighbour will read it (§7.2); a refusal is counted per lane
+        if let Some(last) = a.last_reader(id).filter(|_| acc.mask != 0) {
             let w = &mut self.warps[slot];
             if let Some(e) = w.live.iter_mut().find(|e| e.id == id) {
-                e.values[lane as usize] = values[lane as usize];
-                e.valid |= 1 << lane;
-                continue;
+                e.valid |= acc.mask;
+                for (lane, (d, v)) in e.values.iter_mut().zip(values).enumerate() {
+                    if acc.mask >> lane & 1 != 0 {
+                        *d = v;
+                    }
+                }
+            } else if w.live.len() >= self.p.map_entries as usize {
+                self.stats.refused_map_full += lanes;
+            } else if self.in_use[sc] >= self.base.free_registers(sc) {
+                self.stats.refused_no_row += lanes;
+            } else {
+                w.live.push(LEntry {
+                    id,
+                    values,
+                    valid: acc.mask,
+                    last_reader: last,
+                });
+                self.in_use[sc] += 1;
+                self.live += 1;
+                self.stats.retained += 1;
+                self.stats.map_writes += 1;
             }
-            if w.live.len() >= self.p.map_entries as usize {
-                self.stats.refused_map_full += 1;
-                continue;
-            }
-            if self.in_use[sc] >= self.base.free_registers(sc) {
-                self.stats.refused_no_row += 1;
-                continue;
-            }
-            let mut e = LEntry {
-                id,
-                values: [0; 32],
-                valid: 1 << lane,
-                last_reader: last,
-            };
-            e.values[lane as usize] = values[lane as usize];
-            w.live.push(e);
-            self.in_use[sc] += 1;
-            self.live += 1;
-            self.stats.retained += 1;
-            self.stats.map_writes += 1;
         }
         self.stats.live_sum += self.live;
         self.stats.live_peak = self.stats.live_peak.max(self.live);
         // release what no lane of the warp reads any more (the last reader was this
         // instruction or earlier)
         let before = self.warps[slot].live.len();
-        self.warps[slot].live.retain(|e| e.last_reader > min_id);
+        self.warps[slot].live.retain(|e| e.last_reader > id);
         for _ in self.warps[slot].live.len()..before {
             self.release_entry(sc);
         }
@@ -419,8 +399,11 @@ impl LregRf {
             return MemRoute::Hierarchy;
         }
         let mut reads = [0u8; ARRAY_BANKS];
-        for s in sources[..n_sources].iter().flatten() {
-            let b = self.bank(g.warp.slot, *s).min(ARRAY_BANKS - 1);
+        for (s, _) in [(hs, used[0]), (vs, used[1])]
+            .into_iter()
+            .filter_map(|(s, u)| s.filter(|_| u).map(|s| (s, ())))
+        {
+            let b = self.bank(g.warp.slot, s).min(ARRAY_BANKS - 1);
             reads[b] = reads[b].saturating_add(1);
             self.stats.shuffle_row_reads += 1;
             self.stats.map_reads += 1;
