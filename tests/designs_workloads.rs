@@ -1,11 +1,12 @@
 //! Every built-in workload under the timing model with the baseline design on both GPU
-//! presets reproduces its reference output; energy scales sensibly with node and time.
+//! presets reproduces its reference output; energy scales sensibly with node and time. Every
+//! design runs the NN benchmark's input sizes that the design suites leave out.
 
 mod common;
 
 use std::collections::BTreeMap;
 
-use regwatt_designs::config::{preset, GpuPreset, Node};
+use regwatt_designs::config::{preset, GpuPreset, Node, PowerMode};
 use regwatt_designs::energy::{AreaSummary, EnergySummary};
 use regwatt_designs::exec_model::simulate_spec;
 use regwatt_designs::run::{at_node, events, inventory};
@@ -39,6 +40,46 @@ fn every_workload_on_both_presets_matches_its_reference() {
     );
     assert!(f.is_empty(), "{} failures:\n{}", f.len(), f.join("\n"));
     timing_against_gpgpusim(&cycles.into_inner().expect("cycles"));
+}
+
+/// Every design, on every preset it supports, runs the NN benchmark's mnist33 and cifar32g
+/// input sizes with correct outputs and no access to an unowned register. The design suites run
+/// every other workload in all their variants and modes ([`common::design_suite`]); these
+/// eight (same kernels as mnist29's, other constants) run here once per design, in its default
+/// configuration.
+#[test]
+fn every_design_runs_the_nn_benchmark_at_every_input_size() {
+    let nn = common::nn_other_sizes();
+    assert_eq!(nn.len(), 8, "mnist33 and cifar32g in four versions each");
+    let work: Vec<_> = DesignSpec::ALL
+        .iter()
+        .filter(|d| !matches!(d, DesignSpec::Baseline | DesignSpec::Lreg))
+        .flat_map(|&d| {
+            GpuPreset::ALL
+                .iter()
+                .filter(move |p| d.supports(**p))
+                .map(move |p| (d, *p))
+        })
+        .flat_map(|(d, p)| nn.iter().map(move |w| (d, p, *w)))
+        .collect();
+    let f = common::failures_on_two_threads(
+        &work,
+        |(d, p, w)| format!("{} on {p} with {d}", w.name),
+        |(d, p, w)| {
+            let cfg = common::mode_config(*p, *d, PowerMode::AlwaysOn, &[])?;
+            let spec = w.load_spec().map_err(|e| e.to_string())?;
+            let s = simulate_spec(&spec, *d, &cfg, &RunOptions::default())
+                .map_err(|e| e.to_string())?;
+            if s.activity.design_stats.unallocated_accesses() != 0 {
+                return Err("accesses to unowned registers".into());
+            }
+            let exp = w
+                .expected_final(&spec.initial_buffers())
+                .map_err(|e| e.to_string())?;
+            regwatt_workloads::check(w, &exp, &s.buffers).map_err(|e| e.to_string())
+        },
+    );
+    assert!(f.is_empty(), "{} failures:\n{}", f.len(), f.join("\n"));
 }
 
 /// Issue 25: the simulated cycles of every workload (without the kernel-launch latency)

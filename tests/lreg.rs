@@ -3,13 +3,15 @@
 //! Per workload and preset: the outputs are correct under `lreg` (a shuffled value that
 //! memory does not hold fails the run), no access found an unowned register, and a workload
 //! without the L-register annotation runs exactly as on the baseline (same cycles, same
-//! memory activity). Over the annotated workloads: loads turn into shuffles.
+//! memory activity). Over the annotated workloads: loads turn into shuffles, and with power
+//! states counted (the L-registers' rows included) the outputs and cycles stay and the static
+//! energy is ordered as for every design (issue 27).
 
 mod common;
 
 use common::{assert_fails, assert_success, regwatt};
-use regwatt_designs::config::{resolve, GpuPreset, Overrides};
-use regwatt_designs::exec_model::simulate_spec;
+use regwatt_designs::config::{GpuPreset, PowerMode};
+use regwatt_designs::exec_model::{simulate_spec, SpecSimulation};
 use regwatt_designs::lreg::LregStats;
 use regwatt_designs::run::{DesignActivity, DesignStats};
 use regwatt_designs::DesignSpec;
@@ -20,14 +22,17 @@ fn simulate(
     gpu: GpuPreset,
     design: DesignSpec,
 ) -> Result<DesignActivity, String> {
-    let cfg = resolve(
-        gpu,
-        &Overrides {
-            design: Some(design),
-            ..Overrides::default()
-        },
-    )
-    .map_err(|e| e.to_string())?;
+    simulate_in(w, gpu, design, PowerMode::AlwaysOn).map(|s| s.activity)
+}
+
+/// A checked run in power mode `mode` (correct outputs, no access to an unowned register).
+fn simulate_in(
+    w: &regwatt_workloads::Workload,
+    gpu: GpuPreset,
+    design: DesignSpec,
+    mode: PowerMode,
+) -> Result<SpecSimulation, String> {
+    let cfg = common::mode_config(gpu, design, mode, &[])?;
     let spec = w.load_spec().map_err(|e| e.to_string())?;
     let s =
         simulate_spec(&spec, design, &cfg, &RunOptions::default()).map_err(|e| e.to_string())?;
@@ -38,7 +43,7 @@ fn simulate(
     if s.activity.design_stats.unallocated_accesses() != 0 {
         return Err("accesses to unowned registers".into());
     }
-    Ok(s.activity)
+    Ok(s)
 }
 
 fn annotated(w: &regwatt_workloads::Workload) -> bool {
@@ -56,10 +61,23 @@ fn issue32_every_workload_correct_and_unannotated_ones_run_as_on_the_baseline() 
         &work,
         |(p, w)| format!("{} on {p}", w.name),
         |(p, w)| {
-            let a = simulate(w, *p, DesignSpec::Lreg)?;
+            let on = simulate_in(w, *p, DesignSpec::Lreg, PowerMode::AlwaysOn)?;
+            let a = &on.activity;
             let DesignStats::Lreg(s) = &a.design_stats else {
                 return Err("not an lreg run".into());
             };
+            if annotated(w) {
+                // the L-registers' rows under every power mode: outputs, cycles, and the
+                // static energy ordered as issue 27 asks
+                let counted = simulate_in(w, *p, DesignSpec::Lreg, PowerMode::TriModal)?;
+                if counted.activity.cycles != a.cycles {
+                    return Err(format!(
+                        "cycles {} with power states, {} always on",
+                        counted.activity.cycles, a.cycles
+                    ));
+                }
+                common::static_energy_ordered(w.name, *p, DesignSpec::Lreg, &on, &counted)?;
+            }
             if !annotated(w) {
                 let b = simulate(w, *p, DesignSpec::Baseline)?;
                 if (a.cycles, &a.memory) != (b.cycles, &b.memory) {

@@ -1,6 +1,10 @@
 //! Issue 29: design `malekeh` (seed 003) on every built-in workload, on rtx2060 (the seed's
 //! machine) in every variant, and the default on gtx480 too.
 //!
+//! "Every built-in workload" here is [`common::design_suite`]: all but the NN benchmark's
+//! mnist33 and cifar32g input sizes, which every design runs once in
+//! `tests/designs_workloads.rs` (CI time: their fc loops would double this suite).
+//!
 //! Checked on every run: the outputs are correct (a stale cached value would break them);
 //! write-through (the banks wrote every result the core wrote back); bank reads + CCU hits =
 //! every source read = the operands the core delivered at dispatch; nothing read a register
@@ -39,7 +43,7 @@ const VARIANTS: [(&str, &[&str]); 6] = [
 #[test]
 fn issue29_every_workload_correct_in_every_variant_with_the_invariants() {
     let mut work = Vec::new();
-    for w in regwatt_workloads::all() {
+    for w in common::design_suite() {
         for (i, _) in VARIANTS.iter().enumerate() {
             work.push((GpuPreset::Rtx2060, w, i));
         }

@@ -1,32 +1,29 @@
 //! Issue 27: power-managed register rows on every built-in workload and both presets.
 //!
-//! Every workload is simulated twice per preset: always on, and with power states counted
-//! (the tracker counts the states of every mode at once, and a hidden wake-up changes no
-//! cycle, so the one counted run serves all four managed modes). Checked: the outputs stay
-//! correct, the cycles are those of the always-on run, and the static energy is ordered
-//! always-on ≥ sub-array gating, always-on ≥ register gating, drowsy ≤ always-on, tri-modal ≤
-//! drowsy at 40 and 12 nm (sub-array ≥ register gating does not always hold: see below). A drowsy timeout past the end of the run gives always-on's energy to the
-//! last bit.
+//! "Every built-in workload" here is [`common::design_suite`]: all but the NN benchmark's
+//! mnist33 and cifar32g input sizes, which every design runs once in
+//! `tests/designs_workloads.rs` (CI time: their fc loops would double this suite).
+//!
+//! Every workload is simulated three times per preset with the baseline: always on, with power
+//! states counted (the tracker counts the states of every mode at once, and a hidden wake-up
+//! changes no cycle, so the one counted run serves all four managed modes), and drowsy with
+//! exposed wake-ups. Checked: the outputs stay correct, the cycles are those of the always-on
+//! run, the static energy is ordered always-on ≥ sub-array gating, always-on ≥ register gating,
+//! drowsy ≤ always-on, tri-modal ≤ drowsy at 40 and 12 nm (sub-array ≥ register gating does
+//! not always hold: `common::static_energy_ordered`), and exposed wake-ups never shorten a run
+//! that does the same work. The renaming design's exposed wake-ups run twice more per
+//! workload. A drowsy timeout past the end of the run gives always-on's energy to the last bit.
 
 mod common;
 
 use common::{assert_fails, assert_success, regwatt};
-use regwatt_designs::config::{resolve, GpuPreset, Node, Overrides, PowerMode};
+use regwatt_designs::config::{GpuPreset, PowerMode};
 use regwatt_designs::exec_model::simulate_spec;
-use regwatt_designs::run::{at_node, inventory};
 use regwatt_designs::{DesignSpec, ResolvedConfig, RunReport};
 use regwatt_sim::timing::RunOptions;
 
 fn config(p: GpuPreset, mode: PowerMode, sets: &[&str]) -> Result<ResolvedConfig, String> {
-    resolve(
-        p,
-        &Overrides {
-            sets: sets.iter().map(|s| s.to_string()).collect(),
-            power_mode: Some(mode),
-            ..Overrides::default()
-        },
-    )
-    .map_err(|e| e.to_string())
+    common::mode_config(p, DesignSpec::Baseline, mode, sets)
 }
 
 /// Static energy of `rf` evaluated with `cfg` (node and mode) from one simulation.
@@ -35,23 +32,14 @@ fn report(
     cfg: &ResolvedConfig,
     sim: &regwatt_designs::exec_model::SpecSimulation,
 ) -> Result<RunReport, String> {
-    let inv = inventory(DesignSpec::Baseline, cfg).map_err(|e| e.to_string())?;
-    RunReport::new(
-        w,
-        DesignSpec::Baseline,
-        cfg,
-        &inv,
-        &sim.activity,
-        sim.launch_cycles,
-    )
-    .map_err(|e| e.to_string())
+    common::mode_report(w, DesignSpec::Baseline, cfg, sim)
 }
 
 #[test]
 fn issue27_every_workload_every_mode_correct_same_cycles_ordered_static_energy() {
     let work: Vec<_> = GpuPreset::ALL
         .iter()
-        .flat_map(|p| regwatt_workloads::all().iter().map(move |w| (*p, w)))
+        .flat_map(|p| common::design_suite().into_iter().map(move |w| (*p, w)))
         .collect();
     let f = common::failures_on_two_threads(
         &work,
@@ -75,50 +63,50 @@ fn issue27_every_workload_every_mode_correct_same_cycles_ordered_static_energy()
                 .expected_final(&spec.initial_buffers())
                 .map_err(|e| e.to_string())?;
             regwatt_workloads::check(w, &exp, &sim.buffers).map_err(|e| e.to_string())?;
-            for node in [Node::N40, Node::N12] {
-                let at = |m: PowerMode| -> Result<f64, String> {
-                    let c = at_node(&config(*p, m, &[])?, node);
-                    let s = if m == PowerMode::AlwaysOn {
-                        &base
-                    } else {
-                        &sim
-                    };
-                    Ok(report(w.name, &c, s)?.energy.static_energy.j())
-                };
-                let (on_e, sub, reg, drowsy, tri) = (
-                    at(PowerMode::AlwaysOn)?,
-                    at(PowerMode::SubarrayGating)?,
-                    at(PowerMode::RegisterGating)?,
-                    at(PowerMode::Drowsy)?,
-                    at(PowerMode::TriModal)?,
-                );
-                // Issue 27 orders sub-array ≥ register gating too; on rtx2060 at 40 nm
-                // gaussian and nw break it (register gating 2-3 % above sub-array gating:
-                // per-row headers leak and wake more often), so only `reg <= on` is held
-                // here and the exception is in designs/README.md.
-                let ordered = on_e >= sub && reg <= on_e && drowsy <= on_e && tri <= drowsy;
-                if !ordered {
-                    return Err(format!(
-                        "{node}: static always-on {on_e:e}, sub-array {sub:e}, register {reg:e}, drowsy {drowsy:e}, tri-modal {tri:e}"
-                    ));
-                }
-            }
+            common::static_energy_ordered(w.name, *p, DesignSpec::Baseline, &base, &sim)?;
+            // the baseline's exposed wake-ups (drowsy: the most wake-ups) against its hidden
+            // ones, whose cycles are the always-on run's (checked above); the renaming design's
+            // are in the next test
+            let drowsy = config(*p, PowerMode::Drowsy, &["power.wakeup_exposed=true"])?;
+            let exposed = simulate_spec(&spec, DesignSpec::Baseline, &drowsy, &opts)
+                .map_err(|e| e.to_string())?;
+            regwatt_workloads::check(w, &exp, &exposed.buffers)
+                .map_err(|e| format!("baseline drowsy, exposed wake-ups: {e}"))?;
+            exposed_not_shorter(&exposed, &base).map_err(|e| format!("baseline drowsy: {e}"))?;
             Ok(())
         },
     );
     assert!(f.is_empty(), "{} failures:\n{}", f.len(), f.join("\n"));
 }
 
-/// Issue 27: with `power.wakeup_exposed`, a read of a sleeping row waits the wake-up
-/// latency. On every workload and both presets (baseline drowsy, renaming tri-modal): the
-/// outputs stay correct, and the cycles do not decrease against the hidden wake-ups unless
-/// the run did less work (a timing-dependent loop: kmeans on gtx480 runs 841 fewer warp
+/// Issue 27: a run with exposed wake-ups does not finish sooner than with hidden ones, unless
+/// it did less work (a timing-dependent loop: kmeans on gtx480 runs 841 fewer warp
 /// instructions of its atomicCAS retry loop and 3.7 % fewer cycles).
+fn exposed_not_shorter(
+    exposed: &regwatt_designs::exec_model::SpecSimulation,
+    hidden: &regwatt_designs::exec_model::SpecSimulation,
+) -> Result<(), String> {
+    let (ex, hi) = (&exposed.activity, &hidden.activity);
+    let same_work = ex.core.warp_instructions == hi.core.warp_instructions;
+    if ex.cycles < hi.cycles && (same_work || ex.core.warp_instructions > hi.core.warp_instructions)
+    {
+        return Err(format!(
+            "{} cycles with exposed wake-ups < {} hidden ({} vs {} warp instructions)",
+            ex.cycles, hi.cycles, ex.core.warp_instructions, hi.core.warp_instructions
+        ));
+    }
+    Ok(())
+}
+
+/// Issue 27: with `power.wakeup_exposed`, a read of a sleeping row waits the wake-up
+/// latency. On every workload and both presets, the renaming design in tri-modal (the
+/// baseline's drowsy runs are in the first test): the outputs stay correct, and the cycles do
+/// not decrease against the hidden wake-ups unless the run did less work.
 #[test]
 fn issue27_exposed_wakeups_keep_outputs_and_never_shorten_a_run() {
     let work: Vec<_> = GpuPreset::ALL
         .iter()
-        .flat_map(|p| regwatt_workloads::all().iter().map(move |w| (*p, w)))
+        .flat_map(|p| common::design_suite().into_iter().map(move |w| (*p, w)))
         .collect();
     let f = common::failures_on_two_threads(
         &work,
@@ -129,43 +117,14 @@ fn issue27_exposed_wakeups_keep_outputs_and_never_shorten_a_run() {
                 .expected_final(&spec.initial_buffers())
                 .map_err(|e| e.to_string())?;
             let opts = RunOptions::default();
-            for (d, m) in [
-                (DesignSpec::Baseline, PowerMode::Drowsy),
-                (DesignSpec::Renaming, PowerMode::TriModal),
-            ] {
-                let cfg = |sets: &[&str]| {
-                    resolve(
-                        *p,
-                        &Overrides {
-                            sets: sets.iter().map(|s| s.to_string()).collect(),
-                            power_mode: Some(m),
-                            design: Some(d),
-                            ..Overrides::default()
-                        },
-                    )
-                    .map_err(|e| e.to_string())
-                };
-                let hidden =
-                    simulate_spec(&spec, d, &cfg(&[])?, &opts).map_err(|e| e.to_string())?;
-                let exposed = simulate_spec(&spec, d, &cfg(&["power.wakeup_exposed=true"])?, &opts)
-                    .map_err(|e| e.to_string())?;
-                regwatt_workloads::check(w, &exp, &exposed.buffers)
-                    .map_err(|e| format!("{d} {m}: {e}"))?;
-                // A run whose work depends on timing (kmeans' atomicCAS retry loop: fewer
-                // retries when reads are slower) may do less work and finish sooner; a run
-                // doing the same work must not.
-                let (ex, hi) = (&exposed.activity, &hidden.activity);
-                let same_work = ex.core.warp_instructions == hi.core.warp_instructions;
-                if ex.cycles < hi.cycles
-                    && (same_work || ex.core.warp_instructions > hi.core.warp_instructions)
-                {
-                    return Err(format!(
-                        "{d} {m}: {} cycles with exposed wake-ups < {} hidden ({} vs {} warp instructions)",
-                        ex.cycles, hi.cycles, ex.core.warp_instructions, hi.core.warp_instructions
-                    ));
-                }
-            }
-            Ok(())
+            let (d, m) = (DesignSpec::Renaming, PowerMode::TriModal);
+            let cfg = |sets: &[&str]| common::mode_config(*p, d, m, sets);
+            let hidden = simulate_spec(&spec, d, &cfg(&[])?, &opts).map_err(|e| e.to_string())?;
+            let exposed = simulate_spec(&spec, d, &cfg(&["power.wakeup_exposed=true"])?, &opts)
+                .map_err(|e| e.to_string())?;
+            regwatt_workloads::check(w, &exp, &exposed.buffers)
+                .map_err(|e| format!("{d} {m}: {e}"))?;
+            exposed_not_shorter(&exposed, &hidden).map_err(|e| format!("{d} {m}: {e}"))
         },
     );
     assert!(f.is_empty(), "{} failures:\n{}", f.len(), f.join("\n"));

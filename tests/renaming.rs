@@ -1,5 +1,9 @@
 //! Issue 28: design `renaming` (seed 002) on every built-in workload and both presets.
 //!
+//! "Every built-in workload" here is [`common::design_suite`]: all but the NN benchmark's
+//! mnist33 and cifar32g input sizes, which every design runs once in
+//! `tests/designs_workloads.rs` (CI time: their fc loops would double this suite).
+//!
 //! Per (workload, preset), four simulations:
 //! 1. `baseline`, always on;
 //! 2. `renaming` with its defaults (1 KB table, consolidating policy) and power states
@@ -19,30 +23,12 @@
 mod common;
 
 use common::{assert_fails, assert_success, regwatt};
-use regwatt_designs::config::{resolve, GpuPreset, Node, Overrides, PowerMode};
+use regwatt_designs::config::{GpuPreset, Node, PowerMode};
 use regwatt_designs::exec_model::{simulate_spec, SpecSimulation};
 use regwatt_designs::run::{at_node, inventory, DesignStats};
 use regwatt_designs::{DesignSpec, ResolvedConfig, RunReport};
 use regwatt_sim::timing::RunOptions;
 use regwatt_workloads::Workload;
-
-fn config(
-    p: GpuPreset,
-    d: DesignSpec,
-    mode: PowerMode,
-    sets: &[&str],
-) -> Result<ResolvedConfig, String> {
-    resolve(
-        p,
-        &Overrides {
-            sets: sets.iter().map(|s| s.to_string()).collect(),
-            power_mode: Some(mode),
-            design: Some(d),
-            ..Overrides::default()
-        },
-    )
-    .map_err(|e| e.to_string())
-}
 
 fn sim(w: &Workload, cfg: &ResolvedConfig, d: DesignSpec) -> Result<SpecSimulation, String> {
     let spec = w.load_spec().map_err(|e| e.to_string())?;
@@ -91,20 +77,20 @@ fn check_renaming(s: &SpecSimulation, unbounded: bool) -> Result<(), String> {
 fn issue28_every_workload_correct_invariants_hold_and_static_placement_equals_baseline() {
     let work: Vec<_> = GpuPreset::ALL
         .iter()
-        .flat_map(|p| regwatt_workloads::all().iter().map(move |w| (*p, w)))
+        .flat_map(|p| common::design_suite().into_iter().map(move |w| (*p, w)))
         .collect();
     let f = common::failures_on_two_threads(
         &work,
         |(p, w)| format!("{} on {p}", w.name),
         |(p, w)| {
-            let base_cfg = config(*p, DesignSpec::Baseline, PowerMode::AlwaysOn, &[])?;
+            let base_cfg = common::mode_config(*p, DesignSpec::Baseline, PowerMode::AlwaysOn, &[])?;
             let base = sim(w, &base_cfg, DesignSpec::Baseline)?;
 
-            let counted = config(*p, DesignSpec::Renaming, PowerMode::TriModal, &[])?;
+            let counted = common::mode_config(*p, DesignSpec::Renaming, PowerMode::TriModal, &[])?;
             let r = sim(w, &counted, DesignSpec::Renaming)?;
             check_renaming(&r, false).map_err(|e| format!("defaults: {e}"))?;
             // issue 31: `sharing` with no AMT entries is this design, cycle for cycle
-            let off = config(
+            let off = common::mode_config(
                 *p,
                 DesignSpec::Sharing,
                 PowerMode::TriModal,
@@ -129,7 +115,10 @@ fn issue28_every_workload_correct_invariants_hold_and_static_placement_equals_ba
             // every mode evaluates from the counted run, at both report nodes
             for mode in PowerMode::ALL {
                 for node in Node::REPORT {
-                    let c = at_node(&config(*p, DesignSpec::Renaming, mode, &[])?, node);
+                    let c = at_node(
+                        &common::mode_config(*p, DesignSpec::Renaming, mode, &[])?,
+                        node,
+                    );
                     let inv = inventory(DesignSpec::Renaming, &c).map_err(|e| e.to_string())?;
                     let rep = RunReport::new(
                         w.name,
@@ -146,7 +135,7 @@ fn issue28_every_workload_correct_invariants_hold_and_static_placement_equals_ba
                 }
             }
 
-            let ub = config(
+            let ub = common::mode_config(
                 *p,
                 DesignSpec::Renaming,
                 PowerMode::AlwaysOn,
@@ -155,7 +144,7 @@ fn issue28_every_workload_correct_invariants_hold_and_static_placement_equals_ba
             let u = sim(w, &ub, DesignSpec::Renaming)?;
             check_renaming(&u, true).map_err(|e| format!("unbounded: {e}"))?;
 
-            let eq = config(
+            let eq = common::mode_config(
                 *p,
                 DesignSpec::Renaming,
                 PowerMode::AlwaysOn,
@@ -266,7 +255,7 @@ fn issue28_register_series_adds_up_to_the_run_totals() {
         let w = regwatt_workloads::get(w).expect("workload");
         let spec = w.load_spec().expect("spec");
         for d in DesignSpec::ALL.into_iter().filter(|d| d.supports(p)) {
-            let cfg = config(p, d, PowerMode::AlwaysOn, &[]).expect("config");
+            let cfg = common::mode_config(p, d, PowerMode::AlwaysOn, &[]).expect("config");
             let opts = RunOptions {
                 series_window: 700,
                 ..RunOptions::default()

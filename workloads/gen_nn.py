@@ -95,6 +95,32 @@ __device__ float act(float z) { return 1.7159f * tanhf(0.66666667f * z); }
 __device__ __forceinline__ void keep_order() { asm volatile("" ::: "memory"); }
 """)
 
+# The _lreg conv kernels' bias and weight loads (seed 001 Sec. 7.5.1: the worker threads fetch
+# pixels for their neighbours and "do not perform any computations from that data").
+OWN_WEIGHT = """
+// The bias and weight loads only the output threads make (seed 001 Sec. 7.5.1: the worker
+// threads fetch pixels for their neighbours and "do not perform any computations from that
+// data"; here they multiply-add zeros, which they never store). The loads are predicated, not
+// branched around, so that every
+// warp issues them, even a warp of workers only (with no lane active): the warp's count of
+// L-register loads, which names its L-registers, stays in step with its neighbours'.
+// `own_predicate` sets the predicate once per thread (a kernel-scope PTX register); the weight's
+// offset is an immediate of its load, as in the other versions' code, so the generator writes
+// the window out position by position.
+__device__ __forceinline__ void own_predicate(bool own)
+{
+    asm volatile(".reg .pred own;\\n\\tsetp.ne.u32 own, %0, 0;" ::"r"(static_cast<unsigned>(own)));
+}
+
+// v = w[K] in the output threads; a worker's v keeps its value (0: one register, set once, for
+// every weight, so no copy per load).
+template <int K>
+__device__ __forceinline__ void own_weight(float& v, const float* w)
+{
+    asm volatile("@own ld.global.f32 %0, [%1+%2];" : "+f"(v) : "l"(__cvta_generic_to_global(w)), "n"(4 * K) : "memory");
+}
+"""
+
 # ---- conv1, conv2: one block per output map (blockIdx.x), thread (x, y) = output pixel ------
 
 # Per layer: (the input map side, its maps' floats per image, the output side, the outputs'
@@ -108,7 +134,7 @@ COMMENT = {
     "": "direct global loads",
     "_smem": "the block first copies the image's input maps to shared memory (weights stay global)",
     "_lreg": "L registers with corner-case handling: the block is larger than the outputs; the extra\n"
-    "// (worker) threads load their windows clamped to the maps, compute, and do not store",
+    "// (worker) threads load their windows clamped to the maps, load no weights, and do not store",
     "_lskip": "L registers skipping the corner cases: the last output row and column exit",
 }
 
@@ -142,17 +168,15 @@ def conv_kernel(layer, version):
         lines.append(f"    const float* win = in + img * {in_len};")
     else:
         lines.append(f"    const float* win = in + img * {in_len} + 2 * y * {side} + 2 * x;")
+    if version == "_lreg":
+        return "\n".join(lines + lreg_body(layer) + ["}", ""])
     lines += [f"    const float* wm = w + map * {per_map};", "    float acc = wm[0];", "    keep_order();"]
     loops = [("ky", "        "), ("kx", "            ")] + ([("c", "                ")] if layer == 2 else [])
     indent = "    "
     for var, inner in loops:
         lines += ["#pragma unroll", f"{indent}for (int {var} = 0; {var} < {6 if var == 'c' else 5}; ++{var}) {{"]
-        if version == "_lreg" and var == "ky":
-            lines.append(f"{inner}const int row = min(2 * y + ky, {side} - 1);")
-        if version == "_lreg" and var == "kx":
-            lines.append(f"{inner}const int col = min(2 * x + kx, {side} - 1);")
         indent = inner
-    pixel = f"{chan}row * {side} + col" if version == "_lreg" else f"{chan}ky * {side} + kx"
+    pixel = f"{chan}ky * {side} + kx"
     weight = "1 + ky * 5 + kx" if layer == 1 else "1 + (ky * 5 + kx) * 6 + c"
     lines += [
         f"{indent}const float p = win[{pixel}];",
@@ -163,16 +187,48 @@ def conv_kernel(layer, version):
     ]
     for _, inner in reversed(loops):
         lines.append(inner[4:] + "}")
-    store = f"out[img * {out_len} + (map * {o} + y) * {o} + x]"
-    if version == "_lreg":
-        lines += [
-            "    const float r = act(acc);",
-            '    asm volatile("" ::"f"(r));  // the workers compute r too (NVRTC would branch around it all)',
-            f"    if (x < {o} && y < {o}) {store} = r;",
-        ]
-    else:
-        lines.append(f"    {store} = act(acc);")
+    lines.append(f"    out[img * {out_len} + (map * {o} + y) * {o} + x] = act(acc);")
     return "\n".join(lines + ["}", ""])
+
+
+def lreg_body(layer):
+    """The _lreg conv kernel after its first line: the window written out position by position
+    (ky, kx row-major, then the input map c), each the pixel load (every thread, clamped to the
+    maps), the output threads' predicated weight load, and the multiply-add."""
+    side, in_len, o, out_len, per_map, _ = LAYERS[layer]
+    chans = 1 if layer == 1 else 6
+    lines = [
+        f"    const bool own = x < {o} && y < {o};  // an output thread, not a worker",
+        "    own_predicate(own);",
+        f"    const float* wm = w + map * {per_map};",
+        "    float acc = 0.0f, q = 0.0f;",
+        "    own_weight<0>(acc, wm);",
+        "    keep_order();",
+    ]
+    for ky in range(5):
+        lines.append(f"    const int row{ky} = min(2 * y + {ky}, {side} - 1);")
+    for kx in range(5):
+        lines.append(f"    const int col{kx} = min(2 * x + {kx}, {side} - 1);")
+    for ky in range(5):
+        for kx in range(5):
+            for c in range(chans):
+                chan = f"{c} * {side} * {side} + " if layer == 2 else ""
+                k = 1 + (ky * 5 + kx) * chans + c
+                lines += [
+                    "    {",
+                    f"        const float p = win[{chan}row{ky} * {side} + col{kx}];",
+                    "        keep_order();",
+                    f"        own_weight<{k}>(q, wm);",
+                    "        keep_order();",
+                    "        acc = fmaf(p, q, acc);",
+                    "    }",
+                ]
+    lines += [
+        "    const float r = act(acc);",
+        '    asm volatile("" ::"f"(r));  // every thread computes r (NVRTC would branch around it all)',
+        f"    if (own) out[img * {out_len} + (map * {o} + y) * {o} + x] = r;",
+    ]
+    return lines
 
 
 # ---- fc3, fc4: one single-thread block per output neuron, looping over all inputs ----------
@@ -203,6 +259,8 @@ def cuda(name, version, g):
         "_lskip": "L-register version skipping the corner cases (seed Sec. 6.6)",
     }[version]
     head = HEADER.substitute(dict(g, name=name, what=what, N3P1=g["N3"] + 1))
+    if version == "_lreg":
+        head += OWN_WEIGHT
     return head + conv_kernel(1, version) + conv_kernel(2, version) + FC
 
 

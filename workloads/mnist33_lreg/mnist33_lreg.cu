@@ -17,63 +17,1307 @@ __device__ float act(float z) { return 1.7159f * tanhf(0.66666667f * z); }
 // pixel load of the same window position).
 __device__ __forceinline__ void keep_order() { asm volatile("" ::: "memory"); }
 
+// The bias and weight loads only the output threads make (seed 001 Sec. 7.5.1: the worker
+// threads fetch pixels for their neighbours and "do not perform any computations from that
+// data"; here they multiply-add zeros, which they never store). The loads are predicated, not
+// branched around, so that every
+// warp issues them, even a warp of workers only (with no lane active): the warp's count of
+// L-register loads, which names its L-registers, stays in step with its neighbours'.
+// `own_predicate` sets the predicate once per thread (a kernel-scope PTX register); the weight's
+// offset is an immediate of its load, as in the other versions' code, so the generator writes
+// the window out position by position.
+__device__ __forceinline__ void own_predicate(bool own)
+{
+    asm volatile(".reg .pred own;\n\tsetp.ne.u32 own, %0, 0;" ::"r"(static_cast<unsigned>(own)));
+}
+
+// v = w[K] in the output threads; a worker's v keeps its value (0: one register, set once, for
+// every weight, so no copy per load).
+template <int K>
+__device__ __forceinline__ void own_weight(float& v, const float* w)
+{
+    asm volatile("@own ld.global.f32 %0, [%1+%2];" : "+f"(v) : "l"(__cvta_generic_to_global(w)), "n"(4 * K) : "memory");
+}
+
 // conv1, L registers with corner-case handling: the block is larger than the outputs; the extra
-// (worker) threads load their windows clamped to the maps, compute, and do not store.
+// (worker) threads load their windows clamped to the maps, load no weights, and do not store.
 extern "C" __global__ void nn_conv1(const float* in, const float* w, float* out)
 {
     asm volatile(".pragma \"regwatt.lreg kernel_dim=5 row_stride=2 col_stride=2 skip=2 lead=1 inputs=0\";");
     const int x = threadIdx.x, y = threadIdx.y, map = blockIdx.x, img = blockIdx.y;
     const float* win = in + img * IN * IN;
+    const bool own = x < C1 && y < C1;  // an output thread, not a worker
+    own_predicate(own);
     const float* wm = w + map * 26;
-    float acc = wm[0];
+    float acc = 0.0f, q = 0.0f;
+    own_weight<0>(acc, wm);
     keep_order();
-#pragma unroll
-    for (int ky = 0; ky < 5; ++ky) {
-        const int row = min(2 * y + ky, IN - 1);
-#pragma unroll
-        for (int kx = 0; kx < 5; ++kx) {
-            const int col = min(2 * x + kx, IN - 1);
-            const float p = win[row * IN + col];
-            keep_order();
-            const float q = wm[1 + ky * 5 + kx];
-            keep_order();
-            acc = fmaf(p, q, acc);
-        }
+    const int row0 = min(2 * y + 0, IN - 1);
+    const int row1 = min(2 * y + 1, IN - 1);
+    const int row2 = min(2 * y + 2, IN - 1);
+    const int row3 = min(2 * y + 3, IN - 1);
+    const int row4 = min(2 * y + 4, IN - 1);
+    const int col0 = min(2 * x + 0, IN - 1);
+    const int col1 = min(2 * x + 1, IN - 1);
+    const int col2 = min(2 * x + 2, IN - 1);
+    const int col3 = min(2 * x + 3, IN - 1);
+    const int col4 = min(2 * x + 4, IN - 1);
+    {
+        const float p = win[row0 * IN + col0];
+        keep_order();
+        own_weight<1>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[row0 * IN + col1];
+        keep_order();
+        own_weight<2>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[row0 * IN + col2];
+        keep_order();
+        own_weight<3>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[row0 * IN + col3];
+        keep_order();
+        own_weight<4>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[row0 * IN + col4];
+        keep_order();
+        own_weight<5>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[row1 * IN + col0];
+        keep_order();
+        own_weight<6>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[row1 * IN + col1];
+        keep_order();
+        own_weight<7>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[row1 * IN + col2];
+        keep_order();
+        own_weight<8>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[row1 * IN + col3];
+        keep_order();
+        own_weight<9>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[row1 * IN + col4];
+        keep_order();
+        own_weight<10>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[row2 * IN + col0];
+        keep_order();
+        own_weight<11>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[row2 * IN + col1];
+        keep_order();
+        own_weight<12>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[row2 * IN + col2];
+        keep_order();
+        own_weight<13>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[row2 * IN + col3];
+        keep_order();
+        own_weight<14>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[row2 * IN + col4];
+        keep_order();
+        own_weight<15>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[row3 * IN + col0];
+        keep_order();
+        own_weight<16>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[row3 * IN + col1];
+        keep_order();
+        own_weight<17>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[row3 * IN + col2];
+        keep_order();
+        own_weight<18>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[row3 * IN + col3];
+        keep_order();
+        own_weight<19>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[row3 * IN + col4];
+        keep_order();
+        own_weight<20>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[row4 * IN + col0];
+        keep_order();
+        own_weight<21>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[row4 * IN + col1];
+        keep_order();
+        own_weight<22>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[row4 * IN + col2];
+        keep_order();
+        own_weight<23>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[row4 * IN + col3];
+        keep_order();
+        own_weight<24>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[row4 * IN + col4];
+        keep_order();
+        own_weight<25>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
     }
     const float r = act(acc);
-    asm volatile("" ::"f"(r));  // the workers compute r too (NVRTC would branch around it all)
-    if (x < C1 && y < C1) out[img * 6 * C1 * C1 + (map * C1 + y) * C1 + x] = r;
+    asm volatile("" ::"f"(r));  // every thread computes r (NVRTC would branch around it all)
+    if (own) out[img * 6 * C1 * C1 + (map * C1 + y) * C1 + x] = r;
 }
 
 // conv2, L registers with corner-case handling: the block is larger than the outputs; the extra
-// (worker) threads load their windows clamped to the maps, compute, and do not store.
+// (worker) threads load their windows clamped to the maps, load no weights, and do not store.
 extern "C" __global__ void nn_conv2(const float* in, const float* w, float* out)
 {
     asm volatile(".pragma \"regwatt.lreg kernel_dim=5 row_stride=2 col_stride=2 skip=12 lead=1 inputs=0,2,4,6,8,10\";");
     const int x = threadIdx.x, y = threadIdx.y, map = blockIdx.x, img = blockIdx.y;
     const float* win = in + img * 6 * C1 * C1;
+    const bool own = x < C2 && y < C2;  // an output thread, not a worker
+    own_predicate(own);
     const float* wm = w + map * 151;
-    float acc = wm[0];
+    float acc = 0.0f, q = 0.0f;
+    own_weight<0>(acc, wm);
     keep_order();
-#pragma unroll
-    for (int ky = 0; ky < 5; ++ky) {
-        const int row = min(2 * y + ky, C1 - 1);
-#pragma unroll
-        for (int kx = 0; kx < 5; ++kx) {
-            const int col = min(2 * x + kx, C1 - 1);
-#pragma unroll
-            for (int c = 0; c < 6; ++c) {
-                const float p = win[c * C1 * C1 + row * C1 + col];
-                keep_order();
-                const float q = wm[1 + (ky * 5 + kx) * 6 + c];
-                keep_order();
-                acc = fmaf(p, q, acc);
-            }
-        }
+    const int row0 = min(2 * y + 0, C1 - 1);
+    const int row1 = min(2 * y + 1, C1 - 1);
+    const int row2 = min(2 * y + 2, C1 - 1);
+    const int row3 = min(2 * y + 3, C1 - 1);
+    const int row4 = min(2 * y + 4, C1 - 1);
+    const int col0 = min(2 * x + 0, C1 - 1);
+    const int col1 = min(2 * x + 1, C1 - 1);
+    const int col2 = min(2 * x + 2, C1 - 1);
+    const int col3 = min(2 * x + 3, C1 - 1);
+    const int col4 = min(2 * x + 4, C1 - 1);
+    {
+        const float p = win[0 * C1 * C1 + row0 * C1 + col0];
+        keep_order();
+        own_weight<1>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[1 * C1 * C1 + row0 * C1 + col0];
+        keep_order();
+        own_weight<2>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[2 * C1 * C1 + row0 * C1 + col0];
+        keep_order();
+        own_weight<3>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[3 * C1 * C1 + row0 * C1 + col0];
+        keep_order();
+        own_weight<4>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[4 * C1 * C1 + row0 * C1 + col0];
+        keep_order();
+        own_weight<5>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[5 * C1 * C1 + row0 * C1 + col0];
+        keep_order();
+        own_weight<6>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[0 * C1 * C1 + row0 * C1 + col1];
+        keep_order();
+        own_weight<7>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[1 * C1 * C1 + row0 * C1 + col1];
+        keep_order();
+        own_weight<8>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[2 * C1 * C1 + row0 * C1 + col1];
+        keep_order();
+        own_weight<9>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[3 * C1 * C1 + row0 * C1 + col1];
+        keep_order();
+        own_weight<10>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[4 * C1 * C1 + row0 * C1 + col1];
+        keep_order();
+        own_weight<11>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[5 * C1 * C1 + row0 * C1 + col1];
+        keep_order();
+        own_weight<12>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[0 * C1 * C1 + row0 * C1 + col2];
+        keep_order();
+        own_weight<13>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[1 * C1 * C1 + row0 * C1 + col2];
+        keep_order();
+        own_weight<14>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[2 * C1 * C1 + row0 * C1 + col2];
+        keep_order();
+        own_weight<15>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[3 * C1 * C1 + row0 * C1 + col2];
+        keep_order();
+        own_weight<16>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[4 * C1 * C1 + row0 * C1 + col2];
+        keep_order();
+        own_weight<17>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[5 * C1 * C1 + row0 * C1 + col2];
+        keep_order();
+        own_weight<18>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[0 * C1 * C1 + row0 * C1 + col3];
+        keep_order();
+        own_weight<19>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[1 * C1 * C1 + row0 * C1 + col3];
+        keep_order();
+        own_weight<20>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[2 * C1 * C1 + row0 * C1 + col3];
+        keep_order();
+        own_weight<21>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[3 * C1 * C1 + row0 * C1 + col3];
+        keep_order();
+        own_weight<22>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[4 * C1 * C1 + row0 * C1 + col3];
+        keep_order();
+        own_weight<23>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[5 * C1 * C1 + row0 * C1 + col3];
+        keep_order();
+        own_weight<24>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[0 * C1 * C1 + row0 * C1 + col4];
+        keep_order();
+        own_weight<25>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[1 * C1 * C1 + row0 * C1 + col4];
+        keep_order();
+        own_weight<26>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[2 * C1 * C1 + row0 * C1 + col4];
+        keep_order();
+        own_weight<27>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[3 * C1 * C1 + row0 * C1 + col4];
+        keep_order();
+        own_weight<28>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[4 * C1 * C1 + row0 * C1 + col4];
+        keep_order();
+        own_weight<29>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[5 * C1 * C1 + row0 * C1 + col4];
+        keep_order();
+        own_weight<30>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[0 * C1 * C1 + row1 * C1 + col0];
+        keep_order();
+        own_weight<31>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[1 * C1 * C1 + row1 * C1 + col0];
+        keep_order();
+        own_weight<32>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[2 * C1 * C1 + row1 * C1 + col0];
+        keep_order();
+        own_weight<33>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[3 * C1 * C1 + row1 * C1 + col0];
+        keep_order();
+        own_weight<34>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[4 * C1 * C1 + row1 * C1 + col0];
+        keep_order();
+        own_weight<35>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[5 * C1 * C1 + row1 * C1 + col0];
+        keep_order();
+        own_weight<36>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[0 * C1 * C1 + row1 * C1 + col1];
+        keep_order();
+        own_weight<37>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[1 * C1 * C1 + row1 * C1 + col1];
+        keep_order();
+        own_weight<38>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[2 * C1 * C1 + row1 * C1 + col1];
+        keep_order();
+        own_weight<39>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[3 * C1 * C1 + row1 * C1 + col1];
+        keep_order();
+        own_weight<40>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[4 * C1 * C1 + row1 * C1 + col1];
+        keep_order();
+        own_weight<41>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[5 * C1 * C1 + row1 * C1 + col1];
+        keep_order();
+        own_weight<42>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[0 * C1 * C1 + row1 * C1 + col2];
+        keep_order();
+        own_weight<43>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[1 * C1 * C1 + row1 * C1 + col2];
+        keep_order();
+        own_weight<44>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[2 * C1 * C1 + row1 * C1 + col2];
+        keep_order();
+        own_weight<45>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[3 * C1 * C1 + row1 * C1 + col2];
+        keep_order();
+        own_weight<46>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[4 * C1 * C1 + row1 * C1 + col2];
+        keep_order();
+        own_weight<47>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[5 * C1 * C1 + row1 * C1 + col2];
+        keep_order();
+        own_weight<48>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[0 * C1 * C1 + row1 * C1 + col3];
+        keep_order();
+        own_weight<49>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[1 * C1 * C1 + row1 * C1 + col3];
+        keep_order();
+        own_weight<50>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[2 * C1 * C1 + row1 * C1 + col3];
+        keep_order();
+        own_weight<51>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[3 * C1 * C1 + row1 * C1 + col3];
+        keep_order();
+        own_weight<52>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[4 * C1 * C1 + row1 * C1 + col3];
+        keep_order();
+        own_weight<53>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[5 * C1 * C1 + row1 * C1 + col3];
+        keep_order();
+        own_weight<54>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[0 * C1 * C1 + row1 * C1 + col4];
+        keep_order();
+        own_weight<55>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[1 * C1 * C1 + row1 * C1 + col4];
+        keep_order();
+        own_weight<56>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[2 * C1 * C1 + row1 * C1 + col4];
+        keep_order();
+        own_weight<57>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[3 * C1 * C1 + row1 * C1 + col4];
+        keep_order();
+        own_weight<58>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[4 * C1 * C1 + row1 * C1 + col4];
+        keep_order();
+        own_weight<59>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[5 * C1 * C1 + row1 * C1 + col4];
+        keep_order();
+        own_weight<60>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[0 * C1 * C1 + row2 * C1 + col0];
+        keep_order();
+        own_weight<61>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[1 * C1 * C1 + row2 * C1 + col0];
+        keep_order();
+        own_weight<62>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[2 * C1 * C1 + row2 * C1 + col0];
+        keep_order();
+        own_weight<63>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[3 * C1 * C1 + row2 * C1 + col0];
+        keep_order();
+        own_weight<64>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[4 * C1 * C1 + row2 * C1 + col0];
+        keep_order();
+        own_weight<65>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[5 * C1 * C1 + row2 * C1 + col0];
+        keep_order();
+        own_weight<66>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[0 * C1 * C1 + row2 * C1 + col1];
+        keep_order();
+        own_weight<67>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[1 * C1 * C1 + row2 * C1 + col1];
+        keep_order();
+        own_weight<68>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[2 * C1 * C1 + row2 * C1 + col1];
+        keep_order();
+        own_weight<69>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[3 * C1 * C1 + row2 * C1 + col1];
+        keep_order();
+        own_weight<70>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[4 * C1 * C1 + row2 * C1 + col1];
+        keep_order();
+        own_weight<71>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[5 * C1 * C1 + row2 * C1 + col1];
+        keep_order();
+        own_weight<72>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[0 * C1 * C1 + row2 * C1 + col2];
+        keep_order();
+        own_weight<73>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[1 * C1 * C1 + row2 * C1 + col2];
+        keep_order();
+        own_weight<74>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[2 * C1 * C1 + row2 * C1 + col2];
+        keep_order();
+        own_weight<75>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[3 * C1 * C1 + row2 * C1 + col2];
+        keep_order();
+        own_weight<76>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[4 * C1 * C1 + row2 * C1 + col2];
+        keep_order();
+        own_weight<77>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[5 * C1 * C1 + row2 * C1 + col2];
+        keep_order();
+        own_weight<78>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[0 * C1 * C1 + row2 * C1 + col3];
+        keep_order();
+        own_weight<79>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[1 * C1 * C1 + row2 * C1 + col3];
+        keep_order();
+        own_weight<80>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[2 * C1 * C1 + row2 * C1 + col3];
+        keep_order();
+        own_weight<81>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[3 * C1 * C1 + row2 * C1 + col3];
+        keep_order();
+        own_weight<82>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[4 * C1 * C1 + row2 * C1 + col3];
+        keep_order();
+        own_weight<83>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[5 * C1 * C1 + row2 * C1 + col3];
+        keep_order();
+        own_weight<84>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[0 * C1 * C1 + row2 * C1 + col4];
+        keep_order();
+        own_weight<85>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[1 * C1 * C1 + row2 * C1 + col4];
+        keep_order();
+        own_weight<86>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[2 * C1 * C1 + row2 * C1 + col4];
+        keep_order();
+        own_weight<87>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[3 * C1 * C1 + row2 * C1 + col4];
+        keep_order();
+        own_weight<88>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[4 * C1 * C1 + row2 * C1 + col4];
+        keep_order();
+        own_weight<89>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[5 * C1 * C1 + row2 * C1 + col4];
+        keep_order();
+        own_weight<90>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[0 * C1 * C1 + row3 * C1 + col0];
+        keep_order();
+        own_weight<91>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[1 * C1 * C1 + row3 * C1 + col0];
+        keep_order();
+        own_weight<92>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[2 * C1 * C1 + row3 * C1 + col0];
+        keep_order();
+        own_weight<93>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[3 * C1 * C1 + row3 * C1 + col0];
+        keep_order();
+        own_weight<94>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[4 * C1 * C1 + row3 * C1 + col0];
+        keep_order();
+        own_weight<95>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[5 * C1 * C1 + row3 * C1 + col0];
+        keep_order();
+        own_weight<96>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[0 * C1 * C1 + row3 * C1 + col1];
+        keep_order();
+        own_weight<97>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[1 * C1 * C1 + row3 * C1 + col1];
+        keep_order();
+        own_weight<98>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[2 * C1 * C1 + row3 * C1 + col1];
+        keep_order();
+        own_weight<99>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[3 * C1 * C1 + row3 * C1 + col1];
+        keep_order();
+        own_weight<100>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[4 * C1 * C1 + row3 * C1 + col1];
+        keep_order();
+        own_weight<101>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[5 * C1 * C1 + row3 * C1 + col1];
+        keep_order();
+        own_weight<102>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[0 * C1 * C1 + row3 * C1 + col2];
+        keep_order();
+        own_weight<103>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[1 * C1 * C1 + row3 * C1 + col2];
+        keep_order();
+        own_weight<104>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[2 * C1 * C1 + row3 * C1 + col2];
+        keep_order();
+        own_weight<105>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[3 * C1 * C1 + row3 * C1 + col2];
+        keep_order();
+        own_weight<106>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[4 * C1 * C1 + row3 * C1 + col2];
+        keep_order();
+        own_weight<107>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[5 * C1 * C1 + row3 * C1 + col2];
+        keep_order();
+        own_weight<108>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[0 * C1 * C1 + row3 * C1 + col3];
+        keep_order();
+        own_weight<109>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[1 * C1 * C1 + row3 * C1 + col3];
+        keep_order();
+        own_weight<110>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[2 * C1 * C1 + row3 * C1 + col3];
+        keep_order();
+        own_weight<111>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[3 * C1 * C1 + row3 * C1 + col3];
+        keep_order();
+        own_weight<112>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[4 * C1 * C1 + row3 * C1 + col3];
+        keep_order();
+        own_weight<113>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[5 * C1 * C1 + row3 * C1 + col3];
+        keep_order();
+        own_weight<114>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[0 * C1 * C1 + row3 * C1 + col4];
+        keep_order();
+        own_weight<115>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[1 * C1 * C1 + row3 * C1 + col4];
+        keep_order();
+        own_weight<116>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[2 * C1 * C1 + row3 * C1 + col4];
+        keep_order();
+        own_weight<117>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[3 * C1 * C1 + row3 * C1 + col4];
+        keep_order();
+        own_weight<118>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[4 * C1 * C1 + row3 * C1 + col4];
+        keep_order();
+        own_weight<119>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[5 * C1 * C1 + row3 * C1 + col4];
+        keep_order();
+        own_weight<120>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[0 * C1 * C1 + row4 * C1 + col0];
+        keep_order();
+        own_weight<121>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[1 * C1 * C1 + row4 * C1 + col0];
+        keep_order();
+        own_weight<122>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[2 * C1 * C1 + row4 * C1 + col0];
+        keep_order();
+        own_weight<123>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[3 * C1 * C1 + row4 * C1 + col0];
+        keep_order();
+        own_weight<124>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[4 * C1 * C1 + row4 * C1 + col0];
+        keep_order();
+        own_weight<125>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[5 * C1 * C1 + row4 * C1 + col0];
+        keep_order();
+        own_weight<126>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[0 * C1 * C1 + row4 * C1 + col1];
+        keep_order();
+        own_weight<127>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[1 * C1 * C1 + row4 * C1 + col1];
+        keep_order();
+        own_weight<128>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[2 * C1 * C1 + row4 * C1 + col1];
+        keep_order();
+        own_weight<129>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[3 * C1 * C1 + row4 * C1 + col1];
+        keep_order();
+        own_weight<130>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[4 * C1 * C1 + row4 * C1 + col1];
+        keep_order();
+        own_weight<131>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[5 * C1 * C1 + row4 * C1 + col1];
+        keep_order();
+        own_weight<132>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[0 * C1 * C1 + row4 * C1 + col2];
+        keep_order();
+        own_weight<133>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[1 * C1 * C1 + row4 * C1 + col2];
+        keep_order();
+        own_weight<134>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[2 * C1 * C1 + row4 * C1 + col2];
+        keep_order();
+        own_weight<135>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[3 * C1 * C1 + row4 * C1 + col2];
+        keep_order();
+        own_weight<136>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[4 * C1 * C1 + row4 * C1 + col2];
+        keep_order();
+        own_weight<137>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[5 * C1 * C1 + row4 * C1 + col2];
+        keep_order();
+        own_weight<138>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[0 * C1 * C1 + row4 * C1 + col3];
+        keep_order();
+        own_weight<139>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[1 * C1 * C1 + row4 * C1 + col3];
+        keep_order();
+        own_weight<140>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[2 * C1 * C1 + row4 * C1 + col3];
+        keep_order();
+        own_weight<141>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[3 * C1 * C1 + row4 * C1 + col3];
+        keep_order();
+        own_weight<142>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[4 * C1 * C1 + row4 * C1 + col3];
+        keep_order();
+        own_weight<143>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[5 * C1 * C1 + row4 * C1 + col3];
+        keep_order();
+        own_weight<144>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[0 * C1 * C1 + row4 * C1 + col4];
+        keep_order();
+        own_weight<145>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[1 * C1 * C1 + row4 * C1 + col4];
+        keep_order();
+        own_weight<146>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[2 * C1 * C1 + row4 * C1 + col4];
+        keep_order();
+        own_weight<147>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[3 * C1 * C1 + row4 * C1 + col4];
+        keep_order();
+        own_weight<148>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[4 * C1 * C1 + row4 * C1 + col4];
+        keep_order();
+        own_weight<149>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
+    }
+    {
+        const float p = win[5 * C1 * C1 + row4 * C1 + col4];
+        keep_order();
+        own_weight<150>(q, wm);
+        keep_order();
+        acc = fmaf(p, q, acc);
     }
     const float r = act(acc);
-    asm volatile("" ::"f"(r));  // the workers compute r too (NVRTC would branch around it all)
-    if (x < C2 && y < C2) out[img * N3 + (map * C2 + y) * C2 + x] = r;
+    asm volatile("" ::"f"(r));  // every thread computes r (NVRTC would branch around it all)
+    if (own) out[img * N3 + (map * C2 + y) * C2 + x] = r;
 }
 
 // Fully connected: one single-thread block per output neuron (blockIdx.x), blockIdx.y = image.

@@ -76,6 +76,15 @@ impl RowAdmission {
         Some(base)
     }
 
+    /// Reserves the highest free row of sub-core `sc` (a row kept apart from the warps'
+    /// allocations, which fill from the bottom first-fit: seed 001's L-registers), or `None`.
+    pub fn reserve_top(&mut self, sc: usize) -> Option<usize> {
+        let u = self.used.get_mut(sc)?;
+        let r = u.iter().rposition(|&x| !x)?;
+        u[r] = true;
+        Some(r)
+    }
+
     /// Rows of sub-core `sc` no warp reserves.
     pub fn free_rows(&self, sc: usize) -> usize {
         self.used

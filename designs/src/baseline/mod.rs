@@ -191,14 +191,61 @@ impl BaselineRf {
         }
     }
 
-    /// Warp registers of sub-core `sc` no warp reserves (every bank's free rows).
-    pub fn free_registers(&self, sc: usize) -> usize {
-        self.admission.free_rows(sc) * self.banks
+    /// Reserves a row (in every bank) of sub-core `sc` outside the warps' allocations, for
+    /// registers a design keeps beside them (seed 001's L-registers), from the top of the
+    /// sub-core down; `None` if every row is taken. Warps are admitted around it.
+    pub(crate) fn reserve_side_row(&mut self, sc: usize) -> Option<usize> {
+        self.admission.reserve_top(sc)
     }
 
-    /// Rows per bank, times the banks, that a warp of `regs_per_thread` reserves.
-    pub fn registers_reserved_per_warp(&self, regs_per_thread: u32) -> usize {
-        self.admission.rows_needed(regs_per_thread) * self.banks
+    /// Frees a row of [`Self::reserve_side_row`].
+    pub(crate) fn release_side_row(&mut self, sc: usize, row: usize) {
+        self.admission.release(sc, row, 1);
+    }
+
+    /// The row index (into the tracker) of `bank`'s row `row` of sub-core `sc`.
+    pub(crate) fn side_index(&self, sc: usize, bank: usize, row: usize) -> usize {
+        (sc * self.banks + bank) * self.rows + row
+    }
+
+    /// A side row `t` is written: allocated from now on if it was not, and accessed, for the
+    /// power-state tracker (issue 27: a design tells it when rows are allocated, accessed and
+    /// freed).
+    pub(crate) fn side_write(&mut self, ctx: &mut RfCtx, t: usize) {
+        self.tracker.allocate(t, ctx.now);
+        self.tracker.write(t, ctx.now, ctx.act);
+    }
+
+    /// A side row `t` is read; the delay is the exposed wake-up, if any.
+    pub(crate) fn side_read(&mut self, ctx: &mut RfCtx, t: usize) -> Delay {
+        let delay = crate::power_modes::read_delay(&self.tracker, self.wake, t, ctx.now);
+        self.tracker.read(t, ctx.now, ctx.act);
+        delay
+    }
+
+    /// A side row `t` holds nothing any more.
+    pub(crate) fn side_free(&mut self, ctx: &mut RfCtx, t: usize) {
+        self.tracker.free(t, ctx.now, ctx.act);
+    }
+
+    /// The power-state tracker (tests of designs built on the baseline).
+    #[cfg(test)]
+    pub(crate) fn tracker(&self) -> &RegTracker {
+        &self.tracker
+    }
+
+    /// The first row and the row count a warp slot holds.
+    #[cfg(test)]
+    pub(crate) fn warp_rows(&self, slot: u16) -> (usize, usize) {
+        self.warps
+            .get(usize::from(slot))
+            .map_or((0, 0), |w| (w.base, w.rows))
+    }
+
+    /// Rows of sub-core `sc` that neither a warp nor a side row holds.
+    #[cfg(test)]
+    pub(crate) fn free_rows(&self, sc: usize) -> usize {
+        self.admission.free_rows(sc)
     }
 
     /// Logical bank of register `reg` of warp slot `slot`.

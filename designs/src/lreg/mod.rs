@@ -9,8 +9,11 @@
 //! * The register file is the baseline's ([`BaselineRf`]); L-registers are warp registers
 //!   taken from the rows no resident warp reserves (§2.1.2, §6.4: "exploiting the
 //!   underutilized register file space"), one per retained L-register id of a warp, until the
-//!   last neighbour that reads it has (§7.2). A CTA is admitted only if its reservation leaves
-//!   room for the L-registers in use.
+//!   last neighbour that reads it has (§7.2). They are packed into rows the design reserves
+//!   from the top of the sub-core down (one register per bank of a row; the bank is the
+//!   L-register's interleaved bank), so warps are admitted around them, and the power-state
+//!   tracker sees those rows allocated, written, read and freed like a warp's (issue 27:
+//!   every `--power-mode` charges them).
 //! * Per L-load instruction, each active lane with an input id takes its pixel from the
 //!   horizontal neighbour's L-register `id − CS·S` if that lane (thread `x + 1`, same row,
 //!   same warp) holds it, else from the vertical neighbour's `id − K·RS·S` (thread `y + 1`,
@@ -31,8 +34,9 @@ mod tests;
 
 use regwatt_sim::timing::functional::{FunctionalWarpModel, MemOpKind, MemSpaceKind};
 use regwatt_sim::timing::rf::{
-    GlobalAccess, MemRoute, OperandRef, ReadOutcome, RegId, RegisterFileDesign, ReleaseCause,
-    RfCtx, RfError, RfLayout, RfStats, Route, WarpSlot, WriteOutcome, WriteRef, ARRAY_BANKS,
+    Delay, GlobalAccess, MemRoute, OperandRef, ReadOutcome, RegId, RegisterFileDesign,
+    ReleaseCause, RfCtx, RfError, RfLayout, RfStats, Route, WarpSlot, WriteOutcome, WriteRef,
+    ARRAY_BANKS,
 };
 use serde::{Deserialize, Serialize};
 
@@ -198,6 +202,19 @@ struct LEntry {
     valid: u32,
     /// The last id at which a neighbour reads it.
     last_reader: u32,
+    /// Where it lives: the reserved row of its sub-core, its bank, and that bank row's
+    /// tracker index.
+    row: usize,
+    bank: usize,
+    t: usize,
+}
+
+/// A row of a sub-core reserved for L-registers, and which of its banks hold one.
+#[derive(Clone, Debug)]
+struct LRow {
+    row: usize,
+    used: Vec<bool>,
+    n: usize,
 }
 
 /// A warp slot's L-register state.
@@ -222,8 +239,8 @@ pub struct LregRf {
     /// Cycles of a shuffle (the preset's INT pipeline, where the core times `shfl.sync`).
     shuffle_latency: u32,
     warps: Vec<LWarp>,
-    /// Live L-registers per sub-core.
-    in_use: Vec<usize>,
+    /// The rows reserved for L-registers, per sub-core.
+    rows: Vec<Vec<LRow>>,
     live: u64,
     stats: LregStats,
 }
@@ -259,7 +276,7 @@ impl LregRf {
             sub_cores,
             shuffle_latency: s.units.int.timing.latency.max(1),
             warps: vec![LWarp::default(); s.limits.max_warps as usize],
-            in_use: vec![0; sub_cores],
+            rows: vec![Vec::new(); sub_cores],
             live: 0,
             stats: LregStats::default(),
         }
@@ -271,8 +288,43 @@ impl LregRf {
         (usize::from(slot) + id as usize) % self.banks
     }
 
-    fn release_entry(&mut self, sc: usize) {
-        self.in_use[sc] = self.in_use[sc].saturating_sub(1);
+    /// A bank row for a new L-register of sub-core `sc` in bank `bank`: a free bank of a row
+    /// already reserved, else a newly reserved row; `None` if no row is free.
+    fn place(&mut self, sc: usize, bank: usize) -> Option<(usize, usize)> {
+        let rows = self.rows.get_mut(sc)?;
+        let i = match rows.iter().position(|r| !r.used[bank]) {
+            Some(i) => i,
+            None => {
+                let row = self.base.reserve_side_row(sc)?;
+                rows.push(LRow {
+                    row,
+                    used: vec![false; self.banks],
+                    n: 0,
+                });
+                rows.len() - 1
+            }
+        };
+        let r = &mut rows[i];
+        r.used[bank] = true;
+        r.n += 1;
+        Some((r.row, self.base.side_index(sc, bank, r.row)))
+    }
+
+    /// L-register `e` of sub-core `sc` is released: its bank row is freed, and its row too
+    /// when it holds no other.
+    fn release_entry(&mut self, ctx: &mut RfCtx, sc: usize, e: &LEntry) {
+        self.base.side_free(ctx, e.t);
+        if let Some(rows) = self.rows.get_mut(sc) {
+            if let Some(i) = rows.iter().position(|r| r.row == e.row) {
+                let r = &mut rows[i];
+                r.used[e.bank] = false;
+                r.n -= 1;
+                if r.n == 0 {
+                    rows.swap_remove(i);
+                    self.base.release_side_row(sc, e.row);
+                }
+            }
+        }
         self.live = self.live.saturating_sub(1);
         self.stats.released += 1;
         self.stats.map_writes += 1;
@@ -282,7 +334,7 @@ impl LregRf {
     /// pixel, loads elsewhere. Every active lane has the same id (one counter per warp), so
     /// the window position, the two candidate sources and the retained entry are looked up
     /// once per instruction.
-    fn lreg_load(&mut self, a: Annotation, g: &GlobalAccess) -> MemRoute {
+    fn lreg_load(&mut self, ctx: &mut RfCtx, a: Annotation, g: &GlobalAccess) -> MemRoute {
         let slot = usize::from(g.warp.slot);
         let sc = usize::from(g.warp.sub_core) % self.sub_cores;
         let Some(cta_warp) = self.warps.get(slot).and_then(|w| w.cta_warp) else {
@@ -359,6 +411,22 @@ impl LregRf {
                 }
             }
         }
+        // the shuffles' source rows are read (before this instruction's releases)
+        let mut reads = [0u8; ARRAY_BANKS];
+        let mut wake = 0u32;
+        for (e, u) in [(he, used[0]), (ve, used[1])] {
+            let Some((s, i)) = e.filter(|_| u) else {
+                continue;
+            };
+            let b = self.bank(g.warp.slot, s).min(ARRAY_BANKS - 1);
+            reads[b] = reads[b].saturating_add(1);
+            self.stats.shuffle_row_reads += 1;
+            self.stats.map_reads += 1;
+            let t = self.warps[slot].live[i].t;
+            if let Delay::Cycles(c) = self.base.side_read(ctx, t) {
+                wake = wake.max(c);
+            }
+        }
         // keep the input if a neighbour will read it (§7.2); a refusal is counted per lane
         if let Some(last) = a.last_reader(id).filter(|_| acc.mask != 0) {
             let w = &mut self.warps[slot];
@@ -369,49 +437,53 @@ impl LregRf {
                         *d = v;
                     }
                 }
+                let t = e.t;
+                self.base.side_write(ctx, t);
             } else if w.live.len() >= self.p.map_entries as usize {
                 self.stats.refused_map_full += lanes;
-            } else if self.in_use[sc] >= self.base.free_registers(sc) {
-                self.stats.refused_no_row += lanes;
             } else {
-                w.live.push(LEntry {
-                    id,
-                    values,
-                    valid: acc.mask,
-                    last_reader: last,
-                });
-                self.in_use[sc] += 1;
-                self.live += 1;
-                self.stats.retained += 1;
-                self.stats.map_writes += 1;
+                let bank = self.bank(g.warp.slot, id);
+                match self.place(sc, bank) {
+                    None => self.stats.refused_no_row += lanes,
+                    Some((row, t)) => {
+                        self.warps[slot].live.push(LEntry {
+                            id,
+                            values,
+                            valid: acc.mask,
+                            last_reader: last,
+                            row,
+                            bank,
+                            t,
+                        });
+                        self.base.side_write(ctx, t);
+                        self.live += 1;
+                        self.stats.retained += 1;
+                        self.stats.map_writes += 1;
+                    }
+                }
             }
         }
         self.stats.live_sum += self.live;
         self.stats.live_peak = self.stats.live_peak.max(self.live);
         // release what no lane of the warp reads any more (the last reader was this
         // instruction or earlier)
-        let before = self.warps[slot].live.len();
-        self.warps[slot].live.retain(|e| e.last_reader > id);
-        for _ in self.warps[slot].live.len()..before {
-            self.release_entry(sc);
+        if self.warps[slot].live.iter().any(|e| e.last_reader <= id) {
+            let (keep, done): (Vec<LEntry>, Vec<LEntry>) =
+                std::mem::take(&mut self.warps[slot].live)
+                    .into_iter()
+                    .partition(|e| e.last_reader > id);
+            self.warps[slot].live = keep;
+            for e in &done {
+                self.release_entry(ctx, sc, e);
+            }
         }
         if shuffled == 0 {
             return MemRoute::Hierarchy;
         }
-        let mut reads = [0u8; ARRAY_BANKS];
-        for (s, _) in [(hs, used[0]), (vs, used[1])]
-            .into_iter()
-            .filter_map(|(s, u)| s.filter(|_| u).map(|s| (s, ())))
-        {
-            let b = self.bank(g.warp.slot, s).min(ARRAY_BANKS - 1);
-            reads[b] = reads[b].saturating_add(1);
-            self.stats.shuffle_row_reads += 1;
-            self.stats.map_reads += 1;
-        }
         MemRoute::Array {
             reads,
             miss_lanes: acc.mask & !shuffled,
-            latency: self.shuffle_latency,
+            latency: self.shuffle_latency + wake,
             extra: 0,
             wait_until: 0,
             via_l1: true,
@@ -431,18 +503,8 @@ impl RegisterFileDesign for LregRf {
     }
 
     fn can_allocate(&self, warps: &[WarpSlot], regs_per_thread: u32) -> bool {
-        if !self.base.can_allocate(warps, regs_per_thread) {
-            return false;
-        }
-        // the new warps' rows must leave room for the L-registers in use
-        let per_warp = self.base.registers_reserved_per_warp(regs_per_thread);
-        (0..self.sub_cores).all(|sc| {
-            let n = warps
-                .iter()
-                .filter(|w| usize::from(w.sub_core) == sc)
-                .count();
-            self.base.free_registers(sc).saturating_sub(n * per_warp) >= self.in_use[sc]
-        })
+        // the rows holding L-registers are reserved in the baseline's admission
+        self.base.can_allocate(warps, regs_per_thread)
     }
 
     fn allocate_warp(
@@ -466,10 +528,10 @@ impl RegisterFileDesign for LregRf {
     fn free_warp(&mut self, ctx: &mut RfCtx, warp: WarpSlot) {
         let sc = usize::from(warp.sub_core) % self.sub_cores;
         if let Some(w) = self.warps.get_mut(usize::from(warp.slot)) {
-            let n = w.live.len();
+            let live = std::mem::take(&mut w.live);
             *w = LWarp::default();
-            for _ in 0..n {
-                self.release_entry(sc);
+            for e in &live {
+                self.release_entry(ctx, sc, e);
             }
         }
         self.base.free_warp(ctx, warp);
@@ -501,7 +563,7 @@ impl RegisterFileDesign for LregRf {
         self.base.release(ctx, warp, reg, cause)
     }
 
-    fn global_access(&mut self, _ctx: &mut RfCtx, g: &GlobalAccess) -> MemRoute {
+    fn global_access(&mut self, ctx: &mut RfCtx, g: &GlobalAccess) -> MemRoute {
         let acc = g.access;
         if acc.space != MemSpaceKind::Global || acc.kind != MemOpKind::Load {
             return MemRoute::Hierarchy;
@@ -511,7 +573,7 @@ impl RegisterFileDesign for LregRf {
         self.stats.global_load_lanes += lanes;
         let route = match self.plan.annotation {
             // L-registers are 32-bit (§7.1); a memory reader is needed to hold values
-            Some(a) if acc.bytes_per_lane == 4 && g.memory.is_some() => self.lreg_load(a, g),
+            Some(a) if acc.bytes_per_lane == 4 && g.memory.is_some() => self.lreg_load(ctx, a, g),
             _ => MemRoute::Hierarchy,
         };
         let loading = match route {

@@ -183,6 +183,21 @@ impl Layer {
         }
         (self.d.stats(), self.own_loads)
     }
+
+    /// Every live L-register of every warp: (sub-core, row, bank, tracker index).
+    fn placed(&self) -> Vec<(usize, usize, usize, usize)> {
+        let nsub = self.d.sub_cores;
+        self.d
+            .warps
+            .iter()
+            .enumerate()
+            .flat_map(|(slot, w)| {
+                w.live
+                    .iter()
+                    .map(move |e| (slot % nsub, e.row, e.bank, e.t))
+            })
+            .collect()
+    }
 }
 
 /// Fig. 12: a thread whose right neighbour and the one after it, and whose lower neighbour,
@@ -311,4 +326,69 @@ fn issue32_bad_parameters_are_rejected() {
     };
     let e = resolve(GpuPreset::Gtx480, &ov).expect_err("0 entries");
     assert!(e.to_string().contains("design.map_entries"), "{e}");
+}
+
+/// Issue 32 / issue 27: L-registers live in concrete rows of the register file, reserved from
+/// the top of their sub-core and never inside a warp's allocation; the power-state tracker sees
+/// those rows allocated while an L-register is held (a register-gated row holding one is on)
+/// and free again once the last neighbour read it; a freed row goes back to admission.
+#[test]
+fn issue32_lregisters_hold_rows_the_power_modes_see() {
+    use regwatt_sim::timing::activity::SleepRule;
+    let mut l = Layer::new(
+        GpuPreset::Gtx480,
+        &["power.mode=register-gating"],
+        Some(LAYER1),
+        16,
+        8,
+    );
+    let nsub = l.d.sub_cores;
+    let free0: Vec<usize> = (0..nsub).map(|sc| l.d.base.free_rows(sc)).collect();
+    // rows the warps hold: [base, base + rows) of their sub-core, in every bank
+    let warp_rows: Vec<(usize, usize, usize)> = (0..l.threads().div_ceil(32) as usize)
+        .map(|k| {
+            let (base, rows) = l.d.base.warp_rows(k as u16);
+            (k % nsub, base, base + rows)
+        })
+        .collect();
+    let mut most = 0;
+    for i in 0..51 {
+        l.step(i);
+        let placed = l.placed();
+        most = most.max(placed.len());
+        let mut ts: Vec<usize> = placed.iter().map(|p| p.3).collect();
+        ts.sort_unstable();
+        ts.dedup();
+        assert_eq!(ts.len(), placed.len(), "two L-registers share a bank row");
+        for &(sc, row, bank, t) in &placed {
+            assert!(
+                warp_rows
+                    .iter()
+                    .all(|&(wsc, lo, hi)| wsc != sc || row < lo || row >= hi),
+                "L-register in row {row} of sub-core {sc} lies in a warp's rows"
+            );
+            assert_eq!(t, l.d.base.side_index(sc, bank, row));
+            assert!(
+                !l.d.base
+                    .tracker()
+                    .asleep(t, u64::from(i), SleepRule::Register),
+                "a register-gated row holding an L-register is off"
+            );
+        }
+        // a reserved row holds at least one L-register, and admission lost exactly those rows
+        for (sc, free) in free0.iter().enumerate() {
+            for r in &l.d.rows[sc] {
+                let held = placed.iter().filter(|p| p.0 == sc && p.1 == r.row).count();
+                assert!(held > 0 && held == r.n, "row {} of sub-core {sc}", r.row);
+            }
+            assert_eq!(l.d.base.free_rows(sc), free - l.d.rows[sc].len());
+        }
+    }
+    assert!(most > 0, "no L-register was kept");
+    let s = l.d.stats();
+    assert_eq!(s.retained, s.released, "every L-register is released");
+    assert!(l.placed().is_empty());
+    for (sc, free) in free0.iter().enumerate() {
+        assert_eq!(l.d.base.free_rows(sc), *free, "rows back to admission");
+    }
 }
