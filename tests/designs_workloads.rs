@@ -65,19 +65,7 @@ fn every_design_runs_the_nn_benchmark_at_every_input_size() {
     let f = common::failures_on_two_threads(
         &work,
         |(d, p, w)| format!("{} on {p} with {d}", w.name),
-        |(d, p, w)| {
-            let cfg = common::mode_config(*p, *d, PowerMode::AlwaysOn, &[])?;
-            let spec = w.load_spec().map_err(|e| e.to_string())?;
-            let s = simulate_spec(&spec, *d, &cfg, &RunOptions::default())
-                .map_err(|e| e.to_string())?;
-            if s.activity.design_stats.unallocated_accesses() != 0 {
-                return Err("accesses to unowned registers".into());
-            }
-            let exp = w
-                .expected_final(&spec.initial_buffers())
-                .map_err(|e| e.to_string())?;
-            regwatt_workloads::check(w, &exp, &s.buffers).map_err(|e| e.to_string())
-        },
+        |(d, p, w)| common::simulate_checked(w, *p, *d, PowerMode::AlwaysOn).map(|_| ()),
     );
     assert!(f.is_empty(), "{} failures:\n{}", f.len(), f.join("\n"));
 }

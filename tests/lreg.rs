@@ -11,39 +11,16 @@ mod common;
 
 use common::{assert_fails, assert_success, regwatt};
 use regwatt_designs::config::{GpuPreset, PowerMode};
-use regwatt_designs::exec_model::{simulate_spec, SpecSimulation};
 use regwatt_designs::lreg::LregStats;
 use regwatt_designs::run::{DesignActivity, DesignStats};
 use regwatt_designs::DesignSpec;
-use regwatt_sim::timing::RunOptions;
 
 fn simulate(
     w: &regwatt_workloads::Workload,
     gpu: GpuPreset,
     design: DesignSpec,
 ) -> Result<DesignActivity, String> {
-    simulate_in(w, gpu, design, PowerMode::AlwaysOn).map(|s| s.activity)
-}
-
-/// A checked run in power mode `mode` (correct outputs, no access to an unowned register).
-fn simulate_in(
-    w: &regwatt_workloads::Workload,
-    gpu: GpuPreset,
-    design: DesignSpec,
-    mode: PowerMode,
-) -> Result<SpecSimulation, String> {
-    let cfg = common::mode_config(gpu, design, mode, &[])?;
-    let spec = w.load_spec().map_err(|e| e.to_string())?;
-    let s =
-        simulate_spec(&spec, design, &cfg, &RunOptions::default()).map_err(|e| e.to_string())?;
-    let exp = w
-        .expected_final(&spec.initial_buffers())
-        .map_err(|e| e.to_string())?;
-    regwatt_workloads::check(w, &exp, &s.buffers).map_err(|e| e.to_string())?;
-    if s.activity.design_stats.unallocated_accesses() != 0 {
-        return Err("accesses to unowned registers".into());
-    }
-    Ok(s)
+    common::simulate_checked(w, gpu, design, PowerMode::AlwaysOn).map(|s| s.activity)
 }
 
 fn annotated(w: &regwatt_workloads::Workload) -> bool {
@@ -61,7 +38,7 @@ fn issue32_every_workload_correct_and_unannotated_ones_run_as_on_the_baseline() 
         &work,
         |(p, w)| format!("{} on {p}", w.name),
         |(p, w)| {
-            let on = simulate_in(w, *p, DesignSpec::Lreg, PowerMode::AlwaysOn)?;
+            let on = common::simulate_checked(w, *p, DesignSpec::Lreg, PowerMode::AlwaysOn)?;
             let a = &on.activity;
             let DesignStats::Lreg(s) = &a.design_stats else {
                 return Err("not an lreg run".into());
@@ -69,7 +46,8 @@ fn issue32_every_workload_correct_and_unannotated_ones_run_as_on_the_baseline() 
             if annotated(w) {
                 // the L-registers' rows under every power mode: outputs, cycles, and the
                 // static energy ordered as issue 27 asks
-                let counted = simulate_in(w, *p, DesignSpec::Lreg, PowerMode::TriModal)?;
+                let counted =
+                    common::simulate_checked(w, *p, DesignSpec::Lreg, PowerMode::TriModal)?;
                 if counted.activity.cycles != a.cycles {
                     return Err(format!(
                         "cycles {} with power states, {} always on",

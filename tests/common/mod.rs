@@ -313,6 +313,28 @@ pub fn mode_config(
     .map_err(|e| e.to_string())
 }
 
+/// A checked run of workload `w` with `design` on preset `p` in power mode `mode`: the outputs
+/// match the reference and no access found a register the warp does not own.
+pub fn simulate_checked(
+    w: &regwatt_workloads::Workload,
+    p: GpuPreset,
+    design: DesignSpec,
+    mode: PowerMode,
+) -> Result<SpecSimulation, String> {
+    let cfg = mode_config(p, design, mode, &[])?;
+    let spec = w.load_spec().map_err(|e| e.to_string())?;
+    let s =
+        simulate_spec(&spec, design, &cfg, &RunOptions::default()).map_err(|e| e.to_string())?;
+    let exp = w
+        .expected_final(&spec.initial_buffers())
+        .map_err(|e| e.to_string())?;
+    regwatt_workloads::check(w, &exp, &s.buffers).map_err(|e| e.to_string())?;
+    if s.activity.design_stats.unallocated_accesses() != 0 {
+        return Err("accesses to unowned registers".into());
+    }
+    Ok(s)
+}
+
 /// The report of a `design` run of workload `w` priced with `cfg` (node and power mode) from
 /// one simulation.
 pub fn mode_report(

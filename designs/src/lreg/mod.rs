@@ -202,11 +202,9 @@ struct LEntry {
     valid: u32,
     /// The last id at which a neighbour reads it.
     last_reader: u32,
-    /// Where it lives: the reserved row of its sub-core, its bank, and that bank row's
-    /// tracker index.
+    /// Where it lives: the reserved row of its warp's sub-core, and its bank.
     row: usize,
     bank: usize,
-    t: usize,
 }
 
 /// A row of a sub-core reserved for L-registers, and which of its banks hold one.
@@ -288,9 +286,9 @@ impl LregRf {
         (usize::from(slot) + id as usize) % self.banks
     }
 
-    /// A bank row for a new L-register of sub-core `sc` in bank `bank`: a free bank of a row
+    /// The row of sub-core `sc` for a new L-register in bank `bank`: a free bank of a row
     /// already reserved, else a newly reserved row; `None` if no row is free.
-    fn place(&mut self, sc: usize, bank: usize) -> Option<(usize, usize)> {
+    fn place(&mut self, sc: usize, bank: usize) -> Option<usize> {
         let rows = self.rows.get_mut(sc)?;
         let i = match rows.iter().position(|r| !r.used[bank]) {
             Some(i) => i,
@@ -307,13 +305,14 @@ impl LregRf {
         let r = &mut rows[i];
         r.used[bank] = true;
         r.n += 1;
-        Some((r.row, self.base.side_index(sc, bank, r.row)))
+        Some(r.row)
     }
 
     /// L-register `e` of sub-core `sc` is released: its bank row is freed, and its row too
     /// when it holds no other.
     fn release_entry(&mut self, ctx: &mut RfCtx, sc: usize, e: &LEntry) {
-        self.base.side_free(ctx, e.t);
+        self.base
+            .side_free(ctx, self.base.side_index(sc, e.bank, e.row));
         if let Some(rows) = self.rows.get_mut(sc) {
             if let Some(i) = rows.iter().position(|r| r.row == e.row) {
                 let r = &mut rows[i];
@@ -422,7 +421,8 @@ impl LregRf {
             reads[b] = reads[b].saturating_add(1);
             self.stats.shuffle_row_reads += 1;
             self.stats.map_reads += 1;
-            let t = self.warps[slot].live[i].t;
+            let e = &self.warps[slot].live[i];
+            let t = self.base.side_index(sc, e.bank, e.row);
             if let Delay::Cycles(c) = self.base.side_read(ctx, t) {
                 wake = wake.max(c);
             }
@@ -437,7 +437,7 @@ impl LregRf {
                         *d = v;
                     }
                 }
-                let t = e.t;
+                let t = self.base.side_index(sc, e.bank, e.row);
                 self.base.side_write(ctx, t);
             } else if w.live.len() >= self.p.map_entries as usize {
                 self.stats.refused_map_full += lanes;
@@ -445,7 +445,7 @@ impl LregRf {
                 let bank = self.bank(g.warp.slot, id);
                 match self.place(sc, bank) {
                     None => self.stats.refused_no_row += lanes,
-                    Some((row, t)) => {
+                    Some(row) => {
                         self.warps[slot].live.push(LEntry {
                             id,
                             values,
@@ -453,9 +453,9 @@ impl LregRf {
                             last_reader: last,
                             row,
                             bank,
-                            t,
                         });
-                        self.base.side_write(ctx, t);
+                        self.base
+                            .side_write(ctx, self.base.side_index(sc, bank, row));
                         self.live += 1;
                         self.stats.retained += 1;
                         self.stats.map_writes += 1;
@@ -467,15 +467,13 @@ impl LregRf {
         self.stats.live_peak = self.stats.live_peak.max(self.live);
         // release what no lane of the warp reads any more (the last reader was this
         // instruction or earlier)
-        if self.warps[slot].live.iter().any(|e| e.last_reader <= id) {
-            let (keep, done): (Vec<LEntry>, Vec<LEntry>) =
-                std::mem::take(&mut self.warps[slot].live)
-                    .into_iter()
-                    .partition(|e| e.last_reader > id);
-            self.warps[slot].live = keep;
-            for e in &done {
-                self.release_entry(ctx, sc, e);
-            }
+        while let Some(i) = self.warps[slot]
+            .live
+            .iter()
+            .position(|e| e.last_reader <= id)
+        {
+            let e = self.warps[slot].live.remove(i);
+            self.release_entry(ctx, sc, &e);
         }
         if shuffled == 0 {
             return MemRoute::Hierarchy;
