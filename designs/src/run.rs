@@ -245,7 +245,7 @@ pub fn merge_activity(into: &mut DesignActivity, o: &DesignActivity) {
     // a later launch's occupancy windows follow the earlier launches' cycles
     let mut orf = o.rf.clone();
     let series = std::mem::take(&mut orf.register_series);
-    into.rf.merge(&orf);
+    into.rf.merge_launch(&orf);
     into.rf
         .register_series
         .extend(series.into_iter().map(|mut w| {

@@ -16,9 +16,22 @@
 //! CACTI uses the node's low-standby-power device (`itrs-lstp`: high V_th, thick oxide) for
 //! the sleep transistor, and the peripheral device's V_dd and V_th for the circuit. The peak
 //! current of one column of a sub-array is `2 · I_on,n · W_pull-down` of the cell (one row
-//! active; the two inverters of the cell, `mat.cc`). For a register (one row of `b` bits)
-//! gated on its own, all `b` cells of the row switch together: `I_peak = b · 2 · I_on,n ·
-//! W_pd`.
+//! active; the two inverters of the cell, `mat.cc`).
+//!
+//! **Row (register) headers** are not in CACTI-P, which gates only sub-arrays. A header sits
+//! between V_dd and the cells' virtual V_dd, so it carries only the current the cells draw
+//! from V_dd. A read draws none: the precharged bitline discharges through the access and
+//! pull-down NMOS to ground, and the node at `1` faces a bitline at V_dd. A write draws,
+//! per cell that flips, the current of the pull-up PMOS holding the node that the bitline
+//! pulls low (in saturation until the cell flips), which then charges the rising node
+//! (Rabaey, Chandrakasan and Nikolić, *Digital Integrated Circuits*, 2nd ed., ch. 12, the
+//! six-transistor cell's read and write). A register row writes all its `b` cells at once,
+//! so its header is sized for `I_peak = b · I_sat,p(W_pu) = b · I_on,n · W_pu / (n/p drive
+//! ratio)` (CACTI `simplified_pmos_Isat`, as for the header itself), with the same sizing
+//! equation and delay-loss budget as a column header (the restoring pull-up's delay is the
+//! part of the write the droop slows). Sizing a row header for `b` times CACTI-P's cell
+//! current `2 · I_on,n · W_pd` instead would make one row's header as wide as all the column
+//! headers of a sub-array, and an off row leak as much as an off sub-array.
 //!
 //! **Wake-up** (`Sleep_tx::compute_penalty`, header case): the virtual rail capacitance
 //! (`C_wake`: per cell one PMOS drain of the cell's inverter pair counted three times plus one
@@ -159,6 +172,13 @@ impl GatingTech {
     /// Peak current of one active cell (`2 · I_on,n · W_pd`, CACTI `mat.cc`).
     pub fn cell_peak_current(&self) -> Current {
         self.cell_dev.i_on_n.times(self.cell_nmos_w) * 2.0
+    }
+
+    /// Current one cell draws from its supply rail while it is written: the pull-up PMOS's
+    /// saturation current `I_on,n · W_pu / (n/p drive ratio)` (module docs, "Row headers";
+    /// CACTI `simplified_pmos_Isat`). A read draws none.
+    pub fn cell_write_supply_current(&self) -> Current {
+        self.cell_dev.i_on_n.times(self.cell_pmos_w) * (1.0 / self.cell_dev.n_to_p_drive_ratio)
     }
 
     /// Virtual-rail capacitance contributed by one cell (CACTI `mat.cc` `c_wakeup_array`
@@ -417,7 +437,9 @@ pub fn subarray_gating(
     )
 }
 
-/// Per-register gating: one header per row of `bits` cells, sized for the whole row switching.
+/// Per-register gating: one header per row of `bits` cells, sized for the supply current of
+/// the whole row being written (`bits ·` [`GatingTech::cell_write_supply_current`]; module
+/// docs, "Row headers").
 pub fn register_gating(
     gt: &GatingTech,
     bits: u32,
@@ -430,7 +452,7 @@ pub fn register_gating(
     }
     let tx = sleep_transistor(
         gt,
-        gt.cell_peak_current() * bits as f64,
+        gt.cell_write_supply_current() * bits as f64,
         gt.cell_rail_capacitance() * bits as f64,
         retention,
         perf_loss,
@@ -559,8 +581,40 @@ mod tests {
             assert!(s.wakeup_energy.j() > 0.0 && s.wakeup_latency.s() > 0.0);
             let reg = register_gating(&g, 128, &leak, r, 0.01).unwrap();
             assert!(reg.gated_leakage < reg.active_leakage);
-            // a register header carries 128 cells' current: 128x a column header
-            assert!((reg.sleep_tx.width / s.sleep_tx.width - 128.0).abs() < 1e-9);
+            // a register header carries 128 cells' write supply current
+            let ratio = 128.0 * g.cell_write_supply_current().a() / g.cell_peak_current().a();
+            assert!((reg.sleep_tx.width / s.sleep_tx.width - ratio).abs() < 1e-9);
+        }
+    }
+
+    /// Issue 27: a row header is sized for the current the row draws from V_dd on a write
+    /// (its pull-up PMOS), not for CACTI-P's read current of a cell (`2 I_on,n W_pd`). Before,
+    /// one row's header was as wide as the column headers of a whole sub-array, so an off row
+    /// leaked as much as an off sub-array.
+    #[test]
+    fn issue27_row_header_carries_the_rows_write_supply_current() {
+        for nm in [90.0, 65.0, 45.0, 40.0, 32.0, 22.0, 12.0] {
+            let g = gt(nm);
+            // hand formula: I_on,n x W_pu / (n/p)
+            let by_hand =
+                g.cell_dev.i_on_n.times(g.cell_pmos_w).a() / g.cell_dev.n_to_p_drive_ratio;
+            assert!((g.cell_write_supply_current().a() / by_hand - 1.0).abs() < 1e-12);
+            // the pull-up is weaker than CACTI-P's two pull-downs
+            let r = g.cell_write_supply_current().a() / g.cell_peak_current().a();
+            assert!(r > 0.02 && r < 0.5, "{nm} nm: {r}");
+            let leak = CellLeakage {
+                subthreshold_per_cell: Power::from_nw(50.0),
+                gate_per_cell: Power::from_nw(5.0),
+            };
+            let bits = 1152;
+            let reg = register_gating(&g, bits, &leak, Retention::Off, 0.01).unwrap();
+            let sub = subarray_gating(&g, 64, bits, &leak, Retention::Off, 0.01).unwrap();
+            // an off row now leaks less than an off sub-array of the same columns
+            assert!(
+                reg.gated_leakage.w() < sub.gated_leakage.w() * 0.5,
+                "{nm} nm"
+            );
+            assert!((reg.gated_leakage.w() / sub.gated_leakage.w() - r).abs() < 1e-9 * r.max(1.0));
         }
     }
 

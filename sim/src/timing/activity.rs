@@ -336,9 +336,10 @@ impl RegisterWindow {
 pub struct PowerStateCycles {
     /// The drowsy timeout the drowsy and tri-modal figures were counted with, cycles.
     pub drowsy_timeout: u64,
-    /// Register rows tracked (summed over SMs).
+    /// Register rows tracked: the physical rows of every SM (summed over SMs; a later launch
+    /// runs on the same rows, [`Self::merge_launch`]).
     pub rows: u64,
-    /// Sub-arrays tracked (summed over SMs).
+    /// Sub-arrays tracked (summed over SMs, like `rows`).
     pub subarrays: u64,
     /// Σ over rows of the cycles tracked (rows × cycles of the launch).
     pub row_cycles: u64,
@@ -367,7 +368,17 @@ pub struct PowerStateCycles {
 }
 
 impl PowerStateCycles {
-    /// Adds another record (another SM or launch, same timeout).
+    /// Adds a later launch's record: the cycles and transitions add, the rows and sub-arrays
+    /// are the same hardware (before issue 27's fix they added too, so a 16-launch workload
+    /// counted 16 times the header area).
+    pub fn merge_launch(&mut self, o: &PowerStateCycles) {
+        let (rows, subarrays) = (self.rows.max(o.rows), self.subarrays.max(o.subarrays));
+        self.merge(o);
+        self.rows = rows;
+        self.subarrays = subarrays;
+    }
+
+    /// Adds another SM's record (same timeout).
     pub fn merge(&mut self, o: &PowerStateCycles) {
         self.drowsy_timeout = self.drowsy_timeout.max(o.drowsy_timeout);
         self.rows += o.rows;
@@ -522,6 +533,22 @@ impl PowerTrack {
 }
 
 impl RfActivity {
+    /// Adds a later launch's activity ([`PowerStateCycles::merge_launch`]; everything else
+    /// as [`Self::merge`]).
+    pub fn merge_launch(&mut self, o: &RfActivity) {
+        let mine = self.power_states.take();
+        self.merge(o);
+        match (mine, &o.power_states) {
+            (Some(mut a), Some(b)) => {
+                a.merge_launch(b);
+                self.power_states = Some(a);
+            }
+            (Some(a), None) => self.power_states = Some(a),
+            _ => {}
+        }
+    }
+
+    /// Adds another SM's activity.
     pub fn merge(&mut self, o: &RfActivity) {
         self.allocated_register_cycles += o.allocated_register_cycles;
         self.live_register_cycles += o.live_register_cycles;
@@ -1176,6 +1203,36 @@ mod power_state_tests {
         assert_eq!(p, want);
         // the allocated row-cycles are exactly the tri-modal awake + drowsy ones
         assert_eq!(act.allocated_register_cycles, 13 + 15);
+    }
+
+    /// Issue 27 (area of multi-launch workloads): a second launch on the same SMs adds its
+    /// row-cycles and wake-ups, not its rows; a second SM adds its rows.
+    #[test]
+    fn issue27_a_later_launch_runs_on_the_same_rows() {
+        let launch = || {
+            let mut t = RegTracker::with_power_states(2, 2, 3, 0);
+            let mut act = RfActivity::default();
+            t.allocate(0, 2);
+            t.write(0, 4, &mut act);
+            t.free(0, 15, &mut act);
+            t.finish(20, &mut act);
+            act
+        };
+        let one = launch().power_states.expect("tracked");
+        let mut two = launch();
+        two.merge_launch(&launch());
+        let two = two.power_states.expect("tracked");
+        assert_eq!((two.rows, two.subarrays), (one.rows, one.subarrays));
+        assert_eq!(two.row_cycles, 2 * one.row_cycles);
+        assert_eq!(two.register_wakeups, 2 * one.register_wakeups);
+        let mut sms = launch();
+        sms.merge(&launch());
+        let sms = sms.power_states.expect("tracked");
+        assert_eq!(sms.rows, 2 * one.rows);
+        // a launch without a record keeps the one there is
+        let mut first = launch();
+        first.merge_launch(&RfActivity::default());
+        assert_eq!(first.power_states.expect("kept"), one);
     }
 
     /// Without a power mode nothing is tracked and the record is unchanged.
