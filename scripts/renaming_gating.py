@@ -10,7 +10,9 @@ For each workload of the seed table (the 25 built-in workloads of session 19) it
 sm.scheduler.policy=P --json` for D in {baseline, renaming}, M in {subarray-gating,
 register-gating}, and prints per workload the renaming / baseline ratio of the gated cells'
 static energy (`power_management.cells_j`) and of the whole RF's static energy
-(`energy.static_j`), then their arithmetic means over the workloads.
+(`energy.static_j`), renaming's architected and physical register peaks (warp registers per
+SM, `registers`), then the arithmetic means over the workloads (physical / architected for the
+peaks).
 """
 import argparse
 import json
@@ -32,7 +34,9 @@ def run(args):
     for s in POLICY_SET[policy]:
         cmd += ["--set", s]
     d = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
-    return args, (d["power_management"]["cells_j"], d["energy"]["static_j"])
+    r = d["registers"]
+    return args, (d["power_management"]["cells_j"], d["energy"]["static_j"],
+                  r["architected_peak"], r["allocated_peak"])
 
 
 def main():
@@ -47,9 +51,11 @@ def main():
         res = dict(ex.map(run, jobs))
     for p in policies:
         print(f"\n{a.gpu}, 40 nm, {p}")
-        print("| workload | cells, sub-array | cells, register | RF, sub-array | RF, register |")
-        print("|---|---|---|---|---|")
+        print("| workload | architected | physical | cells, sub-array | cells, register "
+              "| RF, sub-array | RF, register |")
+        print("|---|---|---|---|---|---|---|")
         sums = [0.0] * 4
+        demand = 0.0
         for w in WORKLOADS:
             r = []
             for k in (0, 1):
@@ -59,9 +65,12 @@ def main():
                     r.append(n / b)
             row = [r[0], r[1], r[2], r[3]]
             sums = [s + x for s, x in zip(sums, row)]
-            print(f"| {w} | " + " | ".join(f"{x:.2f}" for x in row) + " |")
+            arch, phys = res[(w, a.gpu, "renaming", MODES[1], p)][2:]
+            demand += phys / arch
+            print(f"| {w} | {arch} | {phys} | " + " | ".join(f"{x:.2f}" for x in row) + " |")
         means = [s / len(WORKLOADS) for s in sums]
-        print("| mean | " + " | ".join(f"{x:.3f}" for x in means) + " |")
+        print(f"| mean | | {demand / len(WORKLOADS):.3f} | "
+              + " | ".join(f"{x:.3f}" for x in means) + " |")
 
 
 if __name__ == "__main__":
