@@ -250,7 +250,11 @@ fn issue27_power_states_csv() {
             .expect("row cycles")
     );
     let energy = |r: &Vec<&str>| r[4].parse::<f64>().expect("energy");
-    let parts: f64 = rows.iter().filter(|r| r[1] != "cells").map(energy).sum();
+    let parts: f64 = rows
+        .iter()
+        .filter(|r| r[1] == "state_cycles" || r[1] == "wakeups")
+        .map(energy)
+        .sum();
     let cells = rows
         .iter()
         .find(|r| r[1] == "cells" && r[2] == "in_mode")

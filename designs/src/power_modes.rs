@@ -254,6 +254,19 @@ pub struct PowerManagement {
     /// The cells' static energy in this mode (states + wake-ups).
     #[serde(rename = "cells_j", serialize_with = "regwatt_tech::units::report::j")]
     pub cells: Energy,
+    /// The cells' static energy over the kernel-launch latency in this mode
+    /// ([`launch_window`]; counted in `launch_latency.static_j`, not in `cells_j`).
+    #[serde(
+        rename = "launch_cells_j",
+        serialize_with = "regwatt_tech::units::report::j"
+    )]
+    pub launch_cells: Energy,
+    /// The same always on.
+    #[serde(
+        rename = "launch_cells_always_on_j",
+        serialize_with = "regwatt_tech::units::report::j"
+    )]
+    pub launch_cells_always_on: Energy,
     /// Area the mode adds (headers of every row or sub-array, all SMs).
     #[serde(
         rename = "area_mm2",
@@ -264,6 +277,57 @@ pub struct PowerManagement {
     pub counts: PowerStateCycles,
     /// Per-state leakage and wake-up figures.
     pub domains: RowDomains,
+}
+
+/// The kernel-launch latency of a run: `cycles` in all, `per_launch` of them before each
+/// launch (`gpu.kernel_launch_latency`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchWindow {
+    /// Launch-latency cycles of the run.
+    pub cycles: u64,
+    /// Cycles before each launch.
+    pub per_launch: u64,
+}
+
+/// The cells' static energy over the kernel-launch latency in `mode`, and always on. No
+/// register is allocated or accessed while a launch waits, so every row is in the state the
+/// mode gives an idle row: off under sub-array gating (every sub-array), register gating and
+/// tri-modal; under drowsy, awake for `drowsy_timeout` cycles from the window's start (as the
+/// tracker starts its count awake) and drowsy after, with a drowsy → awake wake-up per row at
+/// the launch when the window outlasted the timeout. With a timeout past the window the
+/// drowsy figure is the always-on one.
+pub fn launch_window(
+    mode: PowerMode,
+    d: &RowDomains,
+    c: &PowerStateCycles,
+    w: LaunchWindow,
+    core_clock_mhz: f64,
+) -> (Energy, Energy) {
+    let t = |cycles: u64| cycles as f64 / (core_clock_mhz * 1e6);
+    let rows = c.rows as f64;
+    let on = Energy::from_j(d.row_on.w() * rows * t(w.cycles));
+    let in_mode = match mode {
+        PowerMode::AlwaysOn => on,
+        PowerMode::SubarrayGating => {
+            Energy::from_j(d.subarray_off.w() * c.subarrays as f64 * t(w.cycles))
+        }
+        PowerMode::RegisterGating | PowerMode::TriModal => {
+            Energy::from_j(d.row_off.w() * rows * t(w.cycles))
+        }
+        PowerMode::Drowsy => {
+            let launches = w.cycles.checked_div(w.per_launch).unwrap_or(0);
+            let awake_each = c.drowsy_timeout.min(w.per_launch);
+            if awake_each == w.per_launch {
+                on
+            } else {
+                let awake = launches * awake_each;
+                Energy::from_j(
+                    rows * (d.row_on.w() * t(awake) + d.row_drowsy.w() * t(w.cycles - awake)),
+                ) + d.row_wake_from_drowsy * (rows * launches as f64)
+            }
+        }
+    };
+    (in_mode, on)
 }
 
 /// The mode's cells energy from the state counts (see the module docs).
@@ -353,6 +417,8 @@ pub fn evaluate(
         wakeups,
         cells_always_on: Energy::from_j(d.row_on.w() * t(c.row_cycles)),
         cells,
+        launch_cells: Energy::ZERO,
+        launch_cells_always_on: Energy::ZERO,
         area,
         counts: c.clone(),
         domains: *d,
@@ -369,31 +435,47 @@ pub fn apply(pm: &PowerManagement, energy: &mut EnergySummary, area: &mut AreaSu
             .states
             .iter()
             .all(|s| matches!(s.state, "on" | "awake") || s.cycles == 0);
-    let delta = pm.cells - pm.cells_always_on;
+    if !always_on_counts {
+        replace_cells(energy, pm.cells - pm.cells_always_on);
+    }
     for c in energy
         .components
         .iter_mut()
         .filter(|c| c.name == "rf_banks")
     {
-        if !always_on_counts {
-            c.static_energy += delta;
-            c.total = c.dynamic + c.static_energy;
-        }
         c.area += pm.area;
     }
     if let Some(a) = area.components.get_mut("rf_banks") {
         *a += pm.area;
     }
-    if !always_on_counts {
-        energy.static_energy = energy.components.iter().map(|c| c.static_energy).sum();
-        energy.total = energy.dynamic + energy.static_energy;
-        energy.average_power = if energy.time.s() > 0.0 {
-            Power::from_w(energy.total.j() / energy.time.s())
-        } else {
-            Power::ZERO
-        };
-    }
     area.total = area.components.values().copied().sum();
+}
+
+/// [`apply`] for the energy over the kernel-launch latency (`idle`, evaluated always on):
+/// the cells' always-on energy replaced by [`launch_window`]'s, untouched when they are equal.
+pub fn apply_launch_window(pm: &PowerManagement, idle: &mut EnergySummary) {
+    if pm.launch_cells != pm.launch_cells_always_on {
+        replace_cells(idle, pm.launch_cells - pm.launch_cells_always_on);
+    }
+}
+
+/// Adds `delta` to `rf_banks`' static energy and recomputes the totals.
+fn replace_cells(energy: &mut EnergySummary, delta: Energy) {
+    for c in energy
+        .components
+        .iter_mut()
+        .filter(|c| c.name == "rf_banks")
+    {
+        c.static_energy += delta;
+        c.total = c.dynamic + c.static_energy;
+    }
+    energy.static_energy = energy.components.iter().map(|c| c.static_energy).sum();
+    energy.total = energy.dynamic + energy.static_energy;
+    energy.average_power = if energy.time.s() > 0.0 {
+        Power::from_w(energy.total.j() / energy.time.s())
+    } else {
+        Power::ZERO
+    };
 }
 
 #[cfg(test)]
@@ -469,5 +551,51 @@ mod tests {
                 .abs()
                 < 1e-12
         );
+    }
+
+    /// Issue 27: the kernel-launch latency in a power mode, by hand at 1000 MHz: 2 rows, 1
+    /// sub-array, 2 launches of 5 cycles (10 cycles), drowsy timeout 3.
+    /// * always on: 2 rows × 10 cycles × 10 µW = 200 fJ;
+    /// * sub-array gating: 1 × 10 × 4 µW = 40 fJ; register gating, tri-modal: 2 × 10 × 1 µW =
+    ///   20 fJ;
+    /// * drowsy: awake 2 launches × 3 cycles, drowsy 4: 2 rows × (6 × 10 + 4 × 3) fJ = 144 fJ,
+    ///   plus 2 rows × 2 launches × 0.5 pJ of wake-ups: 2.144 pJ; with a timeout of 5 (the
+    ///   window) the always-on figure.
+    #[test]
+    fn issue27_launch_window_by_hand() {
+        let mut c = PowerStateCycles {
+            drowsy_timeout: 3,
+            rows: 2,
+            subarrays: 1,
+            ..PowerStateCycles::default()
+        };
+        let d = domains();
+        let w = LaunchWindow {
+            cycles: 10,
+            per_launch: 5,
+        };
+        let pj = |m: PowerMode, c: &PowerStateCycles| launch_window(m, &d, c, w, 1000.0);
+        let close = |a: Energy, b: f64| (a.pj() - b).abs() < 1e-12;
+        let (on, always) = pj(PowerMode::AlwaysOn, &c);
+        assert!(close(on, 0.2) && close(always, 0.2));
+        assert!(close(pj(PowerMode::SubarrayGating, &c).0, 0.04));
+        assert!(close(pj(PowerMode::RegisterGating, &c).0, 0.02));
+        assert!(close(pj(PowerMode::TriModal, &c).0, 0.02));
+        assert!(close(pj(PowerMode::Drowsy, &c).0, 2.144));
+        c.drowsy_timeout = 5;
+        let (drowsy, always) = pj(PowerMode::Drowsy, &c);
+        assert_eq!(drowsy, always);
+        // no launch latency: nothing
+        let none = launch_window(
+            PowerMode::Drowsy,
+            &d,
+            &c,
+            LaunchWindow {
+                cycles: 0,
+                per_launch: 0,
+            },
+            1000.0,
+        );
+        assert_eq!(none.0.j(), 0.0);
     }
 }

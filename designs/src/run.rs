@@ -407,17 +407,26 @@ impl RunReport {
                         "power mode {mode}: the design counted no power states (regwatt_designs::power_modes::tracker)"
                     ),
                 })?;
-                let pm = power_modes::evaluate(
+                let domains = power_domains(design, cfg)?;
+                let mut pm = power_modes::evaluate(mode, &domains, counts, inv.core_clock_mhz);
+                (pm.launch_cells, pm.launch_cells_always_on) = power_modes::launch_window(
                     mode,
-                    &power_domains(design, cfg)?,
+                    &domains,
                     counts,
+                    power_modes::LaunchWindow {
+                        cycles: launch_cycles,
+                        per_launch: u64::from(cfg.gpu.kernel_launch_latency),
+                    },
                     inv.core_clock_mhz,
                 );
                 power_modes::apply(&pm, &mut rf.0, &mut rf.1);
                 Some(pm)
             }
         };
-        let rf_idle = inv.evaluate(launch_cycles, &none)?;
+        let mut rf_idle = inv.evaluate(launch_cycles, &none)?;
+        if let Some(pm) = &power_management {
+            power_modes::apply_launch_window(pm, &mut rf_idle.0);
+        }
         let ((energy, area), idle) = match cfg.scope() {
             Scope::Rf => (rf, rf_idle.0),
             scope => {

@@ -124,6 +124,21 @@ fn power_states_csv(r: &RunReport) -> anyhow::Result<Option<String>> {
         "",
         &format!("{:e}", pm.cells_always_on.j()),
     ])?;
+    // over the kernel-launch latency (in `launch_latency.static_j`, not in the states above)
+    w.write_record([
+        mode,
+        "launch_cells",
+        "in_mode",
+        "",
+        &format!("{:e}", pm.launch_cells.j()),
+    ])?;
+    w.write_record([
+        mode,
+        "launch_cells",
+        "always_on",
+        "",
+        &format!("{:e}", pm.launch_cells_always_on.j()),
+    ])?;
     Ok(Some(String::from_utf8(w.into_inner()?)?))
 }
 
