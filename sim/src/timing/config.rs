@@ -717,6 +717,29 @@ mod tests {
     }
 
     #[test]
+    fn issue36_uniform_registers_is_required_and_bounded() {
+        // the key is never defaulted: a preset without it names the file and the key
+        let line = RTX2060_TOML
+            .lines()
+            .find(|l| l.starts_with("uniform_registers"))
+            .expect("rtx2060 sets uniform_registers");
+        let missing = RTX2060_TOML.replace(line, "");
+        let e = GpuConfig::from_toml("my.toml", &missing).unwrap_err();
+        let msg = format!("{e}");
+        assert!(
+            msg.contains("my.toml") && msg.contains("uniform_registers"),
+            "{msg}"
+        );
+        let c = GpuConfig::rtx2060_like().expect("preset");
+        assert_eq!(c.alloc_target(), crate::analysis::AllocTarget::SM75);
+        let g = GpuConfig::gtx480_like().expect("preset");
+        assert_eq!(g.alloc_target(), crate::analysis::AllocTarget::NO_UNIFORM);
+        let mut c = c;
+        c.sm.uniform_registers = 64;
+        assert_eq!(c.validate().unwrap_err().field, "sm.uniform_registers");
+    }
+
+    #[test]
     fn out_of_range_values_name_the_field() {
         let mut c = GpuConfig::rtx2060_like().expect("preset");
         c.sm.register_file.banks_per_sub_core = 0;
