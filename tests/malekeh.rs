@@ -177,7 +177,7 @@ fn issue29_profiling_does_not_change_the_timed_run() {
             .expect("config");
             let run = |profile: bool| {
                 let mut warps = 0;
-                let (acts, buffers) = for_each_launch(&spec, |m| {
+                let (acts, buffers) = for_each_launch(&spec, cfg.gpu.alloc_target(), |m| {
                     if profile {
                         let p = m.profile_reuse(64, 12).expect("ExecModel profiles");
                         warps += p.warps();

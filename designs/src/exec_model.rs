@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use regwatt_sim::analysis::Analysis;
+use regwatt_sim::analysis::{AllocTarget, Analysis};
 use regwatt_sim::exec::{ExecError, LaunchConfig, Program};
 use regwatt_sim::launch::{HostData, LaunchSpec};
 use regwatt_sim::mem::{GlobalMemory, ParamSpace};
@@ -234,7 +234,7 @@ pub fn simulate_spec_watched(
 ) -> Result<SpecSimulation, SimError> {
     let mut index = 0usize;
     let mut hit: Option<(usize, String)> = None;
-    let res = for_each_launch(spec, |model| {
+    let res = for_each_launch(spec, cfg.gpu.alloc_target(), |model| {
         let kernel = spec
             .launches
             .get(index)
@@ -303,13 +303,14 @@ pub fn simulate_spec_watched(
 /// final contents of every spec buffer.
 pub fn for_each_launch<A>(
     spec: &LaunchSpec,
+    target: AllocTarget,
     mut run_launch: impl FnMut(&mut ExecModel<'_>) -> Result<A, TimingError>,
 ) -> Result<(Vec<A>, BTreeMap<String, HostData>), SimError> {
     let mut global = GlobalMemory::new();
     global.alloc_spec_buffers(spec).map_err(ExecError::from)?;
     let module =
         regwatt_sim::ptx::parse(&spec.ptx_path, &spec.ptx_source).map_err(ExecError::from)?;
-    let program = Program::load(&spec.ptx_path, &module, &mut global)?;
+    let program = Program::load_for(&spec.ptx_path, &module, &mut global, target)?;
     let names: Vec<&str> = program.kernels.iter().map(|k| k.name.as_str()).collect();
     spec.check_kernels(&names).map_err(ExecError::from)?;
     let mut out = Vec::with_capacity(spec.launches.len());

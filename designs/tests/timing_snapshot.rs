@@ -145,7 +145,7 @@ fn snapshot_of(workload: &str, gpu: &str) -> serde_json::Value {
     let s = spec(workload);
     let mut mem = FixedMemory;
     let opts = RunOptions::default();
-    let (launches, buffers) = for_each_launch(&s, |model| {
+    let (launches, buffers) = for_each_launch(&s, cfg.gpu.alloc_target(), |model| {
         run_with_memory(&cfg.gpu, model, |_| BaselineRf::new(&cfg), &mut mem, &opts)
     })
     .unwrap_or_else(|e| panic!("{workload} on {gpu}: {e}"));

@@ -7,6 +7,12 @@ sim/src/analysis/schedule.rs (issue 3).
    has at most 46 instructions besides its loads and 1x from 47 on (schedule::UNROLL,
    schedule::UNROLL_MAX_BODY). The same loop with a register step (grid-stride) or with
    `.pragma "nounroll"` is not unrolled.
+1b. if-conversion: chains of 2, 4 and 8 blocks, each skipped by `@p bra`, holding one
+   ld.global, N dependent fma and an add; the SASS predicates every block (no conditional BRA)
+   up to N = 18 (20 instructions) and keeps every branch from N = 19 (schedule::IF_CONVERT_MAX).
+   With memory: ld.global + st.global keeps the branches; ld.global.nc + st.global,
+   ld.global + st.shared, ld.shared + st.global and a lone st.global are predicated
+   (schedule::if_convertible).
 2. loops of the suite and held-out kernels: for every single-block PTX loop, its instruction and
    load counts, whether it carries `.pragma "nounroll"` and whether its counter is stepped by an
    immediate, next to the load counts of the SASS loops (backward branches) of the same kernel.
@@ -128,6 +134,44 @@ def unroll_of(src):
     return max(loops) // 2 if loops else 0
 
 
+def hammocks(nh, body):
+    """A kernel with `nh` blocks, each skipped by `@p bra` (p thread-dependent); `body` is the
+    guarded block's PTX (format fields o, o2: byte offsets, f: a fresh %f register)."""
+    s = (".version 7.0\n.target sm_75\n.address_size 64\n"
+         ".visible .entry k(.param .u64 p, .param .u64 q, .param .u32 n)\n{\n"
+         ".reg .pred %p<20>; .reg .b32 %r<40>; .reg .f32 %f<4000>; .reg .b64 %rd<40>;\n"
+         ".shared .align 4 .b8 sm[4096];\n"
+         "ld.param.u64 %rd1, [p]; ld.param.u32 %r1, [n]; ld.param.u64 %rd11, [q];\n"
+         "cvta.to.global.u64 %rd2, %rd1; cvta.to.global.u64 %rd12, %rd11;\n"
+         "mov.u32 %r2, %tid.x;\n"
+         "mul.wide.u32 %rd3, %r2, 4; add.s64 %rd4, %rd2, %rd3; add.s64 %rd14, %rd12, %rd3;\n"
+         "mov.u64 %rd5, sm; add.s64 %rd6, %rd5, %rd3;\nmov.f32 %f1, 0f00000000;\n")
+    for h in range(nh):
+        s += f"add.s32 %r{10 + h}, %r2, {h * 7};\nsetp.ge.u32 %p{h + 1}, %r{10 + h}, %r1;\n"
+        s += f"@%p{h + 1} bra L{h};\n" + body.format(o=h * 512, o2=h * 512 + 256, f=20 + h)
+        s += f"L{h}:\n"
+    return s + "st.global.f32 [%rd4], %f1;\nret;\n}\n"
+
+
+def fma_chain(n):
+    """A guarded block: ld.global, n dependent fma, add into %f1 (n + 2 instructions)."""
+    b = "ld.global.f32 %f{f}0, [%rd4+{o}];\n"
+    for j in range(n):
+        b += f"fma.rn.f32 %f{{f}}{j + 1}, %f{{f}}{j}, %f{{f}}{j}, 0f3F800000;\n"
+    return b + f"add.f32 %f1, %f1, %f{{f}}{n};\n"
+
+
+def branches_left(src):
+    """Conditional branches in the SASS of kernel k (0: every guarded block predicated)."""
+    with tempfile.NamedTemporaryFile("w", suffix=".ptx", delete=False) as fh:
+        fh.write(src)
+    try:
+        _, sass = compile_ptx(fh.name)
+    finally:
+        os.unlink(fh.name)
+    return len(re.findall(r"@!?P\d+ +BRA", sass_kernel(sass, "k")))
+
+
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == "--sass":
         _, sass = compile_ptx(sys.argv[3])
@@ -138,6 +182,27 @@ def main():
         print(f"  N={nfma:2d} non-load={nfma + 4:2d} unroll x{unroll_of(synthetic(nfma))}")
     print("  register step (grid-stride), N=4: unroll x%d" % unroll_of(synthetic(4, "%r5")))
     print("  .pragma \"nounroll\", N=4: unroll x%d" % unroll_of(synthetic(4, pragma=True)))
+
+    # ---------- if-conversion (schedule::IF_CONVERT_MAX, schedule::if_convertible) ----------
+    print("if-conversion threshold (guarded block = ld.global + N fma + add; branches left)")
+    for nh in (2, 4, 8):
+        for n in range(16, 21):
+            print(f"  {nh} blocks, N={n:2d} ({n + 2} instructions): "
+                  f"{branches_left(hammocks(nh, fma_chain(n)))} branches")
+    print("if-conversion and memory (4 guarded blocks; branches left)")
+    for name, body in [
+            ("ld.global + st.shared", "ld.global.f32 %f{f}, [%rd4+{o}];\n"
+             "st.shared.f32 [%rd6+{o}], %f{f};\n"),
+            ("ld.shared + st.global", "ld.shared.f32 %f{f}, [%rd6+{o}];\n"
+             "st.global.f32 [%rd4+{o}], %f{f};\n"),
+            ("ld.global + st.global (other pointer)", "ld.global.f32 %f{f}, [%rd4+{o}];\n"
+             "st.global.f32 [%rd14+{o}], %f{f};\n"),
+            ("ld.global + st.global (same pointer)", "ld.global.f32 %f{f}, [%rd4+{o}];\n"
+             "st.global.f32 [%rd4+{o2}], %f{f};\n"),
+            ("ld.global.nc + st.global", "ld.global.nc.f32 %f{f}, [%rd4+{o}];\n"
+             "st.global.f32 [%rd14+{o2}], %f{f};\n"),
+            ("st.global only", "st.global.f32 [%rd14+{o}], %f1;\n")]:
+        print(f"  {name}: {branches_left(hammocks(4, body))} branches")
 
     # ---------- 2. loops of the suite and held-out kernels ----------
     files = sorted(glob.glob(os.path.join(root, "workloads", "*", "*.ptx"))) + sorted(

@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
-use regwatt_sim::analysis::{analyze, Analysis};
+use regwatt_sim::analysis::{analyze, analyze_for, AllocTarget, Analysis};
 use regwatt_sim::ir::{Function, Opcode};
 use regwatt_sim::ptx::parse;
 
@@ -204,16 +204,21 @@ fn simt_check(
 }
 
 fn check_function(f: &Function, runs: u64) -> Result<(), String> {
-    let a = analyze(f);
-    for seed in 0..runs {
-        for lanes in [1u32, 2, 4] {
-            simt_check(
-                f,
-                &a,
-                lanes,
-                seed.wrapping_mul(0x9E37_79B9) + u64::from(lanes),
-                4000,
-            )?;
+    // both allocations the timing presets use: without a uniform file (gtx480) and with
+    // sm_75's (rtx2060, issue 36: uniform values leave the register-file units)
+    for target in [AllocTarget::NO_UNIFORM, AllocTarget::SM75] {
+        let a = analyze_for(f, target);
+        for seed in 0..runs {
+            for lanes in [1u32, 2, 4] {
+                simt_check(
+                    f,
+                    &a,
+                    lanes,
+                    seed.wrapping_mul(0x9E37_79B9) + u64::from(lanes),
+                    4000,
+                )
+                .map_err(|e| format!("{target:?}: {e}"))?;
+            }
         }
     }
     Ok(())

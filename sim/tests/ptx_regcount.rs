@@ -1,10 +1,12 @@
 //! Register counts of our allocator vs `ptxas -v -arch=sm_75` (recorded in
 //! `sim/testdata/ptxas_sm75.csv` by `sim/testdata/ptxas_sm75.py`, so ptxas is not needed here).
+//! The allocation targets sm_75 ([`AllocTarget::SM75`]: warp-uniform values in the 63 uniform
+//! registers, issue 36); the count compared is the general-register count.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use regwatt_sim::analysis::{analyze, shared_bytes};
+use regwatt_sim::analysis::{analyze_for, shared_bytes, AllocTarget};
 use regwatt_sim::ptx::parse;
 
 struct Row {
@@ -47,7 +49,7 @@ fn compare() -> BTreeMap<(String, String), (u32, u32, u32, u32)> {
         let f = m
             .function(&r.kernel)
             .unwrap_or_else(|| panic!("{}: no kernel {}", r.file, r.kernel));
-        let a = analyze(f);
+        let a = analyze_for(f, AllocTarget::SM75);
         out.insert(
             (r.file.clone(), r.kernel.clone()),
             (a.alloc.registers, r.ptxas, shared_bytes(m, f), r.ptxas_smem),
@@ -56,11 +58,18 @@ fn compare() -> BTreeMap<(String, String), (u32, u32, u32, u32)> {
     out
 }
 
-/// Held-out kernels whose SASS `ptxas_sched.csv` does not list, and the bound on their mean
-/// |relative error|: measured 19.9 % over 30 kernels (the 8 others the rules saw: 23.2 % over
-/// all 38), bounded like the whole held-out set, at its measured value plus 0.6 points.
-const UNSEEN_KERNELS: usize = 30;
-const UNSEEN_MEAN_MAX: f64 = 0.205;
+/// Held-out kernels whose SASS set a rule of the scheduling estimate besides those
+/// `ptxas_sched.csv` lists: `dlibm`, whose `c[0x2][...]` constant operands show that immediate
+/// moves take no register (`analysis::schedule::weights`).
+const RULE_KERNELS: &[&str] = &["sim/testdata/heldout/k32_double_libm/k32_double_libm.ptx"];
+
+/// Held-out kernels whose SASS set no rule (neither `ptxas_sched.csv` nor [`RULE_KERNELS`]),
+/// and the bound on their mean |relative error|: measured 16.2 % over these 29 kernels (16.4 %
+/// before if-conversion and folded immediates; over the 30 outside `ptxas_sched.csv`: 18.7 %
+/// with the uniform register file, 19.9 % without it; all 38: 18.2 %), bounded at its measured
+/// value plus 0.5 points.
+const UNSEEN_KERNELS: usize = 29;
+const UNSEEN_MEAN_MAX: f64 = 0.167;
 
 #[test]
 fn register_counts_track_ptxas_on_the_suite() {
@@ -95,10 +104,12 @@ fn register_counts_track_ptxas_on_the_suite() {
     );
     // the held-out kernels check generality: 28.5 % before the scheduling estimate
     // (analysis::schedule), 23.8 % with it, 23.2 % with 32-bit shared addresses
-    // (analysis::narrow)
+    // (analysis::narrow), 20.8 % with sm_75's uniform register file (issue 36), 20.6 % with
+    // ptxas's if-conversion and 18.2 % with immediates folded into their consumers
+    // (analysis::schedule; the issue's 15 % is not reached: README, "PTX front-end")
     assert!(
-        held_mean <= 0.235,
-        "held-out mean |relative error| {:.1}% > 23.5%",
+        held_mean <= 0.187,
+        "held-out mean |relative error| {:.1}% > 18.7%",
         held_mean * 100.0
     );
     // Issue 25: the scheduling rules (analysis::schedule) were measured on the SASS of the
@@ -113,7 +124,7 @@ fn register_counts_track_ptxas_on_the_suite() {
     let unseen: Vec<f64> = held_files
         .iter()
         .zip(&held)
-        .filter(|(f, _)| !used.contains(&f.as_str()))
+        .filter(|(f, _)| !used.contains(&f.as_str()) && !RULE_KERNELS.contains(&f.as_str()))
         .map(|(_, e)| *e)
         .collect();
     let unseen_mean = unseen.iter().sum::<f64>() / unseen.len() as f64;
@@ -134,13 +145,21 @@ fn register_counts_track_ptxas_on_the_suite() {
         errs.len(),
         mean * 100.0
     );
-    // Issue 3 asks for <= 15 %: 17.8 % with ptxas's scheduling pressure (analysis::schedule),
+    // Issue 3 asked for <= 15 %: 17.8 % with ptxas's scheduling pressure (analysis::schedule),
     // 14.6 % once shared-memory address arithmetic is held in one 32-bit register as ptxas does
-    // (analysis::narrow; README table). Most of what remains are over-counts of the executor's
-    // own mapping from sm_75's uniform register file (sim/src/ir/README.md).
+    // (analysis::narrow). Issue 36 moves warp-uniform values to sm_75's uniform register file:
+    // 15.06 %. It removes the over-counts it was meant to remove (pathfinder_rows 22 -> 14
+    // against 16, scan_exclusive 20 -> 16 against 17, histogram256 16 -> 14 against 12), but the
+    // uniform values were also hiding under-counts of the vector-register estimate: ptxas
+    // computes many uniform values on the vector datapath (reduce_sum holds nothing in URs at
+    // all: 14 against our 10), so the mean is 0.46 points worse. ptxas's if-conversion
+    // (small guarded blocks predicated and scheduled with their neighbours: transpose 14 -> 18
+    // against 26, reduce_sum 10 -> 12 against 14) brings it to 14.6 %, immediates folded into
+    // their consumers (black_scholes back from 33 to 26 against 22) to 13.7 %. Bounded at the
+    // measured value plus 0.5 points.
     assert!(
-        mean <= 0.15,
-        "mean |relative error| {:.1}% > 15%",
+        mean <= 0.142,
+        "mean |relative error| {:.1}% > 14.2%",
         mean * 100.0
     );
 }

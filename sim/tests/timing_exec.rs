@@ -63,3 +63,39 @@ fn timed_workload_runs_are_deterministic() {
     };
     assert_eq!(run(), run());
 }
+
+/// Issue 36: on rtx2060 (63 uniform registers) the timed run holds warp-uniform values in the
+/// executor's uniform file and still gives the functional run's buffers (which the functional
+/// executor computes without a uniform file); the accesses are counted apart from the register
+/// file and serialised only when there are any (gtx480 has no uniform file: none, no key).
+#[test]
+fn issue36_uniform_registers_on_rtx2060_only() {
+    let s = spec("reduction");
+    let want = run_spec(&s, &ExecOptions::default()).expect("functional run");
+    for (cfg, uniform) in [
+        (GpuConfig::rtx2060_like().expect("preset"), true),
+        (GpuConfig::gtx480_like().expect("preset"), false),
+    ] {
+        let got = run_spec_timed(&s, &cfg, |_| FlatRf::new(&cfg), &RunOptions::default())
+            .expect("timed run");
+        assert_eq!(
+            got.buffers, want.buffers,
+            "{}: timed buffers differ",
+            cfg.name
+        );
+        let a = &got.launches[0];
+        assert_eq!(a.core.uncollected_reads, 0);
+        let json = toml::to_string(a).expect("serialise");
+        if uniform {
+            assert!(
+                a.core.uniform_reads > 0 && a.core.uniform_writes > 0,
+                "{}",
+                cfg.name
+            );
+            assert!(json.contains("uniform_reads"));
+        } else {
+            assert_eq!((a.core.uniform_reads, a.core.uniform_writes), (0, 0));
+            assert!(!json.contains("uniform_reads"), "gtx480 JSON unchanged");
+        }
+    }
+}

@@ -61,6 +61,10 @@ fn info() -> InstrInfo {
         dsts: RegList::default(),
         src_preds: 0,
         dst_preds: 0,
+        src_uniform: 0,
+        dst_uniform: 0,
+        uniform_reads: 0,
+        uniform_writes: 0,
         active_mask: u32::MAX,
         coherent: false,
     }

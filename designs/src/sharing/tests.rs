@@ -52,6 +52,10 @@ fn info(dst: Option<RegId>) -> InstrInfo {
         dsts,
         src_preds: 0,
         dst_preds: 0,
+        src_uniform: 0,
+        dst_uniform: 0,
+        uniform_reads: 0,
+        uniform_writes: 0,
         active_mask: u32::MAX,
         coherent: false,
     }

@@ -18,7 +18,7 @@ use serde::Serialize;
 
 pub use bitset::BitSet;
 pub use liveness::{Liveness, UseDef};
-pub use regalloc::{Allocation, ArchReg};
+pub use regalloc::{AllocTarget, Allocation, ArchReg};
 pub use release::Release;
 pub use reuse::{Reuse, RTHLD};
 
@@ -68,11 +68,19 @@ pub fn vreg_usedef(f: &Function) -> UseDef {
     ud
 }
 
-/// Runs every analysis on `f`.
+/// Runs every analysis on `f` for a GPU without a uniform register file
+/// ([`AllocTarget::NO_UNIFORM`], e.g. the Fermi `gtx480` preset): [`analyze_for`].
 pub fn analyze(f: &Function) -> Analysis {
+    analyze_for(f, AllocTarget::NO_UNIFORM)
+}
+
+/// Runs every analysis on `f`, allocating registers for `target` (its uniform register file,
+/// [`regalloc::allocate_for`]). Uniform registers are not register-file units: `arch_ud`,
+/// `arch_live`, `release` and `reuse` cover the general and predicate registers only.
+pub fn analyze_for(f: &Function, target: AllocTarget) -> Analysis {
     let vreg_ud = vreg_usedef(f);
     let vreg_live = Liveness::compute(&f.cfg, &vreg_ud, f.regs.len());
-    let mut alloc = regalloc::allocate(f, &vreg_ud, &vreg_live);
+    let mut alloc = regalloc::allocate_for(f, &vreg_ud, &vreg_live, target);
     // the count ptxas reports also covers the registers its scheduler keeps busy
     // (`schedule`), within the budget; never below what the mapping itself needs
     let budget = f
@@ -122,6 +130,10 @@ pub struct KernelReport {
     pub allocated_registers: u32,
     /// Predicate registers.
     pub predicates: u32,
+    /// Uniform registers (`UR0..`) the allocation holds warp-uniform values in
+    /// ([`Allocation::uniform`]; 0 on a target without a uniform file). `ptxas -v` for sm_75
+    /// does not report uniform-register usage, so this count has no ptxas reference.
+    pub uniform_registers: u32,
     /// Warp-uniform virtual registers (informational; see `analysis::uniform`).
     pub uniform_values: u32,
     /// Static shared memory: module-scope `.shared` variables the kernel (or a callee)
@@ -173,6 +185,7 @@ pub fn kernel_report(m: &Module, f: &Function, a: &Analysis) -> KernelReport {
         registers: a.alloc.registers,
         allocated_registers: a.alloc.span,
         predicates: a.alloc.predicates,
+        uniform_registers: a.alloc.uniform,
         uniform_values: uniform::uniform_regs(f).iter().filter(|&&u| u).count() as u32,
         shared_bytes: shared_bytes(m, f),
         local_bytes: f.local_bytes(),

@@ -28,18 +28,36 @@
 //!   are part of the per-thread allocation the executor and the occupancy model use.
 //! * Kernel parameters, special registers and immediates are not held from the kernel's top:
 //!   the parser's [`super::sink`] pass moves their definitions to their uses first.
-//! * Warp-uniform values (see [`super::uniform`]) stay in the general file: sm_75's uniform
-//!   register file is not modelled by the executor, so the mapping cannot place values there
-//!   (the main remaining source of over-counts, see `sim/src/ir/README.md`; the scheduling
-//!   estimate of [`super::schedule`] does leave them out).
+//! * **Uniform register file** (issue 36). On a target with one ([`AllocTarget`]: sm_75 /
+//!   the `rtx2060` preset, `gpu.sm.uniform_registers = 63`), the warp-uniform values of
+//!   [`uniform_candidates`] — computed by the uniform datapath's integer operations from
+//!   parameters, constants, `%ctaid`/`%ntid`/`%nctaid` and other uniform values, outside every
+//!   divergent region — are coloured in a separate uniform class `U0..U62` with their own
+//!   interference (the same Chaitin graph, only uniform neighbours count), 64-bit values in
+//!   aligned pairs; a value that finds no free uniform register falls back to the general file
+//!   in colouring order. Turing's uniform datapath has its own 64-entry register file with
+//!   integer-only instructions (`UMOV`, `UIADD3`, `UIMAD`, `ULDC`, `USHF`, `ULOP3`, `UISETP`,
+//!   ...; Jia, Maggioni, Smith & Scarpazza, "Dissecting the NVIDIA Turing T4 GPU via
+//!   Microbenchmarking", 2019; NVIDIA "CUDA Binary Utilities", sm_75 instruction set). The
+//!   general count ([`Allocation::registers`], what `ptxas -v` prints as "Used N registers")
+//!   excludes them; [`Allocation::uniform`] counts them apart (ptxas for sm_75 prints no
+//!   uniform-register count). A vector instruction can encode one uniform (or constant-bank)
+//!   operand only: the others take general copy registers at that instruction
+//!   ([`uniform_operand_copies`]). The executor holds these values in a per-warp uniform file
+//!   (`exec::CtaExec`), apart from the register-file designs. Without a uniform file (the
+//!   Fermi `gtx480` preset, [`AllocTarget::NO_UNIFORM`]) every value stays in the general file
+//!   exactly as before (the scheduling estimate of [`super::schedule`] leaves uniform values
+//!   out on every target, as it always did).
 use super::liveness::{Liveness, UseDef};
 use crate::ir::{Function, Instr, Opcode, Operand, RegClass};
 
-/// An architectural register: `R0..R254` or `P0..` (predicates).
+/// An architectural register: `R0..R254`, `P0..` (predicates) or `UR0..` (sm_75's uniform
+/// register file, one 32-bit value per warp; [`AllocTarget`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ArchReg {
     R(u16),
     P(u16),
+    U(u16),
 }
 
 impl std::fmt::Display for ArchReg {
@@ -47,8 +65,38 @@ impl std::fmt::Display for ArchReg {
         match self {
             ArchReg::R(r) => write!(f, "R{r}"),
             ArchReg::P(p) => write!(f, "P{p}"),
+            ArchReg::U(u) => write!(f, "UR{u}"),
         }
     }
+}
+
+/// Uniform registers sm_75 gives a kernel: `UR0..UR62` (`UR63` is `URZ`, the zero register).
+/// Jia, Maggioni, Smith & Scarpazza, "Dissecting the NVIDIA Turing T4 GPU via
+/// Microbenchmarking" (2019: Turing's uniform datapath and its 64-entry uniform register file,
+/// of which 63 are usable);
+/// NVIDIA "CUDA Binary Utilities", Turing instruction set (`UR0..UR63`, `URZ`).
+pub const SM75_UNIFORM_REGISTERS: u32 = 63;
+
+/// The register files the allocation may use besides the general (`R`) and predicate (`P`)
+/// files: the target GPU's uniform register file. The GPU presets carry it
+/// (`gpu.sm.uniform_registers`: 63 for the Turing rtx2060, 0 for the Fermi gtx480, which has
+/// no uniform datapath).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct AllocTarget {
+    /// Usable 32-bit uniform registers (0: none; values stay in the general file exactly as
+    /// before the uniform file was modelled).
+    pub uniform_registers: u32,
+}
+
+impl AllocTarget {
+    /// No uniform register file (Fermi, sm_20).
+    pub const NO_UNIFORM: AllocTarget = AllocTarget {
+        uniform_registers: 0,
+    };
+    /// sm_75 (Turing): [`SM75_UNIFORM_REGISTERS`], what `ptxas -arch=sm_75` allocates for.
+    pub const SM75: AllocTarget = AllocTarget {
+        uniform_registers: SM75_UNIFORM_REGISTERS,
+    };
 }
 
 /// Result of register allocation for one function.
@@ -71,6 +119,10 @@ pub struct Allocation {
     pub span: u32,
     /// Predicate registers used.
     pub predicates: u32,
+    /// Uniform registers used (`UR0..`): the highest one + 1, 0 without a uniform file
+    /// ([`AllocTarget`]). `ptxas -v` for sm_75 does not print this count; it is not part of
+    /// [`registers`](Allocation::registers) nor of occupancy.
+    pub uniform: u32,
     /// 64-bit virtual registers held in ONE 32-bit register: shared-window address arithmetic
     /// ([`super::narrow`]), which ptxas keeps in 32 bits; their `slots` entry is 1 and the
     /// lowering runs their definitions as 32-bit operations.
@@ -91,27 +143,46 @@ pub const STACK_POINTER: u16 = 1;
 pub const RESERVED_TOP: u32 = 2;
 
 impl Allocation {
-    /// The architectural registers (all slots) of virtual register `v`.
+    /// The register-file registers (all slots) of virtual register `v`: general and predicate
+    /// registers. A value in the uniform file has none (it is held apart from the register
+    /// file and its banks, [`Allocation::uniform_regs`]).
     pub fn arch_regs(&self, v: usize) -> impl Iterator<Item = ArchReg> + '_ {
         let base = self.map.get(v).copied().flatten();
         let n = self.slots.get(v).copied().unwrap_or(0);
         let count = match base {
             Some(ArchReg::P(_)) => 1,
             Some(ArchReg::R(_)) => n,
-            None => 0,
+            Some(ArchReg::U(_)) | None => 0,
         };
         (0..count).filter_map(move |k| match base {
             Some(ArchReg::R(r)) => r.checked_add(u16::from(k)).map(ArchReg::R),
             Some(ArchReg::P(p)) => Some(ArchReg::P(p)),
-            None => None,
+            Some(ArchReg::U(_)) | None => None,
         })
     }
 
-    /// Dense unit index of an architectural register: GPRs `0..registers`, then predicates.
+    /// The uniform registers (all slots) of virtual register `v`; none unless it is held in
+    /// the uniform file.
+    pub fn uniform_regs(&self, v: usize) -> impl Iterator<Item = ArchReg> + '_ {
+        let base = match self.map.get(v).copied().flatten() {
+            Some(ArchReg::U(u)) => Some(u),
+            _ => None,
+        };
+        let n = if base.is_some() {
+            self.slots.get(v).copied().unwrap_or(0)
+        } else {
+            0
+        };
+        (0..n).filter_map(move |k| base?.checked_add(u16::from(k)).map(ArchReg::U))
+    }
+
+    /// Dense unit index of a register-file register: GPRs `0..registers`, then predicates
+    /// (uniform registers are not register-file units; they map past [`Allocation::units`]).
     pub fn unit(&self, a: ArchReg) -> u32 {
         match a {
             ArchReg::R(r) => u32::from(r),
             ArchReg::P(p) => self.registers + u32::from(p),
+            ArchReg::U(u) => self.registers + self.predicates + u32::from(u),
         }
     }
 
@@ -148,12 +219,81 @@ fn copy_source(f: &Function, ins: &Instr) -> Option<(u32, u32)> {
     (cd == cs && cd != RegClass::Pred).then_some((d.0, s.0))
 }
 
-/// Allocates `f`'s virtual registers given their liveness: every value in the general (`R`) or
-/// predicate (`P`) file. This is the mapping the executor runs and its size is the register
-/// count reported for the kernel (module docs for the rules).
+/// The virtual registers `target`'s uniform file may hold: the warp-uniform values of
+/// [`super::uniform::uniform_regs`] (every definition unguarded, on the uniform datapath's
+/// integer operations, from uniform operands, outside every divergent region), of 8 to 64
+/// bits, that do not depend on `%ctaid`/`%gridid`.
+///
+/// * Definitions in divergent regions are left out (unlike
+///   [`super::uniform::uniform_values`]): a uniform register is written for the whole warp, so
+///   a value defined on one path of a divergent branch could overwrite a value that shares its
+///   register and that threads parked on the other path still hold. Outside every divergent
+///   region all the warp's live threads are at the definition together, so the threads'
+///   liveness is the warp's and the ordinary interference is sound.
+/// * `%ctaid` (and `%gridid`) are special registers, read by an `S2R`/`S2UR` instruction, not
+///   constant-bank operands like the parameters, `%ntid` and `%nctaid` (`c[0x0][0x0..]`).
+///   ptxas 12.9 for sm_75 reads `%ctaid` into a *general* register (`S2R Rk, SR_CTAID.X`) in
+///   95 of the 123 suite, test and workload kernels that read it (`S2UR` in 28, 24 of them the
+///   nn workloads' two fully-connected kernels), and computes what depends on it on the vector
+///   datapath (`reduce_sum`: `S2R R8, SR_CTAID.X; IMAD.SHL.U32 R0, R8, 0x2, RZ`). So values
+///   derived from them stay in the general file.
+pub fn uniform_candidates(f: &Function, target: AllocTarget) -> Vec<bool> {
+    use crate::ir::Sreg;
+    if target.uniform_registers == 0 {
+        return vec![false; f.regs.len()];
+    }
+    let uni = super::uniform::uniform_regs(f);
+    // values that depend on %ctaid / %gridid (fixed point over the uniform definitions)
+    let nv = f.regs.len();
+    let mut block_id = vec![false; nv];
+    loop {
+        let mut changed = false;
+        for ins in &f.instrs {
+            let mut from = ins
+                .src
+                .iter()
+                .any(|o| matches!(o, Operand::Special(Sreg::Ctaid(_) | Sreg::GridId)));
+            ins.for_each_read(|r| from |= block_id.get(r.idx()).copied().unwrap_or(false));
+            if from {
+                ins.for_each_write(|r| {
+                    if let Some(x) = block_id.get_mut(r.idx()) {
+                        if !*x {
+                            *x = true;
+                            changed = true;
+                        }
+                    }
+                });
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    f.regs
+        .iter()
+        .zip(uni)
+        .zip(block_id)
+        .map(|((r, u), b)| {
+            u && !b && matches!(r.class(), RegClass::B16 | RegClass::B32 | RegClass::B64)
+        })
+        .collect()
+}
+
+/// Allocates `f`'s virtual registers given their liveness for a GPU without a uniform file
+/// ([`AllocTarget::NO_UNIFORM`]): [`allocate_for`].
 pub fn allocate(f: &Function, ud: &UseDef, live: &Liveness) -> Allocation {
+    allocate_for(f, ud, live, AllocTarget::NO_UNIFORM)
+}
+
+/// Allocates `f`'s virtual registers given their liveness: every value in the general (`R`),
+/// predicate (`P`) or, on a target with one, uniform (`U`) file. This is the mapping the
+/// executor runs and its size is the register count reported for the kernel (module docs for
+/// the rules).
+pub fn allocate_for(f: &Function, ud: &UseDef, live: &Liveness, target: AllocTarget) -> Allocation {
     let nv = f.regs.len();
     let class: Vec<RegClass> = f.regs.iter().map(|r| r.class()).collect();
+    let ur_cand = uniform_candidates(f, target);
+    let ur_limit = target.uniform_registers as usize;
     let is_pred = |v: usize| class.get(v) == Some(&RegClass::Pred);
     let copies: Vec<Option<(u32, u32)>> = f.instrs.iter().map(|i| copy_source(f, i)).collect();
     // scratch registers of expanded instructions: graph nodes nv.. (never mapped)
@@ -164,7 +304,31 @@ pub fn allocate(f: &Function, ud: &UseDef, live: &Liveness) -> Allocation {
         .map(|(pc, i)| (pc, expansion_scratch(i)))
         .filter(|&(_, k)| k > 0)
         .collect();
-    let n_nodes = nv + scratch.iter().map(|&(_, k)| k as usize).sum::<usize>();
+    // general registers holding copies of uniform operands (`uniform_operand_copies`):
+    // nodes after the expansion scratch (never mapped)
+    let ucopies: Vec<(usize, u32)> = if ur_limit == 0 {
+        Vec::new()
+    } else {
+        let uni = super::uniform::uniform_regs(f);
+        let narrowed = super::narrow::narrowable(f);
+        let width: Vec<u32> = class
+            .iter()
+            .zip(&narrowed)
+            .map(|(c, &n)| if n { 1 } else { c.slots() })
+            .collect();
+        f.instrs
+            .iter()
+            .enumerate()
+            .map(|(pc, i)| (pc, uniform_operand_copies(i, &uni, &ur_cand, &width)))
+            .filter(|&(_, k)| k > 0)
+            .collect()
+    };
+    let n_nodes = nv
+        + scratch
+            .iter()
+            .chain(&ucopies)
+            .map(|&(_, k)| k as usize)
+            .sum::<usize>();
     let mut adj: Vec<Vec<u32>> = vec![Vec::new(); n_nodes];
     let add = |a: u32, b: u32, adj: &mut Vec<Vec<u32>>| {
         if a != b && is_pred(a as usize) == is_pred(b as usize) {
@@ -238,6 +402,26 @@ pub fn allocate(f: &Function, ud: &UseDef, live: &Liveness) -> Allocation {
             }
         }
     }
+    // a copy of a uniform operand is read by its instruction only: it interferes with the
+    // other copies, the values read there and those live across, not with the result (the
+    // instruction may write its result over the copy, as `MOV R2, c[..]; IMAD R2, R0, R2, ..`)
+    for &(pc, k) in &ucopies {
+        let defs = ud.defs.get(pc).cloned().unwrap_or_default();
+        let mut around: Vec<u32> = ud.uses.get(pc).cloned().unwrap_or_default();
+        if let Some(lo) = live.live_out.get(pc) {
+            around.extend(lo.iter().map(|x| x as u32).filter(|x| !defs.contains(x)));
+        }
+        let group: Vec<u32> = (next..next + k).collect();
+        next += k;
+        for (i, &a) in group.iter().enumerate() {
+            for &b in &group[i + 1..] {
+                add(a, b, &mut adj);
+            }
+            for &v in &around {
+                add(a, v, &mut adj);
+            }
+        }
+    }
     for a in adj.iter_mut() {
         a.sort_unstable();
         a.dedup();
@@ -290,9 +474,58 @@ pub fn allocate(f: &Function, ud: &UseDef, live: &Liveness) -> Allocation {
         .collect();
     slots.resize(n_nodes, 1);
     let mut map: Vec<Option<ArchReg>> = vec![None; n_nodes];
-    let (mut top, mut predicates) = (0u32, 0u32);
+    let (mut top, mut predicates, mut utop) = (0u32, 0u32, 0u32);
     let mut busy: Vec<bool> = Vec::new();
     for v in order {
+        // a uniform value first tries the uniform file (its neighbours there, aligned pairs
+        // for 64 bits, as in the general file); when all `ur_limit` are taken it falls back
+        // to the general file below (ptxas copies uniform values to R registers when the
+        // uniform file is exhausted: the uniform datapath's results can always be moved to
+        // the vector file, CUDA Binary Utilities, `MOV R, UR`)
+        if ur_cand.get(v).copied().unwrap_or(false) {
+            busy.clear();
+            for &n in &adj[v] {
+                if let Some(ArchReg::U(r)) = map[n as usize] {
+                    let end = usize::from(r) + usize::from(slots[n as usize]);
+                    if busy.len() < end {
+                        busy.resize(end, false);
+                    }
+                    for s in busy.iter_mut().take(end).skip(usize::from(r)) {
+                        *s = true;
+                    }
+                }
+            }
+            let width = usize::from(slots[v]).max(1);
+            let free =
+                |base: usize| !(base..base + width).any(|s| busy.get(s).copied().unwrap_or(false));
+            let preferred =
+                partners
+                    .get(v)
+                    .into_iter()
+                    .flatten()
+                    .find_map(|&p| match map[p as usize] {
+                        Some(ArchReg::U(r))
+                            if usize::from(r) % width == 0 && free(usize::from(r)) =>
+                        {
+                            Some(usize::from(r))
+                        }
+                        _ => None,
+                    });
+            let base = preferred.unwrap_or_else(|| {
+                let mut base = 0usize;
+                while !free(base) {
+                    base += width;
+                }
+                base
+            });
+            if base + width <= ur_limit {
+                if let Ok(b16) = u16::try_from(base) {
+                    map[v] = Some(ArchReg::U(b16));
+                    utop = utop.max((base + width) as u32);
+                    continue;
+                }
+            }
+        }
         busy.clear();
         let pred = is_pred(v);
         if !pred {
@@ -375,6 +608,7 @@ pub fn allocate(f: &Function, ud: &UseDef, live: &Liveness) -> Allocation {
         registers,
         span: registers,
         predicates,
+        uniform: utop,
         narrowed,
     }
 }
@@ -419,6 +653,50 @@ fn interfere_in_order(
             cur.insert(u as usize);
         }
     }
+}
+
+/// General registers an instruction on the vector datapath needs for copies of its uniform
+/// operands. A SASS instruction encodes at most one constant-bank or uniform-register operand
+/// (the `c[bank][offset]` / `URk` form of its second or third source; NVIDIA "CUDA Binary
+/// Utilities", Turing instruction set, operand forms), so when it reads several uniform values
+/// ptxas first copies all but one into general registers: `gauss_fan2`'s
+/// `MOV R2, c[0x0][0x178]; IMAD R4, R2, c[0x0][0x17c], R3` and
+/// `MOV R2, c[0x0][0x17c]; IMAD.WIDE R2, R13, R2, c[0x0][0x168]` (the 64-bit one stays in the
+/// operand slot; `sim/testdata/ptxas_sched.py` prints the SASS). Counted: the slots of every
+/// uniform-file operand (`cand`, widths `width`) and uniform special register but the widest.
+/// An instruction whose results are all warp-uniform (`uni`) runs on the uniform datapath,
+/// whose instructions read uniform registers in every slot: none.
+fn uniform_operand_copies(ins: &Instr, uni: &[bool], cand: &[bool], width: &[u32]) -> u32 {
+    use crate::ir::Sreg;
+    let mut defs = Vec::new();
+    ins.for_each_write(|r| defs.push(r.idx()));
+    let on_uniform_datapath = ins.guard.is_none()
+        && !defs.is_empty()
+        && super::uniform::op_is_uniform_capable(ins)
+        && defs.iter().all(|&d| uni.get(d).copied().unwrap_or(false));
+    if on_uniform_datapath {
+        return 0;
+    }
+    let mut seen: Vec<usize> = Vec::new();
+    let mut widths: Vec<u32> = Vec::new();
+    ins.for_each_read(|r| {
+        let v = r.idx();
+        if cand.get(v).copied().unwrap_or(false) && !seen.contains(&v) {
+            seen.push(v);
+            widths.push(width.get(v).copied().unwrap_or(1));
+        }
+    });
+    for o in &ins.src {
+        if let Operand::Special(Sreg::Ctaid(_) | Sreg::Nctaid(_) | Sreg::Ntid(_) | Sreg::GridId) = o
+        {
+            widths.push(1);
+        }
+    }
+    if widths.len() < 2 {
+        return 0;
+    }
+    widths.sort_unstable_by(|a, b| b.cmp(a));
+    widths[1..].iter().sum()
 }
 
 /// Scratch registers ptxas needs for an instruction that sm_75 SASS expands into a sequence:
@@ -513,6 +791,140 @@ mod tests {
         );
         let m = parse_unscheduled("t.ptx", &src).unwrap_or_else(|e| panic!("{e}"));
         m.function("k").unwrap().clone()
+    }
+
+    /// A kernel with parameters `p` (u64) and `n` (u32) and the given body.
+    fn kernel_p(body: &str) -> Function {
+        let src = format!(
+            ".version 7.0\n.target sm_75\n.address_size 64\n\
+             .entry k(.param .u64 p, .param .u32 n, .param .u32 m)\n{{\n.reg .pred %p<3>;\n\
+             .reg .b32 %r<80>;\n.reg .b64 %rd<9>;\n.reg .f32 %f<4>;\n{body}\n}}\n"
+        );
+        let m = parse_unscheduled("t.ptx", &src).unwrap_or_else(|e| panic!("{e}"));
+        m.function("k").unwrap().clone()
+    }
+
+    fn reg_of(f: &Function, a: &crate::analysis::Analysis, name: &str) -> Option<ArchReg> {
+        let v = f.regs.iter().position(|r| r.name == name)?;
+        a.alloc.map[v]
+    }
+
+    #[test]
+    fn issue36_param_address_goes_to_the_uniform_file_on_sm75_only() {
+        // %rd1 = p + 4 * n (param-derived, warp-uniform) -> a uniform pair; the per-thread
+        // value %r2 stays in the general file, and so does %r3 = %ctaid.x + 1 (`S2R`, see
+        // `uniform_candidates`)
+        let f = kernel_p(
+            "ld.param.u64 %rd0, [p];\nld.param.u32 %r1, [n];\nmul.wide.u32 %rd2, %r1, 4;\n\
+             add.s64 %rd1, %rd0, %rd2;\nmov.u32 %r2, %tid.x;\nmov.u32 %r4, %ctaid.x;\n\
+             add.u32 %r3, %r4, 1;\nadd.u32 %r2, %r2, %r3;\nst.global.u32 [%rd1], %r2;\nret;",
+        );
+        let a = crate::analysis::analyze_for(&f, AllocTarget::SM75);
+        let Some(ArchReg::U(u)) = reg_of(&f, &a, "%rd1") else {
+            panic!("%rd1 not in the uniform file: {:?}", reg_of(&f, &a, "%rd1"));
+        };
+        assert_eq!(u % 2, 0, "64-bit uniform values take aligned pairs");
+        assert!(matches!(reg_of(&f, &a, "%r2"), Some(ArchReg::R(_))));
+        assert!(matches!(reg_of(&f, &a, "%r3"), Some(ArchReg::R(_))));
+        assert!(matches!(reg_of(&f, &a, "%r1"), Some(ArchReg::U(_))));
+        assert!(a.alloc.uniform >= 2);
+        // the register-file units (designs, release flags) never name a uniform register
+        assert!(a.alloc.arch_regs(1).all(|r| !matches!(r, ArchReg::U(_))));
+        // %r2 and %r3/%r4 are general: R0, R2 (R1 = stack pointer) + RESERVED_TOP
+        assert_eq!(a.alloc.span, 3 + RESERVED_TOP);
+        // without a uniform file (gtx480): today's allocation, nothing uniform
+        let b = crate::analysis::analyze_for(&f, AllocTarget::NO_UNIFORM);
+        assert_eq!(b, analyze(&f));
+        assert_eq!(b.alloc.uniform, 0);
+        assert!(b
+            .alloc
+            .map
+            .iter()
+            .all(|m| !matches!(m, Some(ArchReg::U(_)))));
+        assert!(b.alloc.registers > a.alloc.span);
+    }
+
+    #[test]
+    fn issue36_vector_instruction_copies_all_but_one_uniform_operand() {
+        // mad of two uniform parameters and a per-thread value: one uniform operand slot, so
+        // one general copy register (gauss_fan2's `MOV R2, c[..]; IMAD R4, R2, c[..], R3`);
+        // a uniform-datapath instruction (all results uniform) needs none
+        let f = kernel_p(
+            "ld.param.u32 %r1, [n];\nld.param.u32 %r2, [m];\nmov.u32 %r3, %tid.x;\n\
+             mad.lo.s32 %r4, %r1, %r2, %r3;\nadd.s32 %r5, %r1, %r2;\nret;",
+        );
+        let uni = crate::analysis::uniform::uniform_regs(&f);
+        let cand = uniform_candidates(&f, AllocTarget::SM75);
+        let width = vec![1; f.regs.len()];
+        let pc = |op: Opcode| f.instrs.iter().position(|i| i.op == op).unwrap();
+        assert_eq!(
+            uniform_operand_copies(&f.instrs[pc(Opcode::Mad)], &uni, &cand, &width),
+            1
+        );
+        assert_eq!(
+            uniform_operand_copies(&f.instrs[pc(Opcode::Add)], &uni, &cand, &width),
+            0
+        );
+    }
+
+    #[test]
+    fn issue36_value_joined_after_a_thread_dependent_branch_stays_general() {
+        // %r3 is defined on both sides of a branch on %tid: not uniform (divergent region)
+        let f = kernel_p(
+            "ld.param.u32 %r1, [n];\nmov.u32 %r2, %tid.x;\nsetp.lt.u32 %p1, %r2, 7;\n\
+             mov.u32 %r3, 1;\n@%p1 bra $L;\nadd.u32 %r3, %r1, 5;\n$L:\n\
+             ld.param.u64 %rd0, [p];\nadd.u32 %r4, %r3, %r2;\nst.global.u32 [%rd0], %r4;\nret;",
+        );
+        let a = crate::analysis::analyze_for(&f, AllocTarget::SM75);
+        assert!(matches!(reg_of(&f, &a, "%r3"), Some(ArchReg::R(_))));
+        assert!(matches!(reg_of(&f, &a, "%r1"), Some(ArchReg::U(_))));
+        assert!(matches!(reg_of(&f, &a, "%rd0"), Some(ArchReg::U(_))));
+    }
+
+    #[test]
+    fn issue36_float_on_uniform_inputs_stays_general() {
+        // the uniform datapath is integer-only: a float result of uniform inputs is general
+        let f = kernel_p(
+            "ld.param.u32 %r1, [n];\ncvt.rn.f32.u32 %f1, %r1;\nmul.f32 %f2, %f1, 0f40000000;\n\
+             ld.param.u64 %rd0, [p];\nst.global.f32 [%rd0], %f2;\nret;",
+        );
+        let a = crate::analysis::analyze_for(&f, AllocTarget::SM75);
+        assert!(matches!(reg_of(&f, &a, "%f2"), Some(ArchReg::R(_))));
+        assert!(matches!(reg_of(&f, &a, "%f1"), Some(ArchReg::R(_))));
+        assert!(matches!(reg_of(&f, &a, "%r1"), Some(ArchReg::U(_))));
+    }
+
+    #[test]
+    fn issue36_uniform_values_beyond_63_spill_to_the_general_file() {
+        // 70 uniform 32-bit values all live together: 63 take UR0..UR62, the other 7 go to
+        // the general file in colouring order
+        let mut body = String::new();
+        for i in 0..70 {
+            body.push_str(&format!("mov.u32 %r{i}, {};\n", i + 1));
+        }
+        body.push_str("mov.u32 %r70, 0;\n");
+        for i in 0..70 {
+            body.push_str(&format!("add.u32 %r70, %r70, %r{i};\n"));
+        }
+        body.push_str("ld.param.u64 %rd0, [p];\nst.global.u32 [%rd0], %r70;\nret;");
+        let f = kernel_p(&body);
+        let a = crate::analysis::analyze_for(&f, AllocTarget::SM75);
+        let (mut u, mut r) = (0, 0);
+        for i in 0..70 {
+            match reg_of(&f, &a, &format!("%r{i}")) {
+                Some(ArchReg::U(k)) => {
+                    assert!(u32::from(k) < SM75_UNIFORM_REGISTERS);
+                    u += 1;
+                }
+                Some(ArchReg::R(_)) => r += 1,
+                other => panic!("%r{i}: {other:?}"),
+            }
+        }
+        assert_eq!((u, r), (63, 7));
+        assert_eq!(a.alloc.uniform, SM75_UNIFORM_REGISTERS);
+        // the spilled values (and %r70's running sum, which needs a UR too if free) are in
+        // R0, R2.. (R1 = stack pointer)
+        assert!(a.alloc.span >= 7 + 1 + RESERVED_TOP);
     }
 
     #[test]

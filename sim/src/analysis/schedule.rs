@@ -15,6 +15,10 @@
 //!   dependence graph, with latencies from the Accel-Sim RTX 2060 configuration ([`latency`]).
 //!   Atomics, barriers, fences and calls end a scheduling region (SASS splits the block there:
 //!   warp-aggregated atomics, `BAR`, `MEMBAR`).
+//! * **If-conversion** ([`if_converted_regions`]): a block of at most [`IF_CONVERT_MAX`]
+//!   instructions that a conditional branch skips is predicated and scheduled with the blocks
+//!   around it, unless it holds a barrier/atomic/call or a global store and a global load that
+//!   may alias it ([`if_convertible`]; `transpose`, `reduce_sum`, synthetic chains).
 //! * **Unrolling** ([`unroll_factor`]): an innermost loop that is one basic block, whose exit
 //!   test counts a register stepped by an immediate, without barriers, atomics, calls or
 //!   `.pragma "nounroll"`, and with at most [`UNROLL_MAX_BODY`] instructions besides its loads,
@@ -24,8 +28,8 @@
 //! * **Registers** ([`pressure`]): a first-fit assignment of the scheduled live ranges, pairs
 //!   aligned, `R1` reserved; warp-uniform values take no general register (sm_75's uniform
 //!   register file, [`super::uniform::uniform_values`]), nor does a uniform-base + per-thread
-//!   offset address sm_75 encodes as `[Rk.64+URm]`, and a narrow load into a wide register takes
-//!   its loaded width ([`weights`]).
+//!   offset address sm_75 encodes as `[Rk.64+URm]`, nor an immediate (a constant operand of its
+//!   consumers), and a narrow load into a wide register takes its loaded width ([`weights`]).
 //!
 //! The estimate is the largest block's registers plus [`super::regalloc::RESERVED_TOP`], capped
 //! by the budget ([`BUDGET`]): ptxas backs off (schedules less aggressively) rather than exceed
@@ -349,6 +353,8 @@ fn unrolled(body: &[VInstr], nv: usize, u: u32) -> (Vec<VInstr>, Vec<u32>) {
 ///   ever used as the address of global/generic memory accesses: sm_75 addresses these as
 ///   `[Rk.64+URm]` and never materialises the sum (`bfs_init`, `bfs_commit`:
 ///   `STG.E.U8.SYS [R4.64+UR4]`; `sim/testdata/ptxas_sched.py` prints the SASS);
+/// * 0 for a register only ever set by an unguarded `mov` of an immediate (a constant operand
+///   of its consumers, see the body);
 /// * otherwise the class's slots (a 64-bit value takes a pair).
 pub fn weights(f: &Function, uni: &[bool]) -> Vec<u32> {
     use crate::ir::{AddrBase, Mode, Ty};
@@ -432,6 +438,27 @@ pub fn weights(f: &Function, uni: &[bool]) -> Vec<u32> {
     }
     for v in 0..nv {
         if add_defs[v] > 0 && other_defs[v] == 0 && other_uses[v] == 0 && addr_uses[v] > 0 {
+            w[v] = 0;
+        }
+    }
+    // a register whose every definition is an unguarded `mov` of an immediate is an operand
+    // of the instructions that read it: SASS encodes the constant in the instruction (`FFMA R6,
+    // R12, R11, +INF` in `black_scholes`) or reads it from constant bank 2 (55 `c[0x2][...]`
+    // operands in `dlibm`'s SASS, `DFMA R8, R4, c[0x2][0x0], R2` for its `mov.f64 %fd, 0d...`
+    // polynomial coefficients), so it takes no register while the scheduler holds it
+    let mut imm_only: Vec<Option<bool>> = vec![None; nv];
+    for ins in &f.instrs {
+        let imm = ins.op == Opcode::Mov
+            && ins.guard.is_none()
+            && matches!(ins.src.as_slice(), [Operand::Imm(_)]);
+        ins.for_each_write(|d| {
+            if let Some(x) = imm_only.get_mut(d.idx()) {
+                *x = Some(x.unwrap_or(true) && imm);
+            }
+        });
+    }
+    for v in 0..nv {
+        if imm_only[v] == Some(true) {
             w[v] = 0;
         }
     }
@@ -619,6 +646,122 @@ fn defs_of(ud: &UseDef, pc: usize) -> &[u32] {
     ud.defs.get(pc).map(Vec::as_slice).unwrap_or(&[])
 }
 
+/// Largest block ptxas if-converts (PTX instructions, not counting the branch around it):
+/// `sim/testdata/ptxas_sched.py` (`if-conversion threshold`) skips a chain of 2, 4 or 8
+/// blocks of one `ld.global`, N dependent `fma` and one `add` each with `@p bra`; the SASS
+/// predicates them all (`@!P0 LDG`, no `BRA`) up to N = 18 (20 instructions) and keeps every
+/// branch from N = 19.
+pub const IF_CONVERT_MAX: usize = 20;
+
+/// True if ptxas if-converts block `t`, the fall-through side of a conditional branch
+/// (module docs, [`if_converted_regions`]): at most [`IF_CONVERT_MAX`] instructions, none of
+/// them a terminator, barrier, fence, atomic or call, and not both a global/generic store and
+/// a global/generic load that is not `.nc` (a load that may alias the store: the synthetic
+/// hammocks of `ptxas_sched.py` with `ld.global` + `st.global` keep their branches, with
+/// `ld.global.nc` + `st.global`, `ld.global` + `st.shared` or `ld.shared` + `st.global` they are
+/// predicated, as in `transpose`'s SASS: `@!P2 LDG`, `@!P4 STS`, `@!P6 STG`).
+fn if_convertible(f: &Function, t: &crate::ir::Block) -> bool {
+    let body = f.instrs.get(t.range()).unwrap_or(&[]);
+    let aliasing = |i: &Instr| matches!(i.space, Space::Global | Space::Generic);
+    let store = body.iter().any(|i| i.op == Opcode::St && aliasing(i));
+    let load = body
+        .iter()
+        .any(|i| is_hoisted_load(i) && aliasing(i) && !i.mods.has(Mods::NC));
+    body.len() <= IF_CONVERT_MAX
+        && !body.is_empty()
+        && !(store && load)
+        && body.iter().all(|i| {
+            !i.op.is_terminator()
+                && !is_region_boundary(i)
+                && !matches!(i.op, Opcode::Ret | Opcode::Exit)
+        })
+}
+
+/// The scheduling regions of `f` after ptxas's if-conversion: runs of blocks `A, T, L, T', L',
+/// ...` where `A` ends with a conditional forward branch to `L` around its fall-through block
+/// `T` (only entered from `A`, falling through into `L`, [`if_convertible`]) and `L` is
+/// entered only from `A` and `T`. ptxas predicates `T` and schedules the run as one block, so
+/// the loads of consecutive guarded blocks are in flight together (`transpose`: the four
+/// guarded `ld.global` + `st.shared` blocks become `@!P4 LDG ... @!P0 LDG` issued back to back;
+/// `reduce_sum`: both guarded loads before the first `FADD`). Every other block is a region
+/// of its own. Returns, per region, its blocks in order.
+pub fn if_converted_regions(f: &Function) -> Vec<Vec<usize>> {
+    let cfg = &f.cfg;
+    let nb = cfg.blocks.len();
+    let hammock = |a: usize| -> bool {
+        let (Some(blk), Some(t), Some(l)) = (
+            cfg.blocks.get(a),
+            cfg.blocks.get(a + 1),
+            cfg.blocks.get(a + 2),
+        ) else {
+            return false;
+        };
+        let Some(last) = f.instrs.get(blk.last() as usize) else {
+            return false;
+        };
+        last.is_branch()
+            && last.guard.is_some()
+            && last.branch_target() == Some(l.start)
+            && cfg.preds.get(a + 1).is_some_and(|p| p == &[a as u32])
+            && cfg.preds.get(a + 2).is_some_and(|p| {
+                let mut p = p.clone();
+                p.sort_unstable();
+                p == [a as u32, a as u32 + 1]
+            })
+            && if_convertible(f, t)
+    };
+    let mut out = Vec::new();
+    let mut b = 0;
+    while b < nb {
+        let mut region = vec![b];
+        let mut cur = b;
+        while hammock(cur) {
+            region.push(cur + 1);
+            region.push(cur + 2);
+            cur += 2;
+        }
+        b = cur + 1;
+        out.push(region);
+    }
+    out
+}
+
+/// The instructions of an if-converted region (blocks `region`, [`if_converted_regions`]) as
+/// one block: the branches around the predicated blocks are dropped, and a predicated
+/// instruction reads the branch's predicate and does not end the life of what it writes.
+fn region_vinstrs(f: &Function, ud: &UseDef, region: &[usize]) -> Vec<VInstr> {
+    let cfg = &f.cfg;
+    let mut out = Vec::new();
+    let mut guard: Option<u32> = None;
+    for (k, &b) in region.iter().enumerate() {
+        let Some(blk) = cfg.blocks.get(b) else {
+            continue;
+        };
+        let mut v = block_vinstrs(f, ud, blk.range());
+        let predicated = k % 2 == 1;
+        if predicated {
+            for ins in &mut v {
+                if let Some(g) = guard {
+                    if !ins.uses.contains(&g) {
+                        ins.uses.push(g);
+                    }
+                }
+                ins.kills = false;
+            }
+        } else if k + 1 < region.len() {
+            // the branch around the next predicated block
+            guard = f
+                .instrs
+                .get(blk.last() as usize)
+                .and_then(|i| i.guard)
+                .map(|g| g.reg.0);
+            v.pop();
+        }
+        out.extend(v);
+    }
+    out
+}
+
 /// Registers per thread ptxas's scheduler needs for `f` (module docs), within `budget`: an
 /// unrolled body whose pressure exceeds the budget is unrolled less (4, then 2, then not), and
 /// the result never exceeds the budget (ptxas then schedules less aggressively).
@@ -627,14 +770,21 @@ pub fn scheduled_registers(f: &Function, ud: &UseDef, live: &Liveness, budget: u
     let wt = &weights(f, &super::uniform::uniform_values(f));
     let nv = f.regs.len();
     let mut max = 0u32;
-    for (b, blk) in f.cfg.blocks.iter().enumerate() {
-        let body = block_vinstrs(f, ud, blk.range());
+    for region in if_converted_regions(f) {
+        let (Some(&b), Some(&end)) = (region.first(), region.last()) else {
+            continue;
+        };
+        let body = region_vinstrs(f, ud, &region);
         let live_out: Vec<u32> = live
             .block_out
-            .get(b)
+            .get(end)
             .map(|s| s.iter().map(|x| x as u32).collect())
             .unwrap_or_default();
-        let mut u = unroll_factor(f, ud, b);
+        let mut u = if region.len() == 1 {
+            unroll_factor(f, ud, b)
+        } else {
+            1
+        };
         let p = loop {
             let (v, last) = if u > 1 {
                 unrolled(&body, nv, u)
@@ -788,6 +938,41 @@ mod tests {
         let a = analyze(&f);
         assert!(a.alloc.registers <= BUDGET.max(a.alloc.span));
         const { assert!(BUDGET <= SM20_LIMIT && BUDGET <= SM75_BUDGET) };
+    }
+
+    #[test]
+    fn issue_36_small_guarded_blocks_are_if_converted_into_one_region() {
+        // two guarded loads (reduce_sum's shape): one region, both loads in flight together
+        let hammock = |st: &str| {
+            kernel(&format!(
+                "ld.param.u64 %rd1, [p];\nld.param.u32 %r1, [n];\nmov.u32 %r2, %tid.x;\n\
+                 mul.wide.u32 %rd3, %r2, 4;\nadd.s64 %rd4, %rd1, %rd3;\nmov.f32 %f1, 0f00000000;\n\
+                 setp.ge.u32 %p1, %r2, %r1;\n@%p1 bra L1;\nld.global.f32 %f2, [%rd4];\n\
+                 add.f32 %f1, %f1, %f2;\n{st}L1:\nadd.s32 %r3, %r2, 32;\n\
+                 setp.ge.u32 %p2, %r3, %r1;\n@%p2 bra L2;\nld.global.f32 %f3, [%rd4+128];\n\
+                 add.f32 %f1, %f1, %f3;\nL2:\nst.global.f32 [%rd1], %f1;\nret;"
+            ))
+        };
+        let f = hammock("");
+        assert_eq!(if_converted_regions(&f), vec![vec![0, 1, 2, 3, 4]]);
+        // a global store beside a global load that may alias it keeps the first branch
+        let g = hammock("st.global.f32 [%rd4+4], %f2;\n");
+        assert_eq!(
+            if_converted_regions(&g),
+            vec![vec![0], vec![1], vec![2, 3, 4]]
+        );
+    }
+
+    #[test]
+    fn issue_36_immediate_moves_take_no_register() {
+        let f = kernel(
+            "mov.f32 %f1, 0f3F800000;\nmov.u32 %r1, %tid.x;\ncvt.rn.f32.u32 %f2, %r1;\n\
+             add.f32 %f3, %f2, %f1;\nld.param.u64 %rd1, [p];\nst.global.f32 [%rd1], %f3;\nret;",
+        );
+        let w = weights(&f, &crate::analysis::uniform::uniform_values(&f));
+        let idx = |n: &str| f.regs.iter().position(|r| r.name == n).unwrap();
+        assert_eq!(w[idx("%f1")], 0);
+        assert_eq!(w[idx("%f2")], 1);
     }
 
     #[test]

@@ -28,8 +28,9 @@ pub fn uniform_regs(f: &Function) -> Vec<bool> {
 /// value from the same uniform operands (the divergence rule only matters where definitions
 /// from different paths meet). This is what sm_75 SASS does: `ULDC`/`UIMAD.WIDE` in code after a
 /// thread-dependent `@P0 EXIT` (`bfs_commit`; `sim/testdata/ptxas_sched.py`). Used by the
-/// register-pressure estimate of [`super::schedule`]; the executor does not model the uniform
-/// register file.
+/// register-pressure estimate of [`super::schedule`] and, on a target with a uniform register
+/// file, by the allocation ([`super::regalloc::uniform_candidates`], which adds the
+/// interference a warp-wide write inside a divergent region needs).
 pub fn uniform_values(f: &Function) -> Vec<bool> {
     uniform_regs_impl(f, true)
 }
@@ -107,7 +108,9 @@ fn uniform_regs_impl(f: &Function, single_def_free: bool) -> Vec<bool> {
     uni
 }
 
-fn op_is_uniform_capable(ins: &crate::ir::Instr) -> bool {
+/// True if the uniform datapath has `ins`'s operation (integer/bit operations, `ld.param` of a
+/// kernel parameter, `ld.const`; module docs).
+pub(crate) fn op_is_uniform_capable(ins: &crate::ir::Instr) -> bool {
     use Opcode::*;
     match ins.op {
         Ld => {

@@ -252,6 +252,13 @@ pub struct CtaExec<'a> {
     /// Operand buffers of the whole-warp kernels for [`CtaExec::step_into`] (taken for a step,
     /// then put back).
     scratch: Option<Box<Scratch>>,
+    /// The uniform register file: [`Kernel::uregs`] 32-bit values per warp (warp `w`'s `URk`
+    /// at `w * uregs + k`), one value for all the warp's lanes. Turing's uniform datapath has
+    /// its own register file beside the vector register file (Jia et al., "Dissecting the
+    /// NVIDIA Turing T4 GPU via Microbenchmarking", 2019), so these values never pass through
+    /// [`RegisterAccess`] (the register-file designs). Interior mutability: operand reads and
+    /// writes take `&self`.
+    uniform: Vec<std::cell::Cell<u32>>,
 }
 
 impl<'a> CtaExec<'a> {
@@ -300,7 +307,65 @@ impl<'a> CtaExec<'a> {
             gridid,
             red_acc: BarRedAcc::default(),
             scratch: Some(Scratch::new()),
+            uniform: vec![std::cell::Cell::new(0); nw * kernel.uregs as usize],
         }
+    }
+
+    /// Uniform register `UR<k>` of warp `w` (`None` outside the file).
+    pub fn uniform_reg(&self, w: usize, k: u16) -> Option<u32> {
+        self.ur_cell(w, k).map(std::cell::Cell::get)
+    }
+
+    #[inline]
+    fn ur_cell(&self, w: usize, k: u16) -> Option<&std::cell::Cell<u32>> {
+        let n = self.kernel.uregs as usize;
+        if usize::from(k) >= n {
+            return None;
+        }
+        self.uniform.get(w * n + usize::from(k))
+    }
+
+    /// The value of uniform register (pair) `reg`, `slots` registers, of warp `w`.
+    fn read_ur(&self, w: usize, reg: u16, slots: u8) -> Result<u64, String> {
+        let get = |k: u16| {
+            self.ur_cell(w, k)
+                .map(std::cell::Cell::get)
+                .ok_or_else(|| format!("uniform register UR{k} outside the kernel's file"))
+        };
+        let lo = get(reg)?;
+        let hi = if slots >= 2 {
+            get(reg.saturating_add(1))?
+        } else {
+            0
+        };
+        Ok(u64::from(lo) | u64::from(hi) << 32)
+    }
+
+    /// Writes uniform register (pair) `reg` of warp `w` for the whole warp: the value of the
+    /// lowest lane of `m` (every lane that runs a uniform definition computes the same value
+    /// from uniform operands, `analysis::uniform`); nothing when `m` is empty.
+    fn write_ur(
+        &self,
+        w: usize,
+        reg: u16,
+        slots: u8,
+        vals: &[u64; 32],
+        m: u32,
+    ) -> Result<(), String> {
+        if m == 0 {
+            return Ok(());
+        }
+        let v = vals[m.trailing_zeros() as usize];
+        let set = |k: u16, x: u32| {
+            self.ur_cell(w, k)
+                .map(|c| c.set(x))
+                .ok_or_else(|| format!("uniform register UR{k} outside the kernel's file"))
+        };
+        set(reg, v as u32)?;
+        if slots >= 2 {
+            set(reg.saturating_add(1), (v >> 32) as u32)?;
+        }
+        Ok(())
     }
 
     /// Number of warps.
@@ -610,6 +675,7 @@ impl<'a> CtaExec<'a> {
                     *x = u64::from(b >> l & 1);
                 }
             }
+            XOp::Ur { reg, slots } => *out = [self.read_ur(w, *reg, *slots)?; 32],
             XOp::Imm(v) => *out = [*v; 32],
             XOp::Special(s) => *out = self.special(w, *s)?,
             XOp::Sink => *out = [0; 32],
@@ -643,6 +709,7 @@ impl<'a> CtaExec<'a> {
                 regs.write_pred(wid, ArchReg::P(*reg), bits, m);
                 Ok(())
             }
+            XOp::Ur { reg, slots } => self.write_ur(w, *reg, *slots, vals, m),
             XOp::Sink => Ok(()),
             _ => Err("destination is not a register".into()),
         }
@@ -797,6 +864,9 @@ impl<'a> CtaExec<'a> {
         match o {
             XOp::Addr { base, offset } => Ok(match base {
                 XBase::Abs => [*offset as u64; 32],
+                XBase::Ur { reg, slots } => {
+                    [self.read_ur(w, *reg, *slots)?.wrapping_add(*offset as u64); 32]
+                }
                 XBase::Gpr { reg, slots } => {
                     let b = self.fetch(
                         regs,
@@ -2287,6 +2357,117 @@ mod tests {
         fn write_pred(&mut self, w: WarpId, p: ArchReg, b: u32, m: u32) {
             self.0.write_pred(w, p, b, m)
         }
+    }
+
+    /// Issue 36: a kernel whose address arithmetic is warp-uniform (parameters, `%ctaid`,
+    /// `%ntid`, a uniform loop bound), with a per-thread part, a uniform 64-bit pointer and a
+    /// uniform loop counter; 2 CTAs of 64 threads.
+    const UR_KERNEL: &str = ".version 7.5\n.target sm_75\n.address_size 64\n\
+.visible .entry k(.param .u64 out, .param .u32 n)\n{\n.reg .pred %p<3>;\n.reg .b32 %r<12>;\n\
+.reg .b64 %rd<6>;\n\
+ld.param.u64 %rd0, [out];\ncvta.to.global.u64 %rd1, %rd0;\nld.param.u32 %r1, [n];\n\
+mov.u32 %r2, %ctaid.x;\nmov.u32 %r3, %ntid.x;\nmul.lo.s32 %r4, %r2, %r3;\n\
+mov.u32 %r5, %tid.x;\nadd.s32 %r6, %r4, %r5;\nmul.wide.u32 %rd2, %r4, 4;\n\
+add.s64 %rd3, %rd1, %rd2;\nmov.u32 %r7, 0;\nmov.u32 %r8, 0;\n$LOOP:\n\
+add.s32 %r7, %r7, %r6;\nadd.s32 %r8, %r8, 1;\nsetp.lt.u32 %p1, %r8, %r1;\n@%p1 bra.uni $LOOP;\n\
+mul.wide.u32 %rd4, %r5, 4;\nadd.s64 %rd5, %rd3, %rd4;\nadd.s32 %r9, %r7, %r8;\n\
+st.global.u32 [%rd5], %r9;\nret;\n}\n";
+
+    fn run_ur_kernel(target: crate::analysis::AllocTarget) -> (Vec<u32>, u32, usize) {
+        let mut g = GlobalMemory::new();
+        let out = g
+            .alloc_host("out", &HostData::U32(vec![0; 128]))
+            .unwrap_or(0);
+        let module = crate::ptx::parse("t.ptx", UR_KERNEL).unwrap_or_else(|e| panic!("{e}"));
+        let p =
+            Program::load_for("t.ptx", &module, &mut g, target).unwrap_or_else(|e| panic!("{e}"));
+        let k = &p.kernels[0];
+        let ur_instrs = k
+            .instrs
+            .iter()
+            .filter(|i| i.src_ur != 0 || i.dst_ur != 0)
+            .count();
+        // UR operands never appear in the register-file lists the designs see
+        assert!(k.instrs.iter().all(|i| i
+            .src_regs
+            .as_slice()
+            .iter()
+            .chain(i.dst_regs.as_slice())
+            .all(|r| !matches!(r, ArchReg::U(_)))));
+        let mut pb = out.to_le_bytes().to_vec();
+        pb.extend_from_slice(&3u32.to_le_bytes());
+        let launch = LaunchConfig {
+            grid: [2, 1, 1],
+            block: [64, 1, 1],
+            dynamic_shared_bytes: 0,
+        };
+        crate::exec::program::run_launch(
+            &p,
+            k,
+            &launch,
+            &ParamSpace::new(pb),
+            &mut g,
+            0,
+            &crate::exec::program::RunOptions::default(),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let Some(HostData::U32(v)) = g.read_back("out") else {
+            panic!("no output");
+        };
+        (v, k.uregs, ur_instrs)
+    }
+
+    #[test]
+    fn issue36_uniform_registers_hold_the_values_and_give_the_same_outputs() {
+        let (no_ur, n0, i0) = run_ur_kernel(crate::analysis::AllocTarget::NO_UNIFORM);
+        let (ur, n1, i1) = run_ur_kernel(crate::analysis::AllocTarget::SM75);
+        // thread t of CTA c: 3 * (64c + t) + 3
+        let want: Vec<u32> = (0..128).map(|g| 3 * g + 3).collect();
+        assert_eq!(no_ur, want);
+        assert_eq!(ur, want);
+        assert_eq!((n0, i0), (0, 0));
+        assert!(
+            n1 >= 2 && i1 >= 5,
+            "uniform registers {n1}, instructions using them {i1}"
+        );
+    }
+
+    #[test]
+    fn issue36_uniform_registers_are_per_warp() {
+        let mut g = GlobalMemory::new();
+        let module = crate::ptx::parse("t.ptx", UR_KERNEL).unwrap_or_else(|e| panic!("{e}"));
+        let p = Program::load_for("t.ptx", &module, &mut g, crate::analysis::AllocTarget::SM75)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let k = &p.kernels[0];
+        let launch = LaunchConfig {
+            grid: [1, 1, 1],
+            block: [64, 1, 1],
+            dynamic_shared_bytes: 0,
+        };
+        let params = ParamSpace::new(vec![0; 16]);
+        let consts = ConstSpace::new();
+        let cta = CtaExec::new(k, &launch, &params, &consts, [0, 0, 0], 0, 0);
+        assert!(k.uregs >= 1);
+        // a whole-warp write of warp 0 (the lowest lane of the mask gives the value)
+        let vals: [u64; 32] = std::array::from_fn(|l| 0x1_0000_0000 * 7 + 40 + l as u64);
+        cta.write_ur(0, 0, 1, &vals, 0b1100)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(cta.uniform_reg(0, 0), Some(42));
+        assert_eq!(cta.uniform_reg(1, 0), Some(0), "warp 1 keeps its own UR0");
+        cta.write_ur(1, 0, 1, &[9; 32], u32::MAX)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            (cta.uniform_reg(0, 0), cta.uniform_reg(1, 0)),
+            (Some(42), Some(9))
+        );
+        // an empty mask writes nothing; a register outside the file is an error, not a panic
+        cta.write_ur(0, 0, 1, &[5; 32], 0)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(cta.uniform_reg(0, 0), Some(42));
+        let outside = u16::try_from(k.uregs).unwrap_or(u16::MAX);
+        assert!(cta.write_ur(0, outside, 1, &[5; 32], 1).is_err());
+        assert!(cta.read_ur(0, outside, 1).is_err());
+        assert_eq!(cta.uniform_reg(2, 0), None);
     }
 
     /// Issue 5: the dedicated 32-bit load ([`CtaExec::exec_ld32`]) and the general `ld`

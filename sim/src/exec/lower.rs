@@ -91,6 +91,8 @@ impl RegList {
 pub enum XBase {
     /// A register (32- or 64-bit address): `[reg+offset]`.
     Gpr { reg: u16, slots: u8 },
+    /// A uniform register (pair): `[URk+offset]`, one value for the whole warp.
+    Ur { reg: u16, slots: u8 },
     /// Absolute: the address is the offset (symbols are resolved into it).
     Abs,
 }
@@ -102,6 +104,10 @@ pub enum XOp {
     Gpr { reg: u16, slots: u8 },
     /// Predicate register `P(reg)`, `neg` for `!p`.
     Pred { reg: u16, neg: bool },
+    /// Uniform register(s) `U(reg)..` (sm_75's uniform file, [`crate::analysis::AllocTarget`]):
+    /// one 32-bit value per warp and register, `slots` of them (1 or 2). Held by the executor
+    /// ([`super::cta::CtaExec`]), not by the register file (a separate datapath on Turing).
+    Ur { reg: u16, slots: u8 },
     /// Immediate raw bits (symbol addresses resolved to immediates).
     Imm(u64),
     /// Special register.
@@ -140,6 +146,16 @@ pub struct ExecInstr {
     pub src_regs: RegList,
     /// Architectural registers written.
     pub dst_regs: RegList,
+    /// Uniform registers read (bit `k` = `UR<k>`; not in `src_regs`: the register-file
+    /// designs never see them).
+    pub src_ur: u64,
+    /// Uniform registers written.
+    pub dst_ur: u64,
+    /// 32-bit uniform-register reads of one execution (operand order, duplicates counted as
+    /// `src_regs` counts them).
+    pub ur_reads: u8,
+    /// 32-bit uniform-register writes of one execution.
+    pub ur_writes: u8,
     /// Branch target PC (`bra` only).
     pub target: u32,
     /// Reconvergence PC of a `bra` ([`NO_RECONV`]: at exit).
@@ -317,6 +333,10 @@ impl Lowerer<'_> {
                 Ok(XOp::Gpr { reg: b, slots })
             }
             Some(ArchReg::P(p)) => Ok(XOp::Pred { reg: p, neg: false }),
+            Some(ArchReg::U(b)) => {
+                let slots = self.alloc.slots.get(r.idx()).copied().unwrap_or(1).max(1);
+                Ok(XOp::Ur { reg: b, slots })
+            }
             None => Err(self.err(format!(
                 "register {} has no architectural register in the allocation",
                 self.f
@@ -385,6 +405,10 @@ impl Lowerer<'_> {
                         base: XBase::Gpr { reg, slots },
                         offset: a.offset,
                     },
+                    XOp::Ur { reg, slots } => XOp::Addr {
+                        base: XBase::Ur { reg, slots },
+                        offset: a.offset,
+                    },
                     _ => return Err(self.err("predicate used as an address".into())),
                 },
                 AddrBase::Abs => XOp::Addr {
@@ -427,6 +451,30 @@ pub fn to_mem_space(s: Space) -> Option<mem::Space> {
     }
 }
 
+/// Adds the uniform registers of operand `o` to mask `mask`, counting each 32-bit read or
+/// write in `n`.
+fn collect_ur(o: &XOp, mask: &mut u64, n: &mut u8) {
+    match o {
+        XOp::Ur { reg, slots }
+        | XOp::Addr {
+            base: XBase::Ur { reg, slots },
+            ..
+        } => {
+            for k in 0..u16::from(*slots) {
+                let r = reg.saturating_add(k);
+                if r < 64 {
+                    *mask |= 1 << r;
+                }
+                *n = n.saturating_add(1);
+            }
+        }
+        XOp::Vec(v) => v.iter().for_each(|e| collect_ur(e, mask, n)),
+        _ => {}
+    }
+}
+
+/// Adds the register-file registers of operand `o` (general and predicate; uniform registers
+/// are not register-file operands, [`collect_ur`]) to `out`; false if more than 16.
 fn collect_regs(o: &XOp, out: &mut RegList) -> bool {
     match o {
         XOp::Gpr { reg, slots }
@@ -581,6 +629,14 @@ pub fn lower_function(
         if !ok {
             return Err(lw.err("more than 16 register operands".into()));
         }
+        let (mut src_ur, mut dst_ur, mut ur_reads, mut ur_writes) = (0u64, 0u64, 0u8, 0u8);
+        for o in &src {
+            collect_ur(o, &mut src_ur, &mut ur_reads);
+        }
+        for o in &dst {
+            collect_ur(o, &mut dst_ur, &mut ur_writes);
+        }
+        let uses_ur = src_ur != 0 || dst_ur != 0;
         let (target, reconv) = if ins.op == Opcode::Bra {
             let t = ins
                 .branch_target()
@@ -608,14 +664,19 @@ pub fn lower_function(
             class: op_class(ins.op, ins.ty),
             src_regs,
             dst_regs,
+            src_ur,
+            dst_ur,
+            ur_reads,
+            ur_writes,
             target,
             reconv,
             line: ins.line,
-            fast: fast_op(ins),
+            // the whole-warp kernels read and write general registers only
+            fast: if uses_ur { FastOp::None } else { fast_op(ins) },
             ld32: false,
         });
         if let Some(x) = out.last_mut() {
-            x.ld32 = is_ld32(x);
+            x.ld32 = is_ld32(x) && x.src_ur == 0 && x.dst_ur == 0;
         }
     }
     Ok(out)

@@ -7,7 +7,7 @@ use super::cta::CtaExec;
 use super::error::ExecError;
 use super::lower::{lower_function, ExecInstr, SymbolMap};
 use super::regs::{FlatRegisterFile, RegisterAccess};
-use crate::analysis;
+use crate::analysis::{self, AllocTarget};
 use crate::ir::{CallTarget, Function, Instr, Module, Opcode, Space, Ty};
 use crate::launch::{HostData, LaunchSpec, ParamDesc};
 use crate::mem::{self, ConstSpace, GlobalMemory, ParamSpace};
@@ -33,6 +33,13 @@ pub struct Kernel {
     pub span: u32,
     /// Predicate registers per thread.
     pub preds: u32,
+    /// Uniform registers per warp ([`Allocation::uniform`]; 0 when the kernel was loaded for a
+    /// target without a uniform file). Not part of `gprs` nor of occupancy.
+    ///
+    /// [`Allocation::uniform`]: crate::analysis::Allocation::uniform
+    pub uregs: u32,
+    /// The allocation target the kernel was lowered for.
+    pub target: AllocTarget,
     /// Bytes of static shared memory; the dynamic area starts at `dynamic_offset`.
     pub static_shared: usize,
     pub dynamic_offset: u64,
@@ -144,12 +151,25 @@ impl Program {
     }
 
     /// Lowers every kernel of `module` with the register allocation of
-    /// [`analysis::analyze`]; allocates module-scope `.global` variables in `global` (named
-    /// after the variable) and `.const` variables in the constant bank.
+    /// [`analysis::analyze`] (no uniform register file); allocates module-scope `.global`
+    /// variables in `global` (named after the variable) and `.const` variables in the
+    /// constant bank.
     pub fn load(
         file: &str,
         module: &Module,
         global: &mut GlobalMemory,
+    ) -> Result<Program, ExecError> {
+        Program::load_for(file, module, global, AllocTarget::NO_UNIFORM)
+    }
+
+    /// [`Program::load`] with the register allocation for `target`
+    /// ([`analysis::analyze_for`]): on a target with a uniform register file, warp-uniform
+    /// values are held in the executor's per-warp uniform registers.
+    pub fn load_for(
+        file: &str,
+        module: &Module,
+        global: &mut GlobalMemory,
+        target: AllocTarget,
     ) -> Result<Program, ExecError> {
         let mut consts = ConstSpace::new();
         let mut globals: Vec<Option<(mem::Space, u64)>> = vec![None; module.globals.len()];
@@ -173,7 +193,7 @@ impl Program {
         }
         let mut kernels = Vec::new();
         for f in module.functions.iter().filter(|f| f.is_kernel && f.defined) {
-            kernels.push(lower_kernel(file, module, f, &globals)?);
+            kernels.push(lower_kernel(file, module, f, &globals, target)?);
         }
         Ok(Program {
             file: file.to_string(),
@@ -193,11 +213,12 @@ fn lower_kernel(
     module: &Module,
     f: &Function,
     globals: &[Option<(mem::Space, u64)>],
+    target: AllocTarget,
 ) -> Result<Kernel, ExecError> {
     if let Some(ins) = f.instrs.iter().find(|i| i.op == Opcode::Call) {
         return Err(call_error(file, module, f, ins));
     }
-    let a = analysis::analyze(f);
+    let a = analysis::analyze_for(f, target);
     // shared layout: module-scope .shared variables (all, declaration order), then the
     // kernel's function-scope ones; extern .shared arrays share the dynamic area
     let mut syms = SymbolMap {
@@ -256,6 +277,8 @@ fn lower_kernel(
         gprs: a.alloc.registers,
         span: a.alloc.span,
         preds: a.alloc.predicates,
+        uregs: a.alloc.uniform,
+        target,
         static_shared: off as usize,
         dynamic_offset,
         local_bytes: local_off as usize,

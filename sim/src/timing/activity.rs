@@ -150,6 +150,14 @@ pub struct CoreActivity {
     /// Operand reads the functional step made that were not collected (must stay 0: a
     /// non-zero value means the executor read a register the instruction info did not list).
     pub uncollected_reads: u64,
+    /// 32-bit uniform-register reads (`UR` operands, sm_75's uniform datapath, one value per
+    /// warp): not register-file accesses, so no design's banks see them. Written only when
+    /// non-zero (a GPU without a uniform file has none).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub uniform_reads: u64,
+    /// 32-bit uniform-register writes.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub uniform_writes: u64,
 }
 
 impl CoreActivity {
@@ -177,6 +185,8 @@ impl CoreActivity {
         self.releases_pbr += o.releases_pbr;
         self.releases_dead_dst += o.releases_dead_dst;
         self.uncollected_reads += o.uncollected_reads;
+        self.uniform_reads += o.uniform_reads;
+        self.uniform_writes += o.uniform_writes;
     }
 }
 

@@ -45,6 +45,12 @@ pub struct SmConfig {
     /// collector units and execution units; warp slot `w` belongs to sub-core `w % sub_cores`
     /// (GPGPU-Sim `-gpgpu_sub_core_model 1`, `shader.cc` `scheduler_unit` warp assignment).
     pub sub_cores: u32,
+    /// Uniform registers per warp (`UR0..`) the register allocation may hold warp-uniform
+    /// values in, beside the general file: 63 on Turing (sm_75; NVIDIA "CUDA Binary
+    /// Utilities", Turing instruction set: `UR0..UR62` + `URZ`; Jia et al. 2019), 0 on GPUs
+    /// without a uniform datapath (Fermi). Sets [`crate::analysis::AllocTarget`]
+    /// ([`GpuConfig::alloc_target`]); the values never reach the register-file banks.
+    pub uniform_registers: u32,
     pub scheduler: SchedulerConfig,
     pub collectors: CollectorConfig,
     pub register_file: RegisterFileConfig,
@@ -322,6 +328,13 @@ impl GpuConfig {
         Ok(cfg)
     }
 
+    /// The register-allocation target of this GPU: its uniform register file.
+    pub fn alloc_target(&self) -> crate::analysis::AllocTarget {
+        crate::analysis::AllocTarget {
+            uniform_registers: self.sm.uniform_registers,
+        }
+    }
+
     /// The RTX 2060-like preset (`sim/src/timing/rtx2060.toml`; sources in its comments).
     pub fn rtx2060_like() -> Result<GpuConfig, PresetError> {
         Self::from_toml("rtx2060.toml", RTX2060_TOML)
@@ -445,6 +458,12 @@ impl GpuConfig {
             return Err(err("sm.sub_cores", "more sub-cores than warps".into()));
         }
         range("sm.sub_cores", s.sub_cores, 1, 64)?;
+        range(
+            "sm.uniform_registers",
+            s.uniform_registers,
+            0,
+            crate::analysis::regalloc::SM75_UNIFORM_REGISTERS,
+        )?;
         if !l.registers.is_multiple_of(s.sub_cores * 32) {
             return Err(err(
                 "sm.limits.registers",
@@ -695,6 +714,29 @@ mod tests {
         let missing = RTX2060_TOML.replace("sms = 30", "");
         let e = GpuConfig::from_toml("x.toml", &missing).unwrap_err();
         assert!(e.to_string().contains("sms"), "{e}");
+    }
+
+    #[test]
+    fn issue36_uniform_registers_is_required_and_bounded() {
+        // the key is never defaulted: a preset without it names the file and the key
+        let line = RTX2060_TOML
+            .lines()
+            .find(|l| l.starts_with("uniform_registers"))
+            .expect("rtx2060 sets uniform_registers");
+        let missing = RTX2060_TOML.replace(line, "");
+        let e = GpuConfig::from_toml("my.toml", &missing).unwrap_err();
+        let msg = format!("{e}");
+        assert!(
+            msg.contains("my.toml") && msg.contains("uniform_registers"),
+            "{msg}"
+        );
+        let c = GpuConfig::rtx2060_like().expect("preset");
+        assert_eq!(c.alloc_target(), crate::analysis::AllocTarget::SM75);
+        let g = GpuConfig::gtx480_like().expect("preset");
+        assert_eq!(g.alloc_target(), crate::analysis::AllocTarget::NO_UNIFORM);
+        let mut c = c;
+        c.sm.uniform_registers = 64;
+        assert_eq!(c.validate().unwrap_err().field, "sm.uniform_registers");
     }
 
     #[test]

@@ -129,7 +129,7 @@ fn gprs(v: &[ArchReg]) -> Vec<u16> {
     v.iter()
         .filter_map(|a| match a {
             ArchReg::R(r) => Some(*r),
-            ArchReg::P(_) => None,
+            ArchReg::P(_) | ArchReg::U(_) => None,
         })
         .collect()
 }
@@ -475,6 +475,13 @@ struct Warp {
     inflight: u32,
     /// The next instruction ([`Shared::intern`] index), if known.
     next: Option<u32>,
+    /// Uniform registers (bit `k` = `UR<k>`) with a write in flight: the scoreboard tracks
+    /// the uniform file like the predicates (Turing's uniform datapath has its own register
+    /// file, read and written by the warp's instructions in order, Jia et al. 2019). Zero on
+    /// a GPU without a uniform file.
+    pending_ur: u64,
+    /// Uniform registers (sources and destinations) of `next`.
+    next_ur: u64,
 }
 
 impl Warp {
@@ -496,7 +503,7 @@ impl Warp {
             hit |= h != 0;
             mem |= h & self.pending_mem[k] != 0;
         }
-        if self.next_preds & self.pending_pred != 0 {
+        if self.next_preds & self.pending_pred != 0 || self.next_ur & self.pending_ur != 0 {
             hit = true;
         }
         if hit {
@@ -1399,6 +1406,7 @@ impl<D: RegisterFileDesign> Sm<D> {
                 sub_core: w.sub_core,
                 next_mask: next.map_or([0; 4], |i| sh.st(i).mask),
                 next_preds: next.map_or(0, |i| sh.info(i).src_preds | sh.info(i).dst_preds),
+                next_ur: next.map_or(0, |i| sh.info(i).src_uniform | sh.info(i).dst_uniform),
                 has_next: next.is_some(),
                 next,
                 in_collector: false,
@@ -1408,6 +1416,7 @@ impl<D: RegisterFileDesign> Sm<D> {
                 pending: [0; 4],
                 pending_mem: [0; 4],
                 pending_pred: 0,
+                pending_ur: 0,
                 inflight: 0,
             });
             self.refresh_gate(usize::from(w.slot));
@@ -1760,6 +1769,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             w.pending_mem[k] &= !st.dst_mask[k];
         }
         w.pending_pred &= !info.dst_preds;
+        w.pending_ur &= !info.dst_uniform;
         w.inflight = w.inflight.saturating_sub(1);
         self.subs[usize::from(w.sub_core)].dirty = true;
         let ws = WarpSlot {
@@ -2194,6 +2204,12 @@ impl<D: RegisterFileDesign> Sm<D> {
         act.uncollected_reads += uncollected;
         act.warp_instructions += 1;
         act.thread_instructions += u64::from(step.active_mask.count_ones());
+        {
+            // the uniform datapath's accesses: activity only, never the designs' banks
+            let k = &sh.st(sid).key;
+            act.uniform_reads += u64::from(k.uniform_reads);
+            act.uniform_writes += u64::from(k.uniform_writes);
+        }
         by_class[class as usize] += 1;
         act.collector_reads += nops as u64;
         // pir releases (the list is looked up only for an instruction that has one)
@@ -2381,6 +2397,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             w.next = next;
             w.next_mask = next.map_or([0; 4], |i| sh.st(i).mask);
             w.next_preds = next.map_or(0, |i| sh.info(i).src_preds | sh.info(i).dst_preds);
+            w.next_ur = next.map_or(0, |i| sh.info(i).src_uniform | sh.info(i).dst_uniform);
             w.has_next = next.is_some();
             // (`from_load` implies a memory instruction; all-ones or zero, no branch)
             let load = 0u64.wrapping_sub(u64::from(from_load));
@@ -2977,6 +2994,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             w.pending[k] |= st.dst_mask[k];
         }
         w.pending_pred |= info.dst_preds;
+        w.pending_ur |= info.dst_uniform;
         w.in_collector = true;
         // a warp that issues is not at a barrier, so in its collector its verdict is "no
         // instruction" ([`Warp::gate_of`]), without the scoreboard test

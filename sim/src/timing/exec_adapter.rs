@@ -15,7 +15,7 @@ use super::functional::{
 use super::memory::{CarriedCaches, MemoryHierarchy};
 use super::profile::{ReuseProfile, WarpReuse};
 use super::rf::RegisterFileDesign;
-use crate::analysis::{analyze, Analysis, ArchReg};
+use crate::analysis::{analyze_for, Analysis, ArchReg};
 use crate::exec::{
     BarrierEvent, CtaExec, FlatRegisterFile, Kernel, LaunchConfig, MemKind, MemMeta, Program,
     RegisterAccess, Scratch, WarpId,
@@ -33,14 +33,14 @@ impl RegisterAccess for Regs<'_> {
     fn read(&mut self, _warp: WarpId, reg: ArchReg) -> [u32; 32] {
         match reg {
             ArchReg::R(r) => self.inner.read(r),
-            ArchReg::P(_) => [0; 32],
+            ArchReg::P(_) | ArchReg::U(_) => [0; 32],
         }
     }
     #[inline]
     fn read_into(&mut self, _warp: WarpId, reg: ArchReg, out: &mut [u32; 32]) {
         match reg {
             ArchReg::R(r) => self.inner.read_into(r, out),
-            ArchReg::P(_) => *out = [0; 32],
+            ArchReg::P(_) | ArchReg::U(_) => *out = [0; 32],
         }
     }
     fn write(&mut self, _warp: WarpId, reg: ArchReg, values: &[u32; 32], mask: u32) {
@@ -51,7 +51,7 @@ impl RegisterAccess for Regs<'_> {
     fn read_pred(&mut self, _warp: WarpId, p: ArchReg) -> u32 {
         match p {
             ArchReg::P(p) => self.inner.read_pred(p),
-            ArchReg::R(_) => 0,
+            ArchReg::R(_) | ArchReg::U(_) => 0,
         }
     }
     fn write_pred(&mut self, _warp: WarpId, p: ArchReg, bits: u32, mask: u32) {
@@ -123,6 +123,9 @@ fn info_of(func: u32, pc: u32, ins: &crate::exec::ExecInstr) -> Result<InstrInfo
                 }
                 ArchReg::P(p) if p < 32 => *preds |= 1 << p,
                 ArchReg::P(p) => return Err(format!("line {}: predicate P{p} > P31", ins.line)),
+                ArchReg::U(u) => {
+                    return Err(format!("line {}: UR{u} in a register-file list", ins.line))
+                }
             }
         }
     }
@@ -134,6 +137,10 @@ fn info_of(func: u32, pc: u32, ins: &crate::exec::ExecInstr) -> Result<InstrInfo
         dsts,
         src_preds: sp,
         dst_preds: dp,
+        src_uniform: ins.src_ur,
+        dst_uniform: ins.dst_ur,
+        uniform_reads: ins.ur_reads,
+        uniform_writes: ins.ur_writes,
         active_mask: 0,
         coherent: ins.mods.has(Mods::VOLATILE | Mods::ORDERED | Mods::CV),
     })
@@ -162,7 +169,8 @@ impl<'a> ExecModel<'a> {
                 kernel.name, launch.grid, launch.block
             )));
         }
-        let a = analyze(func);
+        // the allocation the kernel was lowered with (its target's uniform file)
+        let a = analyze_for(func, kernel.target);
         let mut analyses = vec![None; functions.max(func_index as usize + 1)];
         analyses[func_index as usize] = Some(a);
         let infos: Vec<_> = kernel
@@ -505,7 +513,7 @@ pub fn run_spec_timed<D: RegisterFileDesign>(
         .map_err(|e| model_err(e.to_string()))?;
     let module = crate::ptx::parse(&spec.ptx_path, &spec.ptx_source)
         .map_err(|e| model_err(e.to_string()))?;
-    let program = Program::load(&spec.ptx_path, &module, &mut global)
+    let program = Program::load_for(&spec.ptx_path, &module, &mut global, cfg.alloc_target())
         .map_err(|e| model_err(e.to_string()))?;
     let names: Vec<&str> = program.kernels.iter().map(|k| k.name.as_str()).collect();
     spec.check_kernels(&names)

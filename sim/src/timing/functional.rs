@@ -99,6 +99,16 @@ pub struct InstrInfo {
     pub src_preds: u32,
     /// Predicates written.
     pub dst_preds: u32,
+    /// Uniform registers read (bit `k` = `UR<k>`, sm_75's uniform file): the scoreboard
+    /// tracks them like predicates; they are not register-file operands (`srcs`), so no
+    /// design sees them.
+    pub src_uniform: u64,
+    /// Uniform registers written.
+    pub dst_uniform: u64,
+    /// 32-bit uniform-register reads of one execution (activity `uniform_reads`).
+    pub uniform_reads: u8,
+    /// 32-bit uniform-register writes of one execution (activity `uniform_writes`).
+    pub uniform_writes: u8,
     /// Lanes that will execute.
     pub active_mask: u32,
     /// A memory instruction that must see memory itself: `.volatile`, a memory order
@@ -324,6 +334,9 @@ fn arch_lists(a: &Analysis, units: &[u32]) -> Result<(RegList, u32), ModelError>
                 }
                 preds |= 1 << p;
             }
+            ArchReg::U(u) => {
+                return Err(ModelError(format!("UR{u} is not a register-file unit")));
+            }
         }
     }
     Ok((regs, preds))
@@ -390,6 +403,10 @@ impl SyntheticModel {
                 dsts,
                 src_preds,
                 dst_preds,
+                src_uniform: 0,
+                dst_uniform: 0,
+                uniform_reads: 0,
+                uniform_writes: 0,
                 active_mask: 0,
                 coherent: ins.mods.has(Mods::VOLATILE | Mods::ORDERED | Mods::CV),
             });
