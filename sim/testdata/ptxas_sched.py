@@ -13,6 +13,13 @@ sim/src/analysis/schedule.rs (issue 3).
    With memory: ld.global + st.global keeps the branches; ld.global.nc + st.global,
    ld.global + st.shared, ld.shared + st.global and a lone st.global are predicated
    (schedule::if_convertible).
+1c. store data registers: k fma results of two loaded values, each then stored once
+   (schedule::odd_registers, schedule::list_schedule). Through a per-thread 64-bit register
+   address (st.global [%rd+4i], red.global.add) every stored value takes an odd register
+   (R9, R11, R13, ...; 2k + 8 registers for k = 4, 8); through a uniform address
+   (st.global [param+4i]: STG [UR4]) or to shared memory the registers are consecutive. The
+   STG are issued as soon as their value is ready, between the remaining FFMA, not sunk to
+   the end (the SASS of k = 8 is printed).
 2. loops of the suite and held-out kernels: for every single-block PTX loop, its instruction and
    load counts, whether it carries `.pragma "nounroll"` and whether its counter is stepped by an
    immediate, next to the load counts of the SASS loops (backward branches) of the same kernel.
@@ -172,6 +179,39 @@ def branches_left(src):
     return len(re.findall(r"@!?P\d+ +BRA", sass_kernel(sass, "k")))
 
 
+def stores(k, how):
+    """k fma results of two loaded values, each stored once (`how`: st.global through a
+    per-thread register address, red.global.add, st.global through the parameter's address,
+    st.shared)."""
+    s = (".version 7.0\n.target sm_75\n.address_size 64\n"
+         ".visible .entry k(.param .u64 p0, .param .u64 p1)\n{\n"
+         ".reg .f32 %f<100>; .reg .b32 %r<10>; .reg .b64 %rd<40>;\n"
+         ".shared .align 4 .b8 sm[4096];\n"
+         "ld.param.u64 %rd1, [p0]; ld.param.u64 %rd2, [p1];\n"
+         "cvta.to.global.u64 %rd3, %rd1; cvta.to.global.u64 %rd4, %rd2;\n"
+         "mov.u32 %r1, %tid.x; mul.wide.u32 %rd5, %r1, 4;\n"
+         "add.s64 %rd6, %rd3, %rd5; add.s64 %rd7, %rd4, %rd5;\n"
+         "mov.u64 %rd20, sm; add.s64 %rd21, %rd20, %rd5;\n"
+         "ld.global.f32 %f1, [%rd6]; ld.global.f32 %f2, [%rd6+4];\n")
+    for i in range(k):
+        s += f"fma.rn.f32 %f{10 + i}, %f1, %f2, 0f{0x3F800000 + i * 0x100000:08X};\n"
+    for i in range(k):
+        s += {"st": f"st.global.f32 [%rd7+{4 * i}], %f{10 + i};\n",
+              "red": f"red.global.add.f32 [%rd7+{4 * i}], %f{10 + i};\n",
+              "uniform": f"st.global.f32 [%rd4+{4 * i}], %f{10 + i};\n",
+              "shared": f"st.shared.f32 [%rd21+{4 * i}], %f{10 + i};\n"}[how]
+    return s + "ret;\n}\n"
+
+
+def compile_src(src):
+    with tempfile.NamedTemporaryFile("w", suffix=".ptx", delete=False) as fh:
+        fh.write(src)
+    try:
+        return compile_ptx(fh.name)
+    finally:
+        os.unlink(fh.name)
+
+
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == "--sass":
         _, sass = compile_ptx(sys.argv[3])
@@ -203,6 +243,13 @@ def main():
              "st.global.f32 [%rd14+{o2}], %f{f};\n"),
             ("st.global only", "st.global.f32 [%rd14+{o}], %f1;\n")]:
         print(f"  {name}: {branches_left(hammocks(4, body))} branches")
+
+    # ---------- store data registers (schedule::odd_registers) ----------
+    print("store data registers (k fma results, each stored once; registers ptxas reports)")
+    for how in ("st", "red", "uniform", "shared"):
+        counts = [compile_src(stores(k, how))[0]["k"] for k in (4, 8, 12)]
+        print(f"  {how:8s} k=4,8,12: {counts}")
+    print(sass_kernel(compile_src(stores(8, "st"))[1], "k"))
 
     # ---------- 2. loops of the suite and held-out kernels ----------
     files = sorted(glob.glob(os.path.join(root, "workloads", "*", "*.ptx"))) + sorted(

@@ -60,16 +60,28 @@ fn compare() -> BTreeMap<(String, String), (u32, u32, u32, u32)> {
 
 /// Held-out kernels whose SASS set a rule of the scheduling estimate besides those
 /// `ptxas_sched.csv` lists: `dlibm`, whose `c[0x2][...]` constant operands show that immediate
-/// moves take no register (`analysis::schedule::weights`).
-const RULE_KERNELS: &[&str] = &["sim/testdata/heldout/k32_double_libm/k32_double_libm.ptx"];
+/// moves take no register (`analysis::schedule::weights`); `vote` and `ftz`, whose odd `STG`
+/// data registers led to the odd-register rule, and `simd`, whose early stores led to
+/// issuing ready stores first (`analysis::schedule::odd_registers`, `list_schedule`; both
+/// measured on synthetic PTX in `ptxas_sched.py`), and `dyn_reverse` and `atomics_float`, whose
+/// SASS was read while looking for them.
+const RULE_KERNELS: &[&str] = &[
+    "sim/testdata/heldout/k32_double_libm/k32_double_libm.ptx",
+    "sim/testdata/heldout/k07_vote/k07_vote.ptx",
+    "sim/testdata/heldout/k26_ftz/k26_ftz.ptx",
+    "sim/testdata/heldout/k35_simd_int/k35_simd_int.ptx",
+    "sim/testdata/heldout/k03_dynsmem/k03_dynsmem.ptx",
+    "sim/testdata/heldout/k05_atomics_float/k05_atomics_float.ptx",
+];
 
 /// Held-out kernels whose SASS set no rule (neither `ptxas_sched.csv` nor [`RULE_KERNELS`]),
-/// and the bound on their mean |relative error|: measured 16.2 % over these 29 kernels (16.4 %
-/// before if-conversion and folded immediates; over the 30 outside `ptxas_sched.csv`: 18.7 %
-/// with the uniform register file, 19.9 % without it; all 38: 18.2 %), bounded at its measured
-/// value plus 0.5 points.
-const UNSEEN_KERNELS: usize = 29;
-const UNSEEN_MEAN_MAX: f64 = 0.167;
+/// and the bound on their mean |relative error|: measured 13.0 % over these 24 kernels with
+/// odd store-data registers and ready stores first (14.5 % before them; over the 29 kernels of
+/// the previous split: 14.3 %, 16.2 % before; 16.4 % before if-conversion and folded
+/// immediates; over the 30 outside `ptxas_sched.csv`: 18.7 % with the uniform register file,
+/// 19.9 % without it; all 38: 16.7 %), bounded at its measured value plus 0.5 points.
+const UNSEEN_KERNELS: usize = 24;
+const UNSEEN_MEAN_MAX: f64 = 0.135;
 
 #[test]
 fn register_counts_track_ptxas_on_the_suite() {
@@ -105,11 +117,13 @@ fn register_counts_track_ptxas_on_the_suite() {
     // the held-out kernels check generality: 28.5 % before the scheduling estimate
     // (analysis::schedule), 23.8 % with it, 23.2 % with 32-bit shared addresses
     // (analysis::narrow), 20.8 % with sm_75's uniform register file (issue 36), 20.6 % with
-    // ptxas's if-conversion and 18.2 % with immediates folded into their consumers
-    // (analysis::schedule; the issue's 15 % is not reached: README, "PTX front-end")
+    // ptxas's if-conversion, 18.2 % with immediates folded into their consumers and 16.7 %
+    // with values only stored through a register address in odd registers and ready stores
+    // issued first (analysis::schedule; the issue's 15 % is not reached: README, "PTX
+    // front-end")
     assert!(
-        held_mean <= 0.187,
-        "held-out mean |relative error| {:.1}% > 18.7%",
+        held_mean <= 0.172,
+        "held-out mean |relative error| {:.1}% > 17.2%",
         held_mean * 100.0
     );
     // Issue 25: the scheduling rules (analysis::schedule) were measured on the SASS of the
@@ -155,11 +169,12 @@ fn register_counts_track_ptxas_on_the_suite() {
     // all: 14 against our 10), so the mean is 0.46 points worse. ptxas's if-conversion
     // (small guarded blocks predicated and scheduled with their neighbours: transpose 14 -> 18
     // against 26, reduce_sum 10 -> 12 against 14) brings it to 14.6 %, immediates folded into
-    // their consumers (black_scholes back from 33 to 26 against 22) to 13.7 %. Bounded at the
+    // their consumers (black_scholes back from 33 to 26 against 22) to 13.7 %, odd store-data
+    // registers and ready stores first to 13.6 % (nw_tile 32 -> 34 against 52). Bounded at the
     // measured value plus 0.5 points.
     assert!(
-        mean <= 0.142,
-        "mean |relative error| {:.1}% > 14.2%",
+        mean <= 0.141,
+        "mean |relative error| {:.1}% > 14.1%",
         mean * 100.0
     );
 }

@@ -13,7 +13,7 @@
 //!
 //! * **Scheduling** ([`list_schedule`]): a critical-path list scheduler over the block's
 //!   dependence graph, with latencies from the Accel-Sim RTX 2060 configuration ([`latency`]).
-//!   Atomics, barriers, fences and calls end a scheduling region (SASS splits the block there:
+//!   A ready store issues first. Atomics, barriers, fences and calls end a scheduling region (SASS splits the block there:
 //!   warp-aggregated atomics, `BAR`, `MEMBAR`).
 //! * **If-conversion** ([`if_converted_regions`]): a block of at most [`IF_CONVERT_MAX`]
 //!   instructions that a conditional branch skips is predicated and scheduled with the blocks
@@ -26,7 +26,8 @@
 //!   x1 from 47; a register step or the pragma: x1). The copies are scheduled together
 //!   ([`unrolled`]). If the result exceeds the budget, ptxas unrolls less (4, 2, 1).
 //! * **Registers** ([`pressure`]): a first-fit assignment of the scheduled live ranges, pairs
-//!   aligned, `R1` reserved; warp-uniform values take no general register (sm_75's uniform
+//!   aligned, `R1` reserved, a value only stored through a per-thread 64-bit address in an
+//!   odd register ([`odd_registers`]); warp-uniform values take no general register (sm_75's uniform
 //!   register file, [`super::uniform::uniform_values`]), nor does a uniform-base + per-thread
 //!   offset address sm_75 encodes as `[Rk.64+URm]`, nor an immediate (a constant operand of its
 //!   consumers), and a narrow load into a wide register takes its loaded width ([`weights`]).
@@ -182,8 +183,13 @@ fn block_vinstrs(f: &Function, ud: &UseDef, range: std::ops::Range<usize>) -> Ve
 /// one instruction per cycle, always issuing, among the instructions whose operands are ready,
 /// the one with the longest latency-weighted path to the end of the block (critical-path list
 /// scheduling, Gibbons & Muchnick, "Efficient instruction scheduling for a pipelined
-/// architecture", SIGPLAN 1986), ties in program order. Loads therefore issue as soon as their
-/// addresses are known and stores, which nothing waits for, sink to the end.
+/// architecture", SIGPLAN 1986), ties in program order — except that a ready store is issued
+/// first. Loads therefore issue as soon as their addresses are known, and a store as soon as
+/// its value is ready, freeing it: in the SASS of `sim/testdata/ptxas_sched.py`'s `store data
+/// registers` kernels each `STG` follows the `FFMA` of its value by a few instructions,
+/// between the remaining `FFMA`, and `k35_simd_int` stores its first results before computing
+/// the rest (a store's height, the critical path behind it, is 0, so ordering by height alone
+/// would sink every store to the end and hold all the stored values at once).
 fn list_schedule(v: &[VInstr]) -> Vec<usize> {
     use std::cmp::Reverse;
     use std::collections::{BTreeMap, BinaryHeap};
@@ -271,7 +277,7 @@ fn list_schedule(v: &[VInstr]) -> Vec<usize> {
         .filter(|&i| npred[i] == 0)
         .map(|i| (Reverse(0), Reverse(i)))
         .collect();
-    let mut avail: BinaryHeap<(u32, Reverse<usize>)> = BinaryHeap::new();
+    let mut avail: BinaryHeap<(bool, u32, Reverse<usize>)> = BinaryHeap::new();
     let mut order = Vec::with_capacity(n);
     let mut now = 0u64;
     loop {
@@ -281,9 +287,10 @@ fn list_schedule(v: &[VInstr]) -> Vec<usize> {
             }
             pending.pop();
             now = now.max(t);
-            avail.push((height[i], Reverse(i)));
+            let store = v[i].orders_memory && !v[i].boundary;
+            avail.push((store, height[i], Reverse(i)));
         }
-        let Some((_, Reverse(i))) = avail.pop() else {
+        let Some((_, _, Reverse(i))) = avail.pop() else {
             break;
         };
         order.push(i);
@@ -489,15 +496,80 @@ pub fn weights(f: &Function, uni: &[bool]) -> Vec<u32> {
     w
 }
 
+/// Values ptxas places in an odd register: the 32-bit data operand of a global/generic store,
+/// reduction or atomic whose address is a per-thread 64-bit register pair (`STG.E [R4], R9`).
+/// Measured on synthetic PTX (`sim/testdata/ptxas_sched.py`, `store data registers`): `k`
+/// values computed together and then stored through a register address (`st.global.f32
+/// [%rd+4i]`, or `red.global.add.f32`) take `R9, R11, R13, ...` and ptxas reports `2k + 8`
+/// registers (k = 4, 8: 16, 24), the even registers between them unused; stored through a
+/// uniform address (`STG.E [UR4]`) or to shared memory (`STS [R13.X4+UR4]`) they take
+/// consecutive registers (uniform address `k + 6`, shared `k + 8`, for k = 4, 8). Only a value whose every read is
+/// such a store: `srad_coef` (suite) stores the differences it also computes with from even
+/// registers (`STG.E.SYS [R10], R2`). The suite and held-out SASS show the rule for stored-only
+/// values too: every `STG` data register of `k26_ftz` (`R5, R9, R11, R13, R15, R17, R19`, the
+/// even registers between them unused) is odd.
+pub fn odd_registers(f: &Function, uni: &[bool]) -> Vec<bool> {
+    use crate::ir::AddrBase;
+    let is_uni = |v: usize| uni.get(v).copied().unwrap_or(false);
+    let nv = f.regs.len();
+    // reads as such store data / any other read
+    let (mut data, mut other) = (vec![0u32; nv], vec![0u32; nv]);
+    for ins in &f.instrs {
+        let wide_addr = matches!(ins.op, Opcode::St | Opcode::Atom | Opcode::Red)
+            && matches!(ins.space, Space::Global | Space::Generic)
+            && match ins.src.first() {
+                Some(Operand::Addr(a)) => match a.base {
+                    AddrBase::Reg(b) => {
+                        !is_uni(b.idx())
+                            && f.regs.get(b.idx()).is_some_and(|r| r.class().slots() == 2)
+                    }
+                    _ => false,
+                },
+                _ => false,
+            };
+        let mut count = |r: usize, is_data: bool| {
+            let c = if is_data { &mut data } else { &mut other };
+            if let Some(x) = c.get_mut(r) {
+                *x += 1;
+            }
+        };
+        if let Some(g) = ins.guard {
+            count(g.reg.idx(), false);
+        }
+        for (k, o) in ins.src.iter().enumerate() {
+            match o {
+                Operand::Reg(r) => count(r.idx(), wide_addr && k > 0),
+                Operand::Addr(a) => {
+                    if let AddrBase::Reg(r) = a.base {
+                        count(r.idx(), false);
+                    }
+                }
+                Operand::Vec(v) => {
+                    for e in v {
+                        if let Operand::Reg(r) = e {
+                            count(r.idx(), false);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    (0..nv)
+        .map(|v| data[v] > 0 && other[v] == 0 && f.regs[v].class().slots() == 1)
+        .collect()
+}
+
 /// Registers needed to run `v` in `order`: a first-fit assignment along the order (linear
 /// scan, Poletto & Sarkar, TOPLAS 1999) of every value's live range, 64-bit values on an
 /// aligned even/odd pair and `R1` reserved, as [`super::regalloc`] does for the whole
 /// function; values in `live_out` stay to the end, values read before any definition (live
 /// into the block) are placed first, widest first. Returns the highest register + 1.
-fn pressure(wt: &[u32], v: &[VInstr], order: &[usize], live_out: &[u32]) -> u32 {
+fn pressure(wt: &[u32], odd: &[bool], v: &[VInstr], order: &[usize], live_out: &[u32]) -> u32 {
     use std::collections::{BTreeMap, BTreeSet};
     let nv = wt.len().max(1);
     let w = |x: u32| wt.get(x as usize % nv).copied().unwrap_or(0);
+    let is_odd = |x: u32| odd.get(x as usize % nv).copied().unwrap_or(false);
     // last position (in `order`) at which each value is read; usize::MAX = live out
     let mut last_use: BTreeMap<u32, usize> = BTreeMap::new();
     let mut defined: BTreeSet<u32> = BTreeSet::new();
@@ -532,9 +604,14 @@ fn pressure(wt: &[u32], v: &[VInstr], order: &[usize], live_out: &[u32]) -> u32 
         if width == 0 || at.contains_key(&x) {
             return;
         }
-        let mut base = 0usize;
+        // odd-register values ([`odd_registers`]) look at R1, R3, ... only
+        let (mut base, step) = if width == 1 && is_odd(x) {
+            (1, 2)
+        } else {
+            (0, width)
+        };
         while (base..base + width).any(|r| busy.get(r).copied().unwrap_or(false)) {
-            base += width;
+            base += step;
         }
         if busy.len() < base + width {
             busy.resize(base + width, false);
@@ -767,7 +844,9 @@ fn region_vinstrs(f: &Function, ud: &UseDef, region: &[usize]) -> Vec<VInstr> {
 /// the result never exceeds the budget (ptxas then schedules less aggressively).
 pub fn scheduled_registers(f: &Function, ud: &UseDef, live: &Liveness, budget: u32) -> u32 {
     let overhead = RESERVED_TOP;
-    let wt = &weights(f, &super::uniform::uniform_values(f));
+    let uni = super::uniform::uniform_values(f);
+    let wt = &weights(f, &uni);
+    let odd = &odd_registers(f, &uni);
     let nv = f.regs.len();
     let mut max = 0u32;
     for region in if_converted_regions(f) {
@@ -795,7 +874,7 @@ pub fn scheduled_registers(f: &Function, ud: &UseDef, live: &Liveness, budget: u
                 .iter()
                 .map(|&x| last.get(x as usize).copied().unwrap_or(x))
                 .collect();
-            let p = pressure(wt, &v, &list_schedule(&v), &out);
+            let p = pressure(wt, odd, &v, &list_schedule(&v), &out);
             if u <= 1 || p + overhead <= budget {
                 break p;
             }
