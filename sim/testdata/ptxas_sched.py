@@ -20,6 +20,14 @@ sim/src/analysis/schedule.rs (issue 3).
    (st.global [param+4i]: STG [UR4]) or to shared memory the registers are consecutive. The
    STG are issued as soon as their value is ready, between the remaining FFMA, not sunk to
    the end (the SASS of k = 8 is printed).
+1d. IMAD.WIDE constants (schedule::imad_wide_constants): `mul.wide` by an immediate added to a
+   kernel-parameter pointer (one pointer; three pointers at the same index; at different
+   indices; element sizes 4 and 8; mul.wide.u32; a grid-stride loop; and the same with a
+   per-thread base). The SASS sets the immediate with `MOV Rk, 0x4` (IMAD.WIDE R2, R0, R7,
+   c[0x0][0x160]): one register per distinct value (8 and 4: R5 and R7), shared by every
+   IMAD.WIDE, at the top of the block (before the S2R of the index; before the loop) and live
+   to the last IMAD.WIDE. Against a per-thread base the immediate is folded (IMAD.WIDE R, R,
+   0x4, R). The registers ptxas reports and the SASS are printed.
 2. loops of the suite and held-out kernels: for every single-block PTX loop, its instruction and
    load counts, whether it carries `.pragma "nounroll"` and whether its counter is stepped by an
    immediate, next to the load counts of the SASS loops (backward branches) of the same kernel.
@@ -203,6 +211,51 @@ def stores(k, how):
     return s + "ret;\n}\n"
 
 
+def imad_wide(kind):
+    """`mul.wide` by an immediate added to parameter pointers (section 1d)."""
+    s = (".version 7.0\n.target sm_75\n.address_size 64\n"
+         ".visible .entry k(.param .u64 p0, .param .u64 p1, .param .u64 p2, .param .u32 n)\n{\n"
+         ".reg .pred %p<4>; .reg .f32 %f<10>; .reg .f64 %fd<4>; .reg .b32 %r<20>;"
+         " .reg .b64 %rd<40>;\n"
+         "ld.param.u64 %rd1, [p0]; ld.param.u64 %rd2, [p1]; ld.param.u64 %rd3, [p2];\n"
+         "cvta.to.global.u64 %rd5, %rd1; cvta.to.global.u64 %rd6, %rd2;"
+         " cvta.to.global.u64 %rd7, %rd3;\n"
+         "mov.u32 %r1, %tid.x; mov.u32 %r2, %ctaid.x; mov.u32 %r3, %ntid.x;"
+         " mad.lo.s32 %r4, %r2, %r3, %r1;\n")
+    three = ("add.s64 %rd10, %rd5, %rd9; add.s64 %rd11, %rd6, %rd9; add.s64 %rd12, %rd7, %rd9;\n"
+             "ld.global.f32 %f1, [%rd10]; ld.global.f32 %f2, [%rd11]; add.f32 %f3, %f1, %f2;"
+             " st.global.f32 [%rd12], %f3;\n")
+    s += {
+        "one pointer": "mul.wide.s32 %rd9, %r4, 4; add.s64 %rd10, %rd5, %rd9;"
+                       " ld.global.f32 %f1, [%rd10]; add.f32 %f2, %f1, 0f3F800000;"
+                       " st.global.f32 [%rd10], %f2;\n",
+        "three, same index": "mul.wide.s32 %rd9, %r4, 4;\n" + three,
+        "three, different indices":
+            "mul.wide.s32 %rd9, %r4, 4; add.s64 %rd10, %rd5, %rd9; add.s32 %r5, %r4, 7;"
+            " mul.wide.s32 %rd13, %r5, 4; add.s64 %rd11, %rd6, %rd13;"
+            " mul.lo.s32 %r6, %r4, 3; mul.wide.s32 %rd14, %r6, 4; add.s64 %rd12, %rd7, %rd14;\n"
+            "ld.global.f32 %f1, [%rd10]; ld.global.f32 %f2, [%rd11]; add.f32 %f3, %f1, %f2;"
+            " st.global.f32 [%rd12], %f3;\n",
+        "sizes 4 and 8":
+            "mul.wide.s32 %rd9, %r4, 4; add.s64 %rd10, %rd5, %rd9; mul.wide.s32 %rd13, %r4, 8;"
+            " add.s64 %rd11, %rd6, %rd13; mul.lo.s32 %r6, %r4, 3; mul.wide.s32 %rd14, %r6, 4;"
+            " add.s64 %rd12, %rd7, %rd14;\n"
+            "ld.global.f32 %f1, [%rd10]; ld.global.f64 %fd1, [%rd11];"
+            " cvt.rn.f32.f64 %f2, %fd1; add.f32 %f3, %f1, %f2; st.global.f32 [%rd12], %f3;\n",
+        "mul.wide.u32": "mul.wide.u32 %rd9, %r4, 4;\n" + three,
+        "grid-stride loop":
+            "ld.param.u32 %r10, [n]; mov.u32 %r11, %nctaid.x; mul.lo.s32 %r12, %r11, %r3;\n"
+            "setp.ge.s32 %p1, %r4, %r10; @%p1 bra DONE;\nLOOP:\n"
+            "mul.wide.s32 %rd9, %r4, 4;\n" + three +
+            "add.s32 %r4, %r4, %r12; setp.lt.s32 %p2, %r4, %r10; @%p2 bra LOOP;\nDONE:\n",
+        "per-thread base":
+            "ld.global.u64 %rd20, [%rd5]; mul.wide.s32 %rd9, %r4, 4; add.s64 %rd10, %rd20, %rd9;"
+            " ld.global.f32 %f1, [%rd10]; add.f32 %f2, %f1, 0f3F800000;"
+            " st.global.f32 [%rd10], %f2;\n",
+    }[kind]
+    return s + "ret;\n}\n"
+
+
 def compile_src(src):
     with tempfile.NamedTemporaryFile("w", suffix=".ptx", delete=False) as fh:
         fh.write(src)
@@ -250,6 +303,17 @@ def main():
         counts = [compile_src(stores(k, how))[0]["k"] for k in (4, 8, 12)]
         print(f"  {how:8s} k=4,8,12: {counts}")
     print(sass_kernel(compile_src(stores(8, "st"))[1], "k"))
+
+    # ---------- IMAD.WIDE constants (schedule::imad_wide_constants) ----------
+    print("IMAD.WIDE constants (mul.wide by an immediate + parameter pointer)")
+    for kind in ("one pointer", "three, same index", "three, different indices",
+                 "sizes 4 and 8", "mul.wide.u32", "grid-stride loop", "per-thread base"):
+        regs, sass = compile_src(imad_wide(kind))
+        text = sass_kernel(sass, "k")
+        ins = [re.sub(r"\s*/\*[0-9a-f]{4}\*/\s*", "", l).split(" ;")[0].strip()
+               for l in text.splitlines() if re.search(r"/\*[0-9a-f]{4}\*/", l)]
+        ins = [x for x in ins if re.search(r"MOV R\d+, 0x|IMAD\.WIDE|S2R|BRA|EXIT", x)]
+        print(f"  {kind}: {regs['k']} registers; " + "; ".join(ins))
 
     # ---------- 2. loops of the suite and held-out kernels ----------
     files = sorted(glob.glob(os.path.join(root, "workloads", "*", "*.ptx"))) + sorted(

@@ -75,13 +75,14 @@ const RULE_KERNELS: &[&str] = &[
 ];
 
 /// Held-out kernels whose SASS set no rule (neither `ptxas_sched.csv` nor [`RULE_KERNELS`]),
-/// and the bound on their mean |relative error|: measured 13.0 % over these 24 kernels with
+/// and the bound on their mean |relative error|: measured 13.1 % over these 24 kernels with
+/// `IMAD.WIDE` multipliers in a register (13.0 % before them; all 38: 16.2 %, 16.7 % before),
 /// odd store-data registers and ready stores first (14.5 % before them; over the 29 kernels of
 /// the previous split: 14.3 %, 16.2 % before; 16.4 % before if-conversion and folded
 /// immediates; over the 30 outside `ptxas_sched.csv`: 18.7 % with the uniform register file,
 /// 19.9 % without it; all 38: 16.7 %), bounded at its measured value plus 0.5 points.
 const UNSEEN_KERNELS: usize = 24;
-const UNSEEN_MEAN_MAX: f64 = 0.135;
+const UNSEEN_MEAN_MAX: f64 = 0.136;
 
 #[test]
 fn register_counts_track_ptxas_on_the_suite() {
@@ -119,11 +120,12 @@ fn register_counts_track_ptxas_on_the_suite() {
     // (analysis::narrow), 20.8 % with sm_75's uniform register file (issue 36), 20.6 % with
     // ptxas's if-conversion, 18.2 % with immediates folded into their consumers and 16.7 %
     // with values only stored through a register address in odd registers and ready stores
-    // issued first (analysis::schedule; the issue's 15 % is not reached: README, "PTX
+    // issued first, 16.2 % with the multiplier of an `IMAD.WIDE` off a parameter pointer in a
+    // register (analysis::schedule; the issue's 15 % is not reached: README, "PTX
     // front-end")
     assert!(
-        held_mean <= 0.172,
-        "held-out mean |relative error| {:.1}% > 17.2%",
+        held_mean <= 0.167,
+        "held-out mean |relative error| {:.1}% > 16.7%",
         held_mean * 100.0
     );
     // Issue 25: the scheduling rules (analysis::schedule) were measured on the SASS of the
@@ -170,11 +172,12 @@ fn register_counts_track_ptxas_on_the_suite() {
     // (small guarded blocks predicated and scheduled with their neighbours: transpose 14 -> 18
     // against 26, reduce_sum 10 -> 12 against 14) brings it to 14.6 %, immediates folded into
     // their consumers (black_scholes back from 33 to 26 against 22) to 13.7 %, odd store-data
-    // registers and ready stores first to 13.6 % (nw_tile 32 -> 34 against 52). Bounded at the
-    // measured value plus 0.5 points.
+    // registers and ready stores first to 13.6 % (nw_tile 32 -> 34 against 52), `IMAD.WIDE`
+    // multipliers of parameter pointers in a register to 13.4 % (transpose 18 -> 20 against
+    // 26). Bounded at the measured value plus 0.5 points.
     assert!(
-        mean <= 0.141,
-        "mean |relative error| {:.1}% > 14.1%",
+        mean <= 0.139,
+        "mean |relative error| {:.1}% > 13.9%",
         mean * 100.0
     );
 }

@@ -30,7 +30,10 @@
 //!   odd register ([`odd_registers`]); warp-uniform values take no general register (sm_75's uniform
 //!   register file, [`super::uniform::uniform_values`]), nor does a uniform-base + per-thread
 //!   offset address sm_75 encodes as `[Rk.64+URm]`, nor an immediate (a constant operand of its
-//!   consumers), and a narrow load into a wide register takes its loaded width ([`weights`]).
+//!   consumers), and a narrow load into a wide register takes its loaded width ([`weights`]);
+//!   except the multiplier of a `mul.wide` added to a kernel-parameter pointer, which
+//!   `IMAD.WIDE R, R, Rk, c[0x0][...]` reads from a register set at the top of its block
+//!   ([`imad_wide_constants`]).
 //!
 //! The estimate is the largest block's registers plus [`super::regalloc::RESERVED_TOP`], capped
 //! by the budget ([`BUDGET`]): ptxas backs off (schedules less aggressively) rather than exceed
@@ -144,6 +147,11 @@ struct VInstr {
     volatile: bool,
     /// Nothing is scheduled across it (terminator, atomic, barrier, fence, call).
     boundary: bool,
+    /// The immediate multiplier this `mul.wide` reads from a register as the `IMAD.WIDE` of a
+    /// constant-bank base ([`imad_wide_constants`]).
+    konst: Option<u64>,
+    /// Index of its PTX basic block within the scheduled region.
+    block: usize,
 }
 
 impl VInstr {
@@ -157,6 +165,8 @@ impl VInstr {
             orders_memory: is_memory_barrier(ins),
             volatile: ins.mods.has(Mods::VOLATILE),
             boundary: ins.op.is_terminator() || is_region_boundary(ins),
+            konst: None,
+            block: 0,
         }
     }
 }
@@ -560,6 +570,81 @@ pub fn odd_registers(f: &Function, uni: &[bool]) -> Vec<bool> {
         .collect()
 }
 
+/// The immediate multipliers ptxas puts in a register, per instruction: a `mul.wide` by an
+/// immediate whose product is added to a kernel-parameter pointer (`ld.param`, or its
+/// `cvta.to.global`) becomes `IMAD.WIDE Rd, Ra, Rk, c[0x0][...]`, and sm_75's `IMAD` has no
+/// form with both an immediate and a constant-bank operand, so the immediate is set by
+/// `MOV Rk, imm`. Measured on synthetic PTX (`sim/testdata/ptxas_sched.py`, `IMAD.WIDE
+/// constants`): one register per distinct value (`MOV R7, 0x4` and `MOV R5, 0x8` for
+/// element sizes 4 and 8), shared by every such `IMAD.WIDE` of the kernel (three pointers
+/// indexed by the same or by different indices: one `R7`), set at the top of the basic block
+/// (before the `S2R` of the index; in a grid-stride loop at the top of the loop body, every
+/// iteration) and live to its last reader. Held-out `k26_ftz` keeps its `MOV R21, 0x4` live
+/// across its whole body (three `IMAD.WIDE`, R21 its highest register); suite `bp_forward`
+/// sets `R2` at the top of an if-converted block and of its last block. A `mul.wide` added
+/// to a per-thread base (`IMAD.WIDE R2, R5, 0x4, R2`) folds the immediate.
+fn imad_wide_constants(f: &Function, uni: &[bool]) -> Vec<Option<u64>> {
+    use crate::ir::Mode;
+    let nv = f.regs.len();
+    // registers holding a kernel-parameter pointer: every definition an `ld.param`, a `cvta`
+    // or a `mov` of one (program order suffices: PTX from NVVM defines them before use)
+    let mut param: Vec<Option<bool>> = vec![None; nv];
+    for ins in &f.instrs {
+        let is_param = match ins.op {
+            Opcode::Ld => ins.space == Space::Param,
+            Opcode::Cvta | Opcode::Mov => match ins.src.as_slice() {
+                [Operand::Reg(r)] => param.get(r.idx()).copied().flatten() == Some(true),
+                _ => false,
+            },
+            _ => false,
+        } && ins.guard.is_none();
+        ins.for_each_write(|d| {
+            if let Some(x) = param.get_mut(d.idx()) {
+                *x = Some(x.unwrap_or(true) && is_param);
+            }
+        });
+    }
+    let is_param = |r: usize| {
+        param.get(r).copied().flatten() == Some(true) && uni.get(r).copied().unwrap_or(false)
+    };
+    // products added to a parameter pointer
+    let mut to_param = vec![false; nv];
+    for ins in &f.instrs {
+        if ins.op != Opcode::Add {
+            continue;
+        }
+        if let [Operand::Reg(a), Operand::Reg(b)] = ins.src.as_slice() {
+            if is_param(a.idx()) {
+                if let Some(x) = to_param.get_mut(b.idx()) {
+                    *x = true;
+                }
+            }
+            if is_param(b.idx()) {
+                if let Some(x) = to_param.get_mut(a.idx()) {
+                    *x = true;
+                }
+            }
+        }
+    }
+    f.instrs
+        .iter()
+        .map(|ins| {
+            if ins.op != Opcode::Mul || ins.mode != Mode::Wide {
+                return None;
+            }
+            let c = ins.src.iter().find_map(|o| match o {
+                Operand::Imm(c) => Some(*c),
+                _ => None,
+            })?;
+            let d = match ins.dst.first() {
+                Some(Operand::Reg(d)) => d.idx(),
+                _ => return None,
+            };
+            to_param.get(d).copied().unwrap_or(false).then_some(c)
+        })
+        .collect()
+}
+
 /// Registers needed to run `v` in `order`: a first-fit assignment along the order (linear
 /// scan, Poletto & Sarkar, TOPLAS 1999) of every value's live range, 64-bit values on an
 /// aligned even/odd pair and `R1` reserved, as [`super::regalloc`] does for the whole
@@ -626,6 +711,42 @@ fn pressure(wt: &[u32], odd: &[bool], v: &[VInstr], order: &[usize], live_out: &
     for &x in &live_in {
         place(x, &mut busy, &mut at);
     }
+    // the `IMAD.WIDE` multipliers ([`imad_wide_constants`]): one register per distinct value,
+    // set by a `MOV` at the top of the basic block of its first reader (live from the first
+    // instruction of that block in `order`; in a loop, at the top of the body) to its last
+    // reader
+    let mut konst: BTreeMap<u64, (Option<usize>, usize)> = BTreeMap::new();
+    let mut first_block: BTreeMap<u64, usize> = BTreeMap::new();
+    for (pos, &i) in order.iter().enumerate() {
+        if let Some(ins) = v.get(i) {
+            if let Some(c) = ins.konst {
+                konst.entry(c).or_insert((None, 0)).1 = pos;
+                first_block.entry(c).or_insert(ins.block);
+            }
+        }
+    }
+    let mut starts: BTreeMap<usize, Vec<u64>> = BTreeMap::new();
+    for (&c, &b) in &first_block {
+        if let Some(pos) = order
+            .iter()
+            .position(|&i| v.get(i).is_some_and(|x| x.block == b))
+        {
+            starts.entry(pos).or_default().push(c);
+        }
+    }
+    let mut ktop = 0usize;
+    let take = |busy: &mut Vec<bool>, ktop: &mut usize| {
+        let mut base = 0;
+        while busy.get(base).copied().unwrap_or(false) {
+            base += 1;
+        }
+        if busy.len() <= base {
+            busy.resize(base + 1, false);
+        }
+        busy[base] = true;
+        *ktop = (*ktop).max(base + 1);
+        base
+    };
     let free = |x: u32, busy: &mut Vec<bool>, at: &mut BTreeMap<u32, (usize, usize)>| {
         if let Some((b, wd)) = at.remove(&x) {
             for r in busy.iter_mut().skip(b).take(wd) {
@@ -637,10 +758,22 @@ fn pressure(wt: &[u32], odd: &[bool], v: &[VInstr], order: &[usize], live_out: &
         let Some(ins) = v.get(i) else {
             continue;
         };
+        for c in starts.get(&pos).into_iter().flatten() {
+            if let Some(slot) = konst.get_mut(c) {
+                if slot.0.is_none() {
+                    slot.0 = Some(take(&mut busy, &mut ktop));
+                }
+            }
+        }
         // operands whose last read is here free their registers for this instruction's results
         for &u in &ins.uses {
             if last_use.get(&u) == Some(&pos) && !ins.defs.contains(&u) {
                 free(u, &mut busy, &mut at);
+            }
+        }
+        if let Some(&(Some(r), _)) = ins.konst.and_then(|c| konst.get(&c)).filter(|k| k.1 == pos) {
+            if let Some(b) = busy.get_mut(r) {
+                *b = false;
             }
         }
         for &d in &ins.defs {
@@ -654,7 +787,7 @@ fn pressure(wt: &[u32], odd: &[bool], v: &[VInstr], order: &[usize], live_out: &
             }
         }
     }
-    top as u32
+    top.max(ktop) as u32
 }
 
 /// The unroll factor ptxas may apply to block `b` (module docs): [`UNROLL`] if `b` is on its
@@ -806,7 +939,7 @@ pub fn if_converted_regions(f: &Function) -> Vec<Vec<usize>> {
 /// The instructions of an if-converted region (blocks `region`, [`if_converted_regions`]) as
 /// one block: the branches around the predicated blocks are dropped, and a predicated
 /// instruction reads the branch's predicate and does not end the life of what it writes.
-fn region_vinstrs(f: &Function, ud: &UseDef, region: &[usize]) -> Vec<VInstr> {
+fn region_vinstrs(f: &Function, ud: &UseDef, region: &[usize], kc: &[Option<u64>]) -> Vec<VInstr> {
     let cfg = &f.cfg;
     let mut out = Vec::new();
     let mut guard: Option<u32> = None;
@@ -815,6 +948,10 @@ fn region_vinstrs(f: &Function, ud: &UseDef, region: &[usize]) -> Vec<VInstr> {
             continue;
         };
         let mut v = block_vinstrs(f, ud, blk.range());
+        for (ins, pc) in v.iter_mut().zip(blk.range()) {
+            ins.konst = kc.get(pc).copied().flatten();
+            ins.block = k;
+        }
         let predicated = k % 2 == 1;
         if predicated {
             for ins in &mut v {
@@ -847,13 +984,14 @@ pub fn scheduled_registers(f: &Function, ud: &UseDef, live: &Liveness, budget: u
     let uni = super::uniform::uniform_values(f);
     let wt = &weights(f, &uni);
     let odd = &odd_registers(f, &uni);
+    let kc = &imad_wide_constants(f, &uni);
     let nv = f.regs.len();
     let mut max = 0u32;
     for region in if_converted_regions(f) {
         let (Some(&b), Some(&end)) = (region.first(), region.last()) else {
             continue;
         };
-        let body = region_vinstrs(f, ud, &region);
+        let body = region_vinstrs(f, ud, &region, kc);
         let live_out: Vec<u32> = live
             .block_out
             .get(end)
@@ -1052,6 +1190,29 @@ mod tests {
         let idx = |n: &str| f.regs.iter().position(|r| r.name == n).unwrap();
         assert_eq!(w[idx("%f1")], 0);
         assert_eq!(w[idx("%f2")], 1);
+    }
+
+    #[test]
+    fn issue_36_imad_wide_multiplier_of_a_parameter_pointer_takes_a_register() {
+        // `IMAD.WIDE R, R, Rk, c[0x0][...]`: the 4 is set by `MOV Rk, 0x4` (ptxas_sched.py 1d)
+        let f = kernel(
+            "ld.param.u64 %rd1, [p];\ncvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r1, %tid.x;\n\
+             mul.wide.s32 %rd3, %r1, 4;\nadd.s64 %rd4, %rd2, %rd3;\n\
+             ld.global.u64 %rd5, [%rd4];\nmul.wide.s32 %rd6, %r1, 4;\nadd.s64 %rd7, %rd5, %rd6;\n\
+             st.global.u32 [%rd7], %r1;\nret;",
+        );
+        let kc = imad_wide_constants(&f, &crate::analysis::uniform::uniform_values(&f));
+        let at = |n: &str| {
+            f.instrs
+                .iter()
+                .position(
+                    |i| matches!(i.dst.first(), Some(Operand::Reg(r)) if f.regs[r.idx()].name == n),
+                )
+                .unwrap()
+        };
+        assert_eq!(kc[at("%rd3")], Some(4));
+        // added to a loaded (per-thread) pointer: `IMAD.WIDE R, R, 0x4, R` folds it
+        assert_eq!(kc[at("%rd6")], None);
     }
 
     #[test]
