@@ -28,6 +28,15 @@ sim/src/analysis/schedule.rs (issue 3).
    IMAD.WIDE, at the top of the block (before the S2R of the index; before the loop) and live
    to the last IMAD.WIDE. Against a per-thread base the immediate is folded (IMAD.WIDE R, R,
    0x4, R). The registers ptxas reports and the SASS are printed.
+1e. compare-and-swap operands (schedule::cas_operands, schedule::cas_pairs): `atom.global.cas`
+   on a kernel-parameter address and on a per-thread address, .b32 and .b64, against
+   `atom.add` and `atom.exch` on the parameter address, and `atomicMax` on a float as a retry
+   loop of `atom.cas` (parameter and per-thread address). The SASS reads the compare and new
+   values from an aligned pair (`ATOMG.E.CAS.STRONG.GPU PT, R5, [R4], R6, R7`; .b64: R4:R5 and
+   R6:R7) and the address from a register pair even when it is a parameter (`MOV R4, UR4;
+   MOV R5, UR5`), where `atom.add`/`atom.exch` read `[UR4]`; in the retry loop the new value
+   stays in the odd half for the whole loop and the compare value is moved into the even half
+   before every try. The registers ptxas reports and the SASS are printed.
 2. loops of the suite and held-out kernels: for every single-block PTX loop, its instruction and
    load counts, whether it carries `.pragma "nounroll"` and whether its counter is stepped by an
    immediate, next to the load counts of the SASS loops (backward branches) of the same kernel.
@@ -256,6 +265,45 @@ def imad_wide(kind):
     return s + "ret;\n}\n"
 
 
+def cas(kind):
+    """`atom.global.cas` operands (section 1e)."""
+    s = (".version 7.0\n.target sm_75\n.address_size 64\n"
+         ".visible .entry k(.param .u64 p0, .param .u64 p1, .param .u32 a, .param .u32 b)\n{\n"
+         ".reg .pred %p<4>; .reg .f32 %f<10>; .reg .b32 %r<20>; .reg .b64 %rd<40>;\n"
+         "ld.param.u64 %rd1, [p0]; ld.param.u64 %rd2, [p1]; cvta.to.global.u64 %rd3, %rd1;"
+         " cvta.to.global.u64 %rd4, %rd2; ld.param.u32 %r1, [a]; ld.param.u32 %r2, [b];\n"
+         "mov.u32 %r3, %tid.x; mul.wide.u32 %rd5, %r3, 4; add.s64 %rd6, %rd3, %rd5;\n")
+    retry = ("mov.b32 %f2, %r9; setp.le.f32 %p1, %f1, %f2; @%p1 bra D;\n"
+             "atom.global.cas.b32 %r10, [{a}], %r9, %r8; setp.ne.s32 %p2, %r10, %r9;"
+             " mov.u32 %r9, %r10; @%p2 bra L;\nD:\n")
+    s += {
+        "add, parameter address":
+            "atom.global.add.u32 %r5, [%rd3], %r1; st.global.u32 [%rd6], %r5;\n",
+        "exch, parameter address":
+            "atom.global.exch.b32 %r5, [%rd3], %r1; st.global.u32 [%rd6], %r5;\n",
+        "cas.b32, parameter address":
+            "atom.global.cas.b32 %r5, [%rd3], %r1, %r2; st.global.u32 [%rd6], %r5;\n",
+        "cas.b32, parameter address, per-thread values":
+            "add.s32 %r7, %r3, 1; atom.global.cas.b32 %r5, [%rd3], %r3, %r7;"
+            " st.global.u32 [%rd6], %r5;\n",
+        "cas.b32, per-thread address":
+            "atom.global.cas.b32 %r5, [%rd6], %r1, %r2; st.global.u32 [%rd6+4], %r5;\n",
+        "cas.b64, parameter address":
+            "cvt.u64.u32 %rd10, %r1; cvt.u64.u32 %rd11, %r2;"
+            " atom.global.cas.b64 %rd12, [%rd3], %rd10, %rd11; st.global.u64 [%rd6], %rd12;\n",
+        "cas.b64, per-thread address":
+            "cvt.u64.u32 %rd10, %r1; cvt.u64.u32 %rd11, %r2;"
+            " atom.global.cas.b64 %rd12, [%rd6], %rd10, %rd11; st.global.u64 [%rd6+8], %rd12;\n",
+        "atomicMax retry loop, parameter address":
+            "ld.global.f32 %f1, [%rd6]; mov.b32 %r8, %f1; ld.global.u32 %r9, [%rd4];\nL:\n"
+            + retry.format(a="%rd4"),
+        "atomicMax retry loop, per-thread address":
+            "ld.global.f32 %f1, [%rd6]; mov.b32 %r8, %f1; add.s64 %rd7, %rd4, %rd5;"
+            " ld.global.u32 %r9, [%rd7];\nL:\n" + retry.format(a="%rd7"),
+    }[kind]
+    return s + "ret;\n}\n"
+
+
 def compile_src(src):
     with tempfile.NamedTemporaryFile("w", suffix=".ptx", delete=False) as fh:
         fh.write(src)
@@ -314,6 +362,20 @@ def main():
                for l in text.splitlines() if re.search(r"/\*[0-9a-f]{4}\*/", l)]
         ins = [x for x in ins if re.search(r"MOV R\d+, 0x|IMAD\.WIDE|S2R|BRA|EXIT", x)]
         print(f"  {kind}: {regs['k']} registers; " + "; ".join(ins))
+
+    # ---------- compare-and-swap operands (schedule::cas_operands, schedule::cas_pairs) ----------
+    print("compare-and-swap operands (registers ptxas reports; SASS without NOP)")
+    for kind in ("add, parameter address", "exch, parameter address",
+                 "cas.b32, parameter address", "cas.b32, parameter address, per-thread values",
+                 "cas.b32, per-thread address", "cas.b64, parameter address",
+                 "cas.b64, per-thread address", "atomicMax retry loop, parameter address",
+                 "atomicMax retry loop, per-thread address"):
+        regs, sass = compile_src(cas(kind))
+        text = sass_kernel(sass, "k")
+        ins = [re.sub(r"\s*/\*[0-9a-f]{4}\*/\s*", "", l).split(" ;")[0].strip()
+               for l in text.splitlines() if re.search(r"/\*[0-9a-f]{4}\*/", l)]
+        print(f"  {kind}: {regs['k']} registers; "
+              + "; ".join(x for x in ins if not x.startswith("NOP")))
 
     # ---------- 2. loops of the suite and held-out kernels ----------
     files = sorted(glob.glob(os.path.join(root, "workloads", "*", "*.ptx"))) + sorted(

@@ -64,7 +64,9 @@ fn compare() -> BTreeMap<(String, String), (u32, u32, u32, u32)> {
 /// data registers led to the odd-register rule, and `simd`, whose early stores led to
 /// issuing ready stores first (`analysis::schedule::odd_registers`, `list_schedule`; both
 /// measured on synthetic PTX in `ptxas_sched.py`), and `dyn_reverse` and `atomics_float`, whose
-/// SASS was read while looking for them.
+/// SASS was read while looking for them (`atomics_float`'s `atom.cas` pair `R10:R11` also
+/// while finding `analysis::schedule::cas_pairs`, measured on synthetic PTX in
+/// `ptxas_sched.py`, "compare-and-swap operands").
 const RULE_KERNELS: &[&str] = &[
     "sim/testdata/heldout/k32_double_libm/k32_double_libm.ptx",
     "sim/testdata/heldout/k07_vote/k07_vote.ptx",
@@ -121,11 +123,12 @@ fn register_counts_track_ptxas_on_the_suite() {
     // ptxas's if-conversion, 18.2 % with immediates folded into their consumers and 16.7 %
     // with values only stored through a register address in odd registers and ready stores
     // issued first, 16.2 % with the multiplier of an `IMAD.WIDE` off a parameter pointer in a
-    // register (analysis::schedule; the issue's 15 % is not reached: README, "PTX
-    // front-end")
+    // register, 16.0 % with the new value of an `atom.cas` on an aligned pair (atomics_float
+    // 10 -> 11 against 14) (analysis::schedule; the issue's 15 % is not reached: README, "PTX
+    // front-end"). Bounded at the measured value plus 0.5 points.
     assert!(
-        held_mean <= 0.167,
-        "held-out mean |relative error| {:.1}% > 16.7%",
+        held_mean <= 0.165,
+        "held-out mean |relative error| {:.1}% > 16.5%",
         held_mean * 100.0
     );
     // Issue 25: the scheduling rules (analysis::schedule) were measured on the SASS of the

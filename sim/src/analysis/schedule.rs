@@ -33,7 +33,9 @@
 //!   consumers), and a narrow load into a wide register takes its loaded width ([`weights`]);
 //!   except the multiplier of a `mul.wide` added to a kernel-parameter pointer, which
 //!   `IMAD.WIDE R, R, Rk, c[0x0][...]` reads from a register set at the top of its block
-//!   ([`imad_wide_constants`]).
+//!   ([`imad_wide_constants`]). An `atom.cas` reads its compare and new values from one
+//!   aligned pair, which a 32-bit new value holds for its whole life ([`cas_pairs`]), and a
+//!   parameter address from a register pair copied at the `atom.cas` ([`cas_operands`]).
 //!
 //! The estimate is the largest block's registers plus [`super::regalloc::RESERVED_TOP`], capped
 //! by the budget ([`BUDGET`]): ptxas backs off (schedules less aggressively) rather than exceed
@@ -150,6 +152,8 @@ struct VInstr {
     /// The immediate multiplier this `mul.wide` reads from a register as the `IMAD.WIDE` of a
     /// constant-bank base ([`imad_wide_constants`]).
     konst: Option<u64>,
+    /// For an `atom.cas`, the operands ptxas copies into aligned registers ([`cas_operands`]).
+    cas: Option<Cas>,
     /// Index of its PTX basic block within the scheduled region.
     block: usize,
 }
@@ -166,6 +170,7 @@ impl VInstr {
             volatile: ins.mods.has(Mods::VOLATILE),
             boundary: ins.op.is_terminator() || is_region_boundary(ins),
             konst: None,
+            cas: None,
             block: 0,
         }
     }
@@ -645,6 +650,89 @@ fn imad_wide_constants(f: &Function, uni: &[bool]) -> Vec<Option<u64>> {
         .collect()
 }
 
+/// The registers an `atom.cas` needs at its issue beyond its operands' own
+/// ([`cas_operands`]).
+#[derive(Clone, Debug)]
+struct Cas {
+    /// Virtual registers of the compare and new values.
+    data: Vec<u32>,
+    /// Registers of the compare + new pair: 2 for `.b32`, 4 for `.b64`.
+    width: usize,
+    /// The address is warp-uniform (a kernel parameter): copied into a register pair.
+    uniform_addr: bool,
+}
+
+/// The `atom.cas` instructions and what ptxas gives them registers for. sm_75's `ATOMG.E.CAS`
+/// reads its compare and new values from aligned register pairs and its address from a
+/// general register pair only. Measured on synthetic PTX (`sim/testdata/ptxas_sched.py`,
+/// `compare-and-swap operands`): `atom.global.cas.b32 [param], a, b` with both values
+/// kernel parameters compiles to `ATOMG.E.CAS.STRONG.GPU PT, R5, [R4], R6, R7` after
+/// `MOV R4, UR4; MOV R5, UR5` and two `MOV`s of the values (10 registers; `atom.add`,
+/// `atom.exch` on the same address read `[UR4]` and the value from one register: 8);
+/// on a per-thread address `[R2], R4, R5` (8); `.b64`: `[R8], R4, R6`, the values in
+/// R4:R5 and R6:R7 (12; per-thread 10); the result takes one of the freed registers. In a
+/// retry loop (`atomicMax` on a float) a value that stays live sits in its slot of the
+/// pair for the whole loop (`[R2], R4, R5`, `MOV R4, R3` before the next try), so only
+/// the values dying at the `atom.cas` are copied.
+fn cas_operands(f: &Function, uni: &[bool]) -> Vec<Option<Cas>> {
+    use crate::ir::{AddrBase, AtomOp};
+    f.instrs
+        .iter()
+        .map(|ins| {
+            if ins.op != Opcode::Atom || ins.atom != AtomOp::Cas {
+                return None;
+            }
+            let uniform_addr = match ins.src.first() {
+                Some(Operand::Addr(a)) => match a.base {
+                    AddrBase::Reg(b) => uni.get(b.idx()).copied().unwrap_or(false),
+                    _ => true,
+                },
+                _ => false,
+            } && matches!(ins.space, Space::Global | Space::Generic);
+            let data = ins
+                .src
+                .iter()
+                .skip(1)
+                .filter_map(|o| match o {
+                    Operand::Reg(r) => Some(r.idx() as u32),
+                    _ => None,
+                })
+                .collect();
+            let w = ins.ty.class().slots().max(1) as usize;
+            Some(Cas {
+                data,
+                width: 2 * w,
+                uniform_addr,
+            })
+        })
+        .collect()
+}
+
+/// Weights with the new value of every 32-bit `atom.cas` on a whole aligned pair: ptxas keeps
+/// the compare value's slot beside it for the new value's whole life ([`cas_operands`]).
+/// Measured on synthetic PTX (`sim/testdata/ptxas_sched.py`, `compare-and-swap operands`):
+/// in an `atomicMax`-on-float retry loop the new value, loaded before the loop, sits in `R5`
+/// (`R7` with a per-thread address) from its load on, and the compare value is moved into
+/// `R4` before every try (`ATOMG.E.CAS [R2], R4, R5`). Suite `warp_sum` computes its new value
+/// at the top and keeps it in `R11`, `R10` beside it holding the compare value, set early
+/// (`ATOMG.E.CAS [R2+0x8], R10, R11`); held-out `atomics_float` loads its new value into `R11`
+/// and the compare value into `R10` before its retry loop.
+fn cas_pairs(f: &Function, mut wt: Vec<u32>) -> Vec<u32> {
+    for ins in &f.instrs {
+        if ins.op != Opcode::Atom || ins.atom != crate::ir::AtomOp::Cas {
+            continue;
+        }
+        if let Some(Operand::Reg(r)) = ins.src.get(2) {
+            if let Some(x) = wt.get_mut(r.idx()) {
+                if *x == 1 {
+                    *x = 2;
+                }
+            }
+        }
+    }
+    wt
+}
+
 /// Registers needed to run `v` in `order`: a first-fit assignment along the order (linear
 /// scan, Poletto & Sarkar, TOPLAS 1999) of every value's live range, 64-bit values on an
 /// aligned even/odd pair and `R1` reserved, as [`super::regalloc`] does for the whole
@@ -774,6 +862,49 @@ fn pressure(wt: &[u32], odd: &[bool], v: &[VInstr], order: &[usize], live_out: &
         if let Some(&(Some(r), _)) = ins.konst.and_then(|c| konst.get(&c)).filter(|k| k.1 == pos) {
             if let Some(b) = busy.get_mut(r) {
                 *b = false;
+            }
+        }
+        // an `atom.cas` ([`cas_operands`]): its uniform address in a register pair and its
+        // compare/new values in aligned pairs, copied there after the operands dying
+        // here are freed (a value live past it sits in its slot of the pair); the copies
+        // are free again for its result
+        if let Some(c) = &ins.cas {
+            let mut temps: Vec<(usize, usize)> = Vec::new();
+            let mut grab = |width: usize, step: usize, busy: &mut Vec<bool>| {
+                let mut base = 0;
+                while (base..base + width).any(|r| busy.get(r).copied().unwrap_or(false)) {
+                    base += step;
+                }
+                if busy.len() < base + width {
+                    busy.resize(base + width, false);
+                }
+                for r in busy.iter_mut().skip(base).take(width) {
+                    *r = true;
+                }
+                temps.push((base, width));
+                base + width
+            };
+            let live_past: usize = c
+                .data
+                .iter()
+                .filter(|&&u| last_use.get(&u).is_some_and(|&p| p > pos) && at.contains_key(&u))
+                .map(|&u| w(u) as usize)
+                .sum();
+            let mut hi = 0;
+            if c.uniform_addr {
+                hi = hi.max(grab(2, 2, &mut busy));
+            }
+            if live_past == 0 {
+                hi = hi.max(grab(c.width, 2, &mut busy));
+            } else if c.width > live_past {
+                let rest = c.width - live_past;
+                hi = hi.max(grab(rest, rest, &mut busy));
+            }
+            ktop = ktop.max(hi);
+            for (b, wd) in temps {
+                for r in busy.iter_mut().skip(b).take(wd) {
+                    *r = false;
+                }
             }
         }
         for &d in &ins.defs {
@@ -939,7 +1070,13 @@ pub fn if_converted_regions(f: &Function) -> Vec<Vec<usize>> {
 /// The instructions of an if-converted region (blocks `region`, [`if_converted_regions`]) as
 /// one block: the branches around the predicated blocks are dropped, and a predicated
 /// instruction reads the branch's predicate and does not end the life of what it writes.
-fn region_vinstrs(f: &Function, ud: &UseDef, region: &[usize], kc: &[Option<u64>]) -> Vec<VInstr> {
+fn region_vinstrs(
+    f: &Function,
+    ud: &UseDef,
+    region: &[usize],
+    kc: &[Option<u64>],
+    cas: &[Option<Cas>],
+) -> Vec<VInstr> {
     let cfg = &f.cfg;
     let mut out = Vec::new();
     let mut guard: Option<u32> = None;
@@ -950,6 +1087,7 @@ fn region_vinstrs(f: &Function, ud: &UseDef, region: &[usize], kc: &[Option<u64>
         let mut v = block_vinstrs(f, ud, blk.range());
         for (ins, pc) in v.iter_mut().zip(blk.range()) {
             ins.konst = kc.get(pc).copied().flatten();
+            ins.cas = cas.get(pc).cloned().flatten();
             ins.block = k;
         }
         let predicated = k % 2 == 1;
@@ -982,16 +1120,17 @@ fn region_vinstrs(f: &Function, ud: &UseDef, region: &[usize], kc: &[Option<u64>
 pub fn scheduled_registers(f: &Function, ud: &UseDef, live: &Liveness, budget: u32) -> u32 {
     let overhead = RESERVED_TOP;
     let uni = super::uniform::uniform_values(f);
-    let wt = &weights(f, &uni);
+    let wt = &cas_pairs(f, weights(f, &uni));
     let odd = &odd_registers(f, &uni);
     let kc = &imad_wide_constants(f, &uni);
+    let cas = &cas_operands(f, &uni);
     let nv = f.regs.len();
     let mut max = 0u32;
     for region in if_converted_regions(f) {
         let (Some(&b), Some(&end)) = (region.first(), region.last()) else {
             continue;
         };
-        let body = region_vinstrs(f, ud, &region, kc);
+        let body = region_vinstrs(f, ud, &region, kc, cas);
         let live_out: Vec<u32> = live
             .block_out
             .get(end)
