@@ -148,12 +148,7 @@ ret;
 
 
 def unroll_of(src):
-    with tempfile.NamedTemporaryFile("w", suffix=".ptx", delete=False) as fh:
-        fh.write(src)
-    try:
-        _, sass = compile_ptx(fh.name)
-    finally:
-        os.unlink(fh.name)
+    _, sass = compile_src(src)
     loops = sass_loops(sass_kernel(sass, "k"))
     return max(loops) // 2 if loops else 0
 
@@ -187,12 +182,7 @@ def fma_chain(n):
 
 def branches_left(src):
     """Conditional branches in the SASS of kernel k (0: every guarded block predicated)."""
-    with tempfile.NamedTemporaryFile("w", suffix=".ptx", delete=False) as fh:
-        fh.write(src)
-    try:
-        _, sass = compile_ptx(fh.name)
-    finally:
-        os.unlink(fh.name)
+    _, sass = compile_src(src)
     return len(re.findall(r"@!?P\d+ +BRA", sass_kernel(sass, "k")))
 
 

@@ -285,6 +285,33 @@ pub fn allocate(f: &Function, ud: &UseDef, live: &Liveness) -> Allocation {
     allocate_for(f, ud, live, AllocTarget::NO_UNIFORM)
 }
 
+/// Marks the register slots `r .. r + width` of `busy` taken (growing it as needed).
+fn mark(busy: &mut Vec<bool>, r: usize, width: usize) {
+    let end = r + width;
+    if busy.len() < end {
+        busy.resize(end, false);
+    }
+    for s in busy.iter_mut().take(end).skip(r) {
+        *s = true;
+    }
+}
+
+/// First fit of a value `width` slots wide: the first of `preferred` (its copy partners'
+/// registers, so the copy coalesces) that is aligned to `width` and free, else the lowest
+/// aligned base whose slots are all free.
+fn first_fit(busy: &[bool], width: usize, mut preferred: impl Iterator<Item = usize>) -> usize {
+    let free = |base: usize| !(base..base + width).any(|s| busy.get(s).copied().unwrap_or(false));
+    preferred
+        .find(|&r| r % width == 0 && free(r))
+        .unwrap_or_else(|| {
+            let mut base = 0usize;
+            while !free(base) {
+                base += width;
+            }
+            base
+        })
+}
+
 /// Allocates `f`'s virtual registers given their liveness: every value in the general (`R`),
 /// predicate (`P`) or, on a target with one, uniform (`U`) file. This is the mapping the
 /// executor runs and its size is the register count reported for the kernel (module docs for
@@ -340,6 +367,18 @@ pub fn allocate_for(f: &Function, ud: &UseDef, live: &Liveness, target: AllocTar
             }
         }
     };
+    // `k` extra nodes from `first` (the scratch registers or uniform-operand copies of one
+    // instruction): they interfere with each other and with every node of `around`
+    let add_group = |first: u32, k: u32, around: &[u32], adj: &mut Vec<Vec<u32>>| {
+        for a in first..first + k {
+            for b in a + 1..first + k {
+                add(a, b, adj);
+            }
+            for &v in around {
+                add(a, v, adj);
+            }
+        }
+    };
     let covered = f.cfg.block_of.len() == ud.defs.len()
         && live.block_out.len() == f.cfg.blocks.len()
         && ud.uses.len() == ud.defs.len()
@@ -391,16 +430,8 @@ pub fn allocate_for(f: &Function, ud: &UseDef, live: &Liveness, target: AllocTar
         if let Some(lo) = live.live_out.get(pc) {
             around.extend(lo.iter().map(|x| x as u32));
         }
-        let group: Vec<u32> = (next..next + k).collect();
+        add_group(next, k, &around, &mut adj);
         next += k;
-        for (i, &a) in group.iter().enumerate() {
-            for &b in &group[i + 1..] {
-                add(a, b, &mut adj);
-            }
-            for &v in &around {
-                add(a, v, &mut adj);
-            }
-        }
     }
     // a copy of a uniform operand is read by its instruction only: it interferes with the
     // other copies, the values read there and those live across, not with the result (the
@@ -411,16 +442,8 @@ pub fn allocate_for(f: &Function, ud: &UseDef, live: &Liveness, target: AllocTar
         if let Some(lo) = live.live_out.get(pc) {
             around.extend(lo.iter().map(|x| x as u32).filter(|x| !defs.contains(x)));
         }
-        let group: Vec<u32> = (next..next + k).collect();
+        add_group(next, k, &around, &mut adj);
         next += k;
-        for (i, &a) in group.iter().enumerate() {
-            for &b in &group[i + 1..] {
-                add(a, b, &mut adj);
-            }
-            for &v in &around {
-                add(a, v, &mut adj);
-            }
-        }
     }
     for a in adj.iter_mut() {
         a.sort_unstable();
@@ -486,38 +509,22 @@ pub fn allocate_for(f: &Function, ud: &UseDef, live: &Liveness, target: AllocTar
             busy.clear();
             for &n in &adj[v] {
                 if let Some(ArchReg::U(r)) = map[n as usize] {
-                    let end = usize::from(r) + usize::from(slots[n as usize]);
-                    if busy.len() < end {
-                        busy.resize(end, false);
-                    }
-                    for s in busy.iter_mut().take(end).skip(usize::from(r)) {
-                        *s = true;
-                    }
+                    mark(&mut busy, usize::from(r), usize::from(slots[n as usize]));
                 }
             }
             let width = usize::from(slots[v]).max(1);
-            let free =
-                |base: usize| !(base..base + width).any(|s| busy.get(s).copied().unwrap_or(false));
-            let preferred =
+            let base = first_fit(
+                &busy,
+                width,
                 partners
                     .get(v)
                     .into_iter()
                     .flatten()
-                    .find_map(|&p| match map[p as usize] {
-                        Some(ArchReg::U(r))
-                            if usize::from(r) % width == 0 && free(usize::from(r)) =>
-                        {
-                            Some(usize::from(r))
-                        }
+                    .filter_map(|&p| match map[p as usize] {
+                        Some(ArchReg::U(r)) => Some(usize::from(r)),
                         _ => None,
-                    });
-            let base = preferred.unwrap_or_else(|| {
-                let mut base = 0usize;
-                while !free(base) {
-                    base += width;
-                }
-                base
-            });
+                    }),
+            );
             if base + width <= ur_limit {
                 if let Ok(b16) = u16::try_from(base) {
                     map[v] = Some(ArchReg::U(b16));
@@ -536,21 +543,9 @@ pub fn allocate_for(f: &Function, ud: &UseDef, live: &Liveness, target: AllocTar
         for &n in &adj[v] {
             match map[n as usize] {
                 Some(ArchReg::R(r)) if !pred => {
-                    let end = usize::from(r) + usize::from(slots[n as usize]);
-                    if busy.len() < end {
-                        busy.resize(end, false);
-                    }
-                    for s in busy.iter_mut().take(end).skip(usize::from(r)) {
-                        *s = true;
-                    }
+                    mark(&mut busy, usize::from(r), usize::from(slots[n as usize]));
                 }
-                Some(ArchReg::P(p)) if pred => {
-                    let p = usize::from(p);
-                    if busy.len() <= p {
-                        busy.resize(p + 1, false);
-                    }
-                    busy[p] = true;
-                }
+                Some(ArchReg::P(p)) if pred => mark(&mut busy, usize::from(p), 1),
                 _ => {}
             }
         }
@@ -559,31 +554,18 @@ pub fn allocate_for(f: &Function, ud: &UseDef, live: &Liveness, target: AllocTar
         } else {
             usize::from(slots[v]).max(1)
         };
-        let free =
-            |base: usize| !(base..base + width).any(|s| busy.get(s).copied().unwrap_or(false));
-        let preferred =
+        let base = first_fit(
+            &busy,
+            width,
             partners
                 .get(v)
                 .into_iter()
                 .flatten()
-                .find_map(|&p| match map[p as usize] {
-                    Some(ArchReg::R(r))
-                        if !pred && usize::from(r) % width == 0 && free(usize::from(r)) =>
-                    {
-                        Some(usize::from(r))
-                    }
+                .filter_map(|&p| match map[p as usize] {
+                    Some(ArchReg::R(r)) if !pred => Some(usize::from(r)),
                     _ => None,
-                });
-        let base = match preferred {
-            Some(b) => b,
-            None => {
-                let mut base = 0usize;
-                while !free(base) {
-                    base += width;
-                }
-                base
-            }
-        };
+                }),
+        );
         let Ok(b16) = u16::try_from(base) else {
             continue;
         };
