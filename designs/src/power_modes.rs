@@ -32,6 +32,7 @@
 //! With `power.wakeup_exposed`, a read of a row that is asleep under the mode's rule waits
 //! `power.wakeup_cycles` ([`read_delay`], through the seam's `Delay`).
 
+use regwatt_power::flipflop::{flipflop_array, FlipFlopSpec};
 use regwatt_power::gating::{register_gating, subarray_gating, CellLeakage, GatingTech, Retention};
 use regwatt_power::sram::SramResult;
 use regwatt_sim::timing::activity::{PowerStateCycles, RegTracker, SleepRule};
@@ -152,6 +153,40 @@ pub struct RowDomains {
         serialize_with = "regwatt_tech::units::report::mm2"
     )]
     pub subarray_gating_area: Area,
+    /// One bit of state control (a McPAT `DFFCell` flip-flop, never gated): leakage,
+    /// subthreshold + gate ([`control_bits_per_row`]).
+    #[serde(
+        rename = "control_bit_w",
+        serialize_with = "regwatt_tech::units::report::w"
+    )]
+    pub control_bit: Power,
+    /// Its area.
+    #[serde(
+        rename = "control_bit_area_mm2",
+        serialize_with = "regwatt_tech::units::report::mm2"
+    )]
+    pub control_bit_area: Area,
+}
+
+/// Flip-flops of state control per register row in `mode` (issue 27, "area adds the sleep
+/// transistors and the state control"). Which rows are allocated the register file's
+/// allocator already knows (the baseline's row admission, renaming's free list), so no mode
+/// needs a bit for that; what each rule adds:
+/// * register gating and sub-array gating: a "written since allocation" bit per row, which
+///   drives the row's header (register gating) or, ORed over the sub-array's rows, the
+///   sub-array's headers (sub-array gating, seed 002 §8.3: on from the first write after
+///   allocation until every register is free);
+/// * drowsy: the row's drowsy bit, plus a counter of the cycles since its last access up to
+///   `drowsy_timeout` (`⌈log2(timeout + 1)⌉` bits: none with timeout 0, where every access
+///   ends in the drowsy state; Flautner et al., ISCA 2002, "noaccess" policy);
+/// * tri-modal: the same as drowsy (off = not allocated comes from the allocator).
+pub fn control_bits_per_row(mode: PowerMode, drowsy_timeout: u64) -> u32 {
+    let counter = 64 - drowsy_timeout.leading_zeros();
+    match mode {
+        PowerMode::AlwaysOn => 0,
+        PowerMode::RegisterGating | PowerMode::SubarrayGating => 1,
+        PowerMode::Drowsy | PowerMode::TriModal => 1 + counter,
+    }
 }
 
 impl RowDomains {
@@ -187,6 +222,19 @@ impl RowDomains {
         )
         .map_err(gating_err)?;
         let s = f64::from(slices);
+        let logic = crate::energy::circuits::logic_tech(&tech)?;
+        let ff = flipflop_array(
+            &logic,
+            &FlipFlopSpec {
+                entries: 1,
+                width_bits: 1,
+                output_load: logic.cg(logic.wn() + logic.wp()),
+            },
+        )
+        .map_err(|e| EnergyError::NoModel {
+            component: "rf_banks".into(),
+            message: format!("power-mode state control: {e}"),
+        })?;
         Ok(RowDomains {
             row_on: off.active_leakage * s,
             row_off: off.gated_leakage * s,
@@ -199,6 +247,8 @@ impl RowDomains {
             row_gating_area: off.sleep_area * s,
             row_drowsy_area: dro.sleep_area * s,
             subarray_gating_area: sub.sleep_area * s,
+            control_bit: ff.leakage + ff.gate_leakage,
+            control_bit_area: ff.area,
         })
     }
 }
@@ -254,6 +304,13 @@ pub struct PowerManagement {
     /// The cells' static energy in this mode (states + wake-ups).
     #[serde(rename = "cells_j", serialize_with = "regwatt_tech::units::report::j")]
     pub cells: Energy,
+    /// Leakage of the state control's flip-flops over the run ([`control_bits_per_row`];
+    /// added to `rf_banks` with `cells_j`).
+    #[serde(
+        rename = "control_j",
+        serialize_with = "regwatt_tech::units::report::j"
+    )]
+    pub control: Energy,
     /// The cells' static energy over the kernel-launch latency in this mode
     /// ([`launch_window`]; counted in `launch_latency.static_j`, not in `cells_j`).
     #[serde(
@@ -306,13 +363,19 @@ pub fn launch_window(
     let t = |cycles: u64| cycles as f64 / (core_clock_mhz * 1e6);
     let rows = c.rows as f64;
     let on = Energy::from_j(d.row_on.w() * rows * t(w.cycles));
+    let control = Energy::from_j(
+        d.control_bit.w()
+            * f64::from(control_bits_per_row(mode, c.drowsy_timeout))
+            * rows
+            * t(w.cycles),
+    );
     let in_mode = match mode {
         PowerMode::AlwaysOn => on,
         PowerMode::SubarrayGating => {
-            Energy::from_j(d.subarray_off.w() * c.subarrays as f64 * t(w.cycles))
+            Energy::from_j(d.subarray_off.w() * c.subarrays as f64 * t(w.cycles)) + control
         }
         PowerMode::RegisterGating | PowerMode::TriModal => {
-            Energy::from_j(d.row_off.w() * rows * t(w.cycles))
+            Energy::from_j(d.row_off.w() * rows * t(w.cycles)) + control
         }
         PowerMode::Drowsy => {
             let launches = w.cycles.checked_div(w.per_launch).unwrap_or(0);
@@ -324,6 +387,7 @@ pub fn launch_window(
                 Energy::from_j(
                     rows * (d.row_on.w() * t(awake) + d.row_drowsy.w() * t(w.cycles - awake)),
                 ) + d.row_wake_from_drowsy * (rows * launches as f64)
+                    + control
             }
         }
     };
@@ -410,6 +474,7 @@ pub fn evaluate(
     };
     let cells: Energy = states.iter().map(|s| s.energy).sum::<Energy>()
         + wakeups.iter().map(|w| w.energy).sum::<Energy>();
+    let bits = f64::from(control_bits_per_row(mode, c.drowsy_timeout));
     PowerManagement {
         mode,
         drowsy_timeout: c.drowsy_timeout,
@@ -417,9 +482,10 @@ pub fn evaluate(
         wakeups,
         cells_always_on: Energy::from_j(d.row_on.w() * t(c.row_cycles)),
         cells,
+        control: Energy::from_j(d.control_bit.w() * bits * t(c.row_cycles)),
         launch_cells: Energy::ZERO,
         launch_cells_always_on: Energy::ZERO,
-        area,
+        area: area + d.control_bit_area * (bits * c.rows as f64),
         counts: c.clone(),
         domains: *d,
     }
@@ -436,7 +502,7 @@ pub fn apply(pm: &PowerManagement, energy: &mut EnergySummary, area: &mut AreaSu
             .iter()
             .all(|s| matches!(s.state, "on" | "awake") || s.cycles == 0);
     if !always_on_counts {
-        replace_cells(energy, pm.cells - pm.cells_always_on);
+        replace_cells(energy, pm.cells + pm.control - pm.cells_always_on);
     }
     for c in energy
         .components
@@ -495,6 +561,8 @@ mod tests {
             row_gating_area: Area::from_um2(1.0),
             row_drowsy_area: Area::from_um2(2.0),
             subarray_gating_area: Area::from_um2(5.0),
+            control_bit: Power::from_uw(0.1),
+            control_bit_area: Area::from_um2(0.5),
         }
     }
 
@@ -541,26 +609,39 @@ mod tests {
             .cells_always_on
             .pj();
         assert!(close(always, 0.4));
-        // areas: 2 rows x (1 + 2) um2 for tri-modal, 1 sub-array x 5 um2
-        assert!((evaluate(PowerMode::TriModal, &d, &c, 1000.0).area.um2() - 6.0).abs() < 1e-12);
+        // areas: 2 rows x (1 + 2) um2 of headers for tri-modal plus its state control, 2 rows
+        // x 3 bits (drowsy bit + a counter to 3) x 0.5 um2; 1 sub-array x 5 um2 plus 2 rows x
+        // 1 bit x 0.5 um2
+        assert!((evaluate(PowerMode::TriModal, &d, &c, 1000.0).area.um2() - 9.0).abs() < 1e-12);
         assert!(
             (evaluate(PowerMode::SubarrayGating, &d, &c, 1000.0)
                 .area
                 .um2()
-                - 5.0)
+                - 6.0)
                 .abs()
                 < 1e-12
         );
+        // state control's leakage: 0.1 uW x bits per row x 40 row-cycles of 1 ns
+        let control = |m: PowerMode| evaluate(m, &d, &c, 1000.0).control.pj();
+        assert!(close(control(PowerMode::RegisterGating), 0.004));
+        assert!(close(control(PowerMode::SubarrayGating), 0.004));
+        assert!(close(control(PowerMode::Drowsy), 0.012));
+        assert!(close(control(PowerMode::TriModal), 0.012));
+        assert!(close(control(PowerMode::AlwaysOn), 0.0));
+        assert_eq!(control_bits_per_row(PowerMode::Drowsy, 0), 1);
+        assert_eq!(control_bits_per_row(PowerMode::Drowsy, 1), 2);
+        assert_eq!(control_bits_per_row(PowerMode::TriModal, 1000), 11);
     }
 
     /// Issue 27: the kernel-launch latency in a power mode, by hand at 1000 MHz: 2 rows, 1
     /// sub-array, 2 launches of 5 cycles (10 cycles), drowsy timeout 3.
     /// * always on: 2 rows × 10 cycles × 10 µW = 200 fJ;
-    /// * sub-array gating: 1 × 10 × 4 µW = 40 fJ; register gating, tri-modal: 2 × 10 × 1 µW =
-    ///   20 fJ;
+    /// * sub-array gating: 1 × 10 × 4 µW = 40 fJ, register gating: 2 × 10 × 1 µW = 20 fJ, each
+    ///   plus its state control, 2 rows × 1 bit × 10 × 0.1 µW = 2 fJ;
+    /// * tri-modal: 20 fJ plus 2 rows × 3 bits × 10 × 0.1 µW = 6 fJ;
     /// * drowsy: awake 2 launches × 3 cycles, drowsy 4: 2 rows × (6 × 10 + 4 × 3) fJ = 144 fJ,
-    ///   plus 2 rows × 2 launches × 0.5 pJ of wake-ups: 2.144 pJ; with a timeout of 5 (the
-    ///   window) the always-on figure.
+    ///   plus 2 rows × 2 launches × 0.5 pJ of wake-ups and 6 fJ of control: 2.150 pJ; with a
+    ///   timeout of 5 (the window) the always-on figure.
     #[test]
     fn issue27_launch_window_by_hand() {
         let mut c = PowerStateCycles {
@@ -578,10 +659,10 @@ mod tests {
         let close = |a: Energy, b: f64| (a.pj() - b).abs() < 1e-12;
         let (on, always) = pj(PowerMode::AlwaysOn, &c);
         assert!(close(on, 0.2) && close(always, 0.2));
-        assert!(close(pj(PowerMode::SubarrayGating, &c).0, 0.04));
-        assert!(close(pj(PowerMode::RegisterGating, &c).0, 0.02));
-        assert!(close(pj(PowerMode::TriModal, &c).0, 0.02));
-        assert!(close(pj(PowerMode::Drowsy, &c).0, 2.144));
+        assert!(close(pj(PowerMode::SubarrayGating, &c).0, 0.042));
+        assert!(close(pj(PowerMode::RegisterGating, &c).0, 0.022));
+        assert!(close(pj(PowerMode::TriModal, &c).0, 0.026));
+        assert!(close(pj(PowerMode::Drowsy, &c).0, 2.150));
         c.drowsy_timeout = 5;
         let (drowsy, always) = pj(PowerMode::Drowsy, &c);
         assert_eq!(drowsy, always);

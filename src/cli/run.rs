@@ -124,6 +124,14 @@ fn power_states_csv(r: &RunReport) -> anyhow::Result<Option<String>> {
         "",
         &format!("{:e}", pm.cells_always_on.j()),
     ])?;
+    // the state control's flip-flops (added to rf_banks with the cells)
+    w.write_record([
+        mode,
+        "control",
+        "flipflops",
+        "",
+        &format!("{:e}", pm.control.j()),
+    ])?;
     // over the kernel-launch latency (in `launch_latency.static_j`, not in the states above)
     w.write_record([
         mode,
