@@ -864,7 +864,7 @@ impl ResolvedConfig {
                 "must divide 32 lanes (1, 2, 4, 8, 16 or 32)".into(),
             ));
         }
-        if r.row_bits * r.slices_per_bank != 1024 {
+        if u64::from(r.row_bits) * u64::from(r.slices_per_bank) != 1024 {
             return Err(bad(
                 "rf.row_bits",
                 format!(
@@ -1043,6 +1043,18 @@ mod tests {
                 .expect("parses")
                 .contains_key("gpu"));
         }
+    }
+
+    /// Issue 35 (found by `tests/issue35_fuzz.rs` in session 25): `rf.row_bits = 4294967295`
+    /// overflowed `row_bits × slices_per_bank` (a panic); it is a named error.
+    #[test]
+    fn issue35_huge_row_bits_is_an_error_not_an_overflow() {
+        let ov = Overrides {
+            sets: vec!["rf.row_bits=4294967295".into()],
+            ..Overrides::default()
+        };
+        let e = resolve(GpuPreset::Rtx2060, &ov).unwrap_err().to_string();
+        assert!(e.contains("rf.row_bits"), "{e}");
     }
 
     #[test]
