@@ -4,8 +4,8 @@
     cargo build --release
     target/release/regwatt report --designs baseline \
         --power-modes always-on,subarray-gating,register-gating,drowsy,tri-modal \
-        --nodes 40nm,12nm --out /tmp/pm --jobs 2
-    python3 scripts/power_modes_table.py /tmp/pm            # static energy per mode
+        --nodes 40nm,12nm --out DIR --jobs 2
+    python3 scripts/power_modes_table.py DIR               # static energy per mode
     python3 scripts/power_modes_table.py --nodes             # per-node domain figures
 
 The first prints, for every workload and preset, the RF's static energy in each mode at 40 and

@@ -8,7 +8,8 @@ output buffers against `regwatt exec`'s.
 Prerequisites (all outside the repository; see calibrations/gpgpusim-keptback/README.md):
 
   # GPGPU-Sim dev at 667834cf, release build with gcc 12 and the CUDA 11.8 pieces from PyPI
-  mkdir -p /work/gpgpusim && cd /work/gpgpusim
+  export GPGPUSIM_WORK=$HOME/gpgpusim   # any directory outside the repository
+  mkdir -p $GPGPUSIM_WORK && cd $GPGPUSIM_WORK
   git clone --no-checkout https://github.com/accel-sim/gpgpu-sim_distribution src
   git -C src checkout 667834cf
   pip download --no-deps -d wheels nvidia-cuda-runtime-cu11==11.8.89 \\
@@ -18,15 +19,15 @@ Prerequisites (all outside the repository; see calibrations/gpgpusim-keptback/RE
   cp -r whx/nvidia/cuda_runtime/include/* whx/nvidia/cuda_nvcc/include/* \\
       whx/nvidia/cuda_profiler_api/include/* cuda/include/
   cp whx/nvidia/cuda_nvcc/bin/ptxas cuda/bin/ && chmod +x cuda/bin/ptxas
-  python3 REPO/scripts/gpgpusim/run_keptback.py nvcc-shim /work/gpgpusim/cuda/bin/nvcc
+  python3 REPO/scripts/gpgpusim/run_keptback.py nvcc-shim $GPGPUSIM_WORK/cuda/bin/nvcc
   apt-get install bison flex zlib1g-dev xutils-dev
-  (export CUDA_INSTALL_PATH=/work/gpgpusim/cuda PATH=/work/gpgpusim/cuda/bin:$PATH;
+  (export CUDA_INSTALL_PATH=$GPGPUSIM_WORK/cuda PATH=$GPGPUSIM_WORK/cuda/bin:$PATH;
    cd src && source setup_environment && nice -n 10 make -j2)
   # -> src/lib/gcc-12.2.0/cuda-11080/release/libcudart.so,
   #    build gpgpu-sim_git-commit-667834cf_modified_0.0
   cd REPO && cargo build --release          # target/release/regwatt
 
-  # then, from the repository root (GPGPUSIM_WORK=/work/gpgpusim by default):
+  # then, from the repository root, with GPGPUSIM_WORK set as above:
   python3 scripts/gpgpusim/run_keptback.py setup     # stubs, overlay, gshost in $GPGPUSIM_WORK/keptback
   python3 scripts/gpgpusim/run_keptback.py run --out calibrations/gpgpusim-keptback/cycles.csv \\
       stream_triad atax bicg mvt mnist29 mnist33 cifar32g mnist29_lskip mnist29_smem gemm syrk \\
@@ -71,7 +72,10 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
-GS = os.environ.get("GPGPUSIM_WORK", "/work/gpgpusim")
+GS = os.environ.get("GPGPUSIM_WORK")
+if not GS:
+    sys.exit("run_keptback.py: set GPGPUSIM_WORK to the directory holding the GPGPU-Sim build "
+             "(see the header of this file)")
 SIM_ROOT = os.path.join(GS, "src")
 SIM_LIB = os.path.join(SIM_ROOT, "lib", "gcc-12.2.0", "cuda-11080", "release")
 CUDA = os.path.join(GS, "cuda")           # real ptxas 11.8 + headers (+ the nvcc shim)
