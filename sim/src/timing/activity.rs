@@ -938,6 +938,10 @@ pub struct MemActivity {
     /// Cycles L1D misses waited for a free MSHR entry (the LD/ST unit waits with them).
     #[serde(skip_serializing_if = "is_zero")]
     pub l1d_mshr_stall_cycles: u64,
+    /// Cycles the LD/ST unit was held because an L1D miss queue was full (GPGPU-Sim's
+    /// `MISS_QUEUE_FULL` reservation failures).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub l1d_miss_queue_stall_cycles: u64,
     pub l1d_sector_writes: u64,
     /// 128 B line tag lookups in the L1D.
     pub l1d_line_lookups: u64,
@@ -992,6 +996,7 @@ impl MemActivity {
         self.inst_fetch_misses += o.inst_fetch_misses;
         self.const_cache_misses += o.const_cache_misses;
         self.l1d_mshr_stall_cycles += o.l1d_mshr_stall_cycles;
+        self.l1d_miss_queue_stall_cycles += o.l1d_miss_queue_stall_cycles;
         self.l2_sector_read_merges += o.l2_sector_read_merges;
         self.l2_mshr_stall_cycles += o.l2_mshr_stall_cycles;
         self.dram_row_hits += o.dram_row_hits;

@@ -196,10 +196,18 @@ pub struct MemoryConfig {
     /// Cycles from LD/ST dispatch to data for an L1D hit; an L1D miss leaves for the L2 after
     /// the same pipeline (GPGPU-Sim `l1_latency_queue`, `-gpgpu_l1_latency`).
     pub l1d_hit_latency: u32,
-    /// 128 B lines (tag lookups) the L1D accepts per cycle (`-gpgpu_l1_banks`).
-    pub l1d_lines_per_cycle: u32,
+    /// L1D banks, interleaved by sector (`-gpgpu_l1_banks`, `-gpgpu_l1_banks_byte_interleaving`
+    /// 32): a power of two; each sector access of a warp instruction takes one bank for one
+    /// cycle (`memory::BankClock`).
+    pub l1d_banks: u32,
     /// Outstanding missed sectors per L1D (MSHR entries, `-gpgpu_cache:dl1` `<mshr>:<N>`).
     pub l1d_mshr_entries: u32,
+    /// Requests (one per missing or written L1D sector) the L1D of an SM sends towards the
+    /// L2 per cycle (GPGPU-Sim `baseline_cache::cycle`: one miss-queue entry per cycle).
+    pub l1d_requests_per_cycle: u32,
+    /// Entries of the L1D miss queue (`-gpgpu_cache:dl1` `..,<mq>:<fifo>`): a miss or
+    /// write-through that finds it full holds the L1D pipeline and the LD/ST unit.
+    pub l1d_miss_queue_entries: u32,
     pub shared: SharedMemConfig,
     /// Cycles a packet spends in the SM↔L2 crossbar, each direction.
     pub icnt_latency: u32,
@@ -615,8 +623,20 @@ impl GpuConfig {
             ));
         }
         range("memory.l1d_hit_latency", m.l1d_hit_latency, 1, LAT)?;
-        range("memory.l1d_lines_per_cycle", m.l1d_lines_per_cycle, 1, 64)?;
+        pow2("memory.l1d_banks", m.l1d_banks, 1, 64)?;
         range("memory.l1d_mshr_entries", m.l1d_mshr_entries, 1, 65536)?;
+        range(
+            "memory.l1d_requests_per_cycle",
+            m.l1d_requests_per_cycle,
+            1,
+            255,
+        )?;
+        range(
+            "memory.l1d_miss_queue_entries",
+            m.l1d_miss_queue_entries,
+            1,
+            1 << 20,
+        )?;
         range("memory.shared.banks", m.shared.banks, 1, 1024)?;
         pow2("memory.shared.bank_bytes", m.shared.bank_bytes, 1, 1024)?;
         range("memory.shared.latency", m.shared.latency, 1, LAT)?;

@@ -13,13 +13,17 @@
 //! Path of a global load (all parameters from [`MemoryConfig`]; GPGPU-Sim names in brackets):
 //! * **Coalescing** (sm_70+ rules, CUDA C++ Programming Guide "Device Memory Accesses";
 //!   GPGPU-Sim `memory_coalescing_arch`): the lanes' bytes are grouped into 128 B lines and
-//!   32 B sectors; the L1D accepts `l1d_lines_per_cycle` lines per cycle (`-gpgpu_l1_banks`),
-//!   so line `i` enters at `now + i / l1d_lines_per_cycle`.
+//!   32 B sectors. Each sector of an L1D (a whole line where the L1D is not sectored) is one
+//!   access to one of `l1d_banks` sector-interleaved banks; the accesses enter in descending
+//!   address order, as many per cycle as find their bank free, up to the first conflict
+//!   ([`BankClock`]).
 //! * **L1D** (`ldst_unit::L1_latency_queue_cycle`, `-gpgpu_l1_latency`): the tag check
 //!   happens `l1d_hit_latency` cycles after entry; present sectors are ready then, sectors in
 //!   flight at their fill cycle (merged, `HIT_RESERVED`), missing sectors need an MSHR entry
 //!   (`l1d_mshr_entries`; when all are busy the line waits for the earliest release and the
-//!   LD/ST unit stalls with it, GPGPU-Sim's `RESERVATION_FAIL`). Sectored tags, LRU,
+//!   LD/ST unit stalls with it, GPGPU-Sim's `RESERVATION_FAIL`). Each missing sector (and
+//!   each written one) is a request; the L1D's miss queue sends `l1d_requests_per_cycle`
+//!   a cycle and holds `l1d_miss_queue_entries` ([`MemoryHierarchy::send`]). Sectored tags, LRU,
 //!   allocate on load miss, write-through without allocation for stores
 //!   (`-gpgpu_cache:dl1 S:..,L:T:m:L:L`).
 //! * **Crossbar** (`local_interconnect.cc`): `icnt_latency` cycles each way; the reply port of
@@ -704,6 +708,8 @@ pub struct MemoryHierarchy {
     const_latency: u32,
     l1: Vec<Tags>,
     l1_mshr: Vec<Mshrs>,
+    /// Per SM: requests leaving the L1D for the L2 ([`Self::send`]).
+    request: Vec<Port>,
     reply: Vec<Port>,
     l2: Vec<Tags>,
     l2_port: Vec<Port>,
@@ -772,9 +778,13 @@ struct Derived {
     l1_pow2: Option<(u32, u32)>,
     /// L1D and L2 sectors have the same size: an L1D sector mask is its L2 sector mask.
     same_sectors: bool,
-    /// L1D lines entering per cycle (≥ 1) and hit latency.
-    lpc: u64,
+    /// [`Derived::l1_bank`]: L1D sectors per line and banks − 1 (banks are a power of two),
+    /// and the hit latency.
+    l1_spl: u64,
+    l1_bank_mask: u64,
     l1_lat: u64,
+    /// Cycles the L1D miss queue takes to send a full queue ([`MemoryHierarchy::send`]).
+    miss_queue_cycles: u64,
     /// Cycles from leaving the SM to the L2 lookup (crossbar + ROP), and back (crossbar).
     to_l2: u64,
     from_l2: u64,
@@ -804,8 +814,63 @@ struct Derived {
     shared_bank_bytes: Divisor,
 }
 
+/// When the sector accesses of one warp instruction enter the L1D (GPGPU-Sim
+/// `ldst_unit::process_memory_access_queue_l1cache`, `-gpgpu_l1_banks`,
+/// `-gpgpu_l1_banks_byte_interleaving 32`): the coalescer makes one access per 32 B segment
+/// (`memory_coalescing_arch` with `-gpgpu_coalesce_arch` ≥ 40; Fermi's 20 makes one per
+/// 128 B line, which is its L1D's unsectored line), kept in a map ordered by address and
+/// taken from the back, i.e. highest address first. Each cycle the LD/ST unit moves accesses
+/// into the per-bank latency queues, bank = (address / 32) mod banks (`l1d_cache_config::
+/// set_bank`, the linear hash), until one finds its bank's queue slot already taken that
+/// cycle (`BK_CONF`); the rest wait for the next cycle. In regwatt's terms an access is an
+/// L1D sector (both presets' sector equals GPGPU-Sim's segment: 32 B on rtx2060, the 128 B
+/// line on gtx480), so its bank is (line × sectors per line + sector) mod banks. A warp
+/// whose 32 lanes read one word in 32 lines (a column walk) thus takes 32 cycles on the four
+/// banks of rtx2060 when the words share their offset in the line, and one fully used
+/// line takes one cycle.
+#[derive(Clone, Copy, Debug, Default)]
+struct BankClock {
+    /// Cycle (from the instruction's first) the latest access entered.
+    cycle: u64,
+    /// Banks already taken in `cycle`.
+    used: u64,
+}
+
+impl BankClock {
+    /// Enters the sectors `secs` of `line`, highest first; returns the cycle the last (the
+    /// lowest) of them entered.
+    #[inline(always)]
+    fn enter(&mut self, d: &Derived, line: u64, secs: u32) -> u64 {
+        let mut m = secs;
+        while m != 0 {
+            let s = 31 - m.leading_zeros();
+            m ^= 1 << s;
+            let b = 1u64 << d.l1_bank(line, s);
+            if self.used & b != 0 {
+                self.cycle += 1;
+                self.used = 0;
+            }
+            self.used |= b;
+        }
+        self.cycle
+    }
+
+    /// Cycles the LD/ST unit spent moving the accesses in (at least one).
+    fn cycles(&self) -> u64 {
+        self.cycle + 1
+    }
+}
+
 impl Derived {
     /// `dram_k`: core cycles per DRAM command cycle.
+    /// The L1D bank of sector `s` of `line` (see [`BankClock`]): sector-interleaved banks,
+    /// a power of two of them, so the low bits of the sector's number. Wrapping: only those
+    /// low bits matter.
+    #[inline(always)]
+    fn l1_bank(&self, line: u64, s: u32) -> u64 {
+        line.wrapping_mul(self.l1_spl).wrapping_add(u64::from(s)) & self.l1_bank_mask
+    }
+
     fn new(cfg: &MemoryConfig, dram_k: f64) -> Derived {
         let lb = u64::from(cfg.l1d.line_bytes.max(1));
         let sb = u64::from(cfg.l1d.sector_bytes.max(1));
@@ -823,7 +888,10 @@ impl Derived {
         Derived {
             l1_pow2,
             same_sectors: cfg.l1d.sector_bytes.max(1) == cfg.l2_slice.sector_bytes.max(1),
-            lpc: u64::from(cfg.l1d_lines_per_cycle.max(1)),
+            l1_spl: (lb / sb).max(1),
+            l1_bank_mask: u64::from(cfg.l1d_banks.max(1).next_power_of_two()) - 1,
+            miss_queue_cycles: u64::from(cfg.l1d_miss_queue_entries)
+                .div_ceil(u64::from(cfg.l1d_requests_per_cycle.max(1))),
             l1_lat: u64::from(cfg.l1d_hit_latency),
             to_l2: u64::from(cfg.icnt_latency) + u64::from(cfg.l2_rop_latency),
             from_l2: u64::from(cfg.icnt_latency),
@@ -963,6 +1031,9 @@ impl MemoryHierarchy {
             const_latency,
             l1: (0..sms).map(|_| Tags::new(cfg.l1d)).collect(),
             l1_mshr: (0..sms).map(|_| Mshrs::new(cfg.l1d_mshr_entries)).collect(),
+            request: (0..sms)
+                .map(|_| Port::new(cfg.l1d_requests_per_cycle))
+                .collect(),
             reply: (0..sms)
                 .map(|_| Port::new(cfg.icnt_reply_sectors_per_cycle))
                 .collect(),
@@ -1345,6 +1416,51 @@ impl MemoryHierarchy {
         (c as usize, slice as usize, d.slice_lines.div(line))
     }
 
+    /// Sends the L1D sectors `secs` of `line` from the L1D of SM `smi` towards the L2, ready
+    /// to leave at `t`: one request per L1D sector (a GPGPU-Sim `mem_fetch`: 32 B on
+    /// rtx2060, the whole unsectored line on gtx480), and the L1D's miss queue sends
+    /// `l1d_requests_per_cycle` of them per cycle (`baseline_cache::cycle` moves one
+    /// `m_miss_queue` entry per cycle into the SM's interconnect port; write-through stores
+    /// take the same queue, `data_cache::send_write_request`). The queue holds
+    /// `l1d_miss_queue_entries`: a request that would find it full waits at the head of the
+    /// L1D pipeline (GPGPU-Sim `MISS_QUEUE_FULL`, a `RESERVATION_FAIL` that leaves the access
+    /// in `l1_latency_queue` and stalls the LD/ST unit behind it) until the entries ahead of
+    /// it have drained to fewer than a full queue. Returns the cycle the last reply is back
+    /// and the cycles the L1D pipeline was held; calls `each(sector mask, its reply cycle)`
+    /// per request.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn send(
+        &mut self,
+        now: u64,
+        t: u64,
+        smi: usize,
+        line: u64,
+        secs: u32,
+        kind: MemOpKind,
+        act: &mut MemActivity,
+        mut each: impl FnMut(&mut Self, u32, u64),
+    ) -> (u64, u64) {
+        let mut done = t;
+        let mut held = 0;
+        for s in bits(secs) {
+            let bit = 1u32 << s;
+            let tq = match self.request.get_mut(smi) {
+                Some(p) => p.reserve(now, t),
+                None => t,
+            };
+            // the requests ahead of this one leave over `tq - t` cycles; the queue empties
+            // a full load in `miss_queue_cycles`
+            held = held.max((tq - t).saturating_sub(self.d.miss_queue_cycles));
+            let l2s = self.l2_sectors(bit);
+            let r = self.l2(now, tq, smi, line, l2s, kind, act);
+            each(self, bit, r);
+            done = done.max(r);
+        }
+        act.l1d_miss_queue_stall_cycles += held;
+        (done, held)
+    }
+
     /// Sends `sectors` (L2 sectors) of `line` from SM `sm` into the L2 at `t` (the cycle the
     /// request leaves the SM). Returns the cycle the last reply is back at the SM.
     #[allow(clippy::too_many_arguments)]
@@ -1564,18 +1680,15 @@ impl MemoryHierarchy {
         if kind == MemOpKind::Load && !skip_l1 {
             return self.load_lines(now, smi, lines, act);
         }
-        let (lpc, l1_lat) = (self.d.lpc, self.d.l1_lat);
+        let l1_lat = self.d.l1_lat;
         let mut ready = now + l1_lat;
-        // line `i` enters at `now + i / lpc`: `entry` = i / lpc, `k` = i mod lpc
-        let (mut entry, mut k) = (0u64, 0u64);
-        for &(line, secs) in lines {
-            let t_in = now + entry;
-            k += 1;
-            if k == lpc {
-                k = 0;
-                entry += 1;
-            }
-            let r = match kind {
+        // cycles the LD/ST unit was held by a full L1D miss queue
+        let mut stall = 0u64;
+        // highest address first, each sector into its bank ([`BankClock`])
+        let mut clk = BankClock::default();
+        for &(line, secs) in lines.iter().rev() {
+            let t_in = now + clk.enter(&self.d, line, secs) + stall;
+            let (r, held) = match kind {
                 MemOpKind::Store => {
                     let t_out = if skip_l1 {
                         t_in
@@ -1591,19 +1704,24 @@ impl MemoryHierarchy {
                         }
                         t_chk
                     };
-                    let l2s = self.l2_sectors(secs);
-                    self.l2(now, t_out, smi, line, l2s, MemOpKind::Store, act)
+                    self.send(
+                        now,
+                        t_out,
+                        smi,
+                        line,
+                        secs,
+                        MemOpKind::Store,
+                        act,
+                        |_, _, _| {},
+                    )
                 }
                 // loads of a design that replaces the L1D (atomics: `Self::atomic`)
-                _ => {
-                    let l2s = self.l2_sectors(secs);
-                    self.l2(now, t_in, smi, line, l2s, kind, act)
-                }
+                _ => self.send(now, t_in, smi, line, secs, kind, act, |_, _, _| {}),
             };
+            stall += held;
             ready = ready.max(r);
         }
-        // ⌈lines / lpc⌉ cycles to enter the L1D
-        let ldst = (entry + u64::from(k != 0)).max(1);
+        let ldst = clk.cycles() + stall;
         MemTiming {
             ready_at: ready,
             ldst_cycles: u32::try_from(ldst).unwrap_or(u32::MAX),
@@ -1632,12 +1750,23 @@ impl MemoryHierarchy {
             let tm = self.l1_mshr[smi].alloc(t_chk);
             act.l1d_mshr_stall_cycles += tm - t_chk;
             stall = tm - t_chk;
-            let l2s = self.l2_sectors(look.missing);
-            let f = self.l2(now, tm, smi, line, l2s, MemOpKind::Load, act);
+            let way = look.way;
+            let (f, held) = self.send(
+                now,
+                tm,
+                smi,
+                line,
+                look.missing,
+                MemOpKind::Load,
+                act,
+                |m, bit, f| {
+                    if let Some(l1) = m.l1.get_mut(smi) {
+                        l1.fill(way, bit, f);
+                    }
+                },
+            );
+            stall += held;
             self.l1_mshr[smi].hold(f);
-            if let Some(l1) = self.l1.get_mut(smi) {
-                l1.fill(look.way, look.missing, f);
-            }
             r = r.max(f);
         }
         (r, stall)
@@ -1652,21 +1781,17 @@ impl MemoryHierarchy {
         lines: &[(u64, u32)],
         act: &mut MemActivity,
     ) -> MemTiming {
-        let (lpc, l1_lat) = (self.d.lpc, self.d.l1_lat);
+        let l1_lat = self.d.l1_lat;
         let mut ready = now + l1_lat;
         // cycles the LD/ST unit was held by MSHR reservation failures
         let mut stall = 0u64;
         // sectors requested and found present (counted once at the end)
         let (mut sectors, mut hits) = (0u64, 0u64);
-        // line `i` enters at `now + i / lpc`: `entry` = i / lpc, `k` = i mod lpc
-        let (mut entry, mut k) = (0u64, 0u64);
-        for &(line, secs) in lines {
-            let t_chk = now + entry + stall + l1_lat;
-            k += 1;
-            if k == lpc {
-                k = 0;
-                entry += 1;
-            }
+        // highest address first, each sector into its bank ([`BankClock`]); a line's tag
+        // check follows the entry of its last (lowest) sector
+        let mut clk = BankClock::default();
+        for &(line, secs) in lines.iter().rev() {
+            let t_chk = now + clk.enter(&self.d, line, secs) + stall + l1_lat;
             let n = u64::from(popcount(secs));
             sectors += n;
             let Some(l1) = self.l1.get_mut(smi) else {
@@ -1687,8 +1812,7 @@ impl MemoryHierarchy {
         act.l1d_line_lookups += lines.len() as u64;
         act.l1d_sector_reads += sectors;
         act.l1d_sector_read_hits += hits;
-        // ⌈lines / lpc⌉ cycles to enter the L1D
-        let ldst = (entry + u64::from(k != 0)).max(1) + stall;
+        let ldst = clk.cycles() + stall;
         MemTiming {
             ready_at: ready,
             ldst_cycles: u32::try_from(ldst).unwrap_or(u32::MAX),
@@ -1969,8 +2093,11 @@ mod tests {
                 sector_bytes: 32,
             },
             l1d_hit_latency: 10,
-            l1d_lines_per_cycle: 1,
+            // one bank per sector of a line: a fully used line enters in one cycle
+            l1d_banks: 4,
             l1d_mshr_entries: l1_mshrs,
+            l1d_requests_per_cycle: 1,
+            l1d_miss_queue_entries: 1 << 20,
             shared: SharedMemConfig {
                 banks: 32,
                 bank_bytes: 4,
@@ -2734,8 +2861,72 @@ mod tests {
         let mut m = MemoryHierarchy::new(&c.memory, 1, 4, c.core_clock_mhz);
         let mut act = MemActivity::default();
         let t = m.access(0, 0, &load(0x1000, 128), false, &mut act);
-        assert_eq!(t.ldst_cycles, 32 / c.memory.l1d_lines_per_cycle);
+        // 32 lines, each lane's word at the same offset: every sector in one bank
+        assert_eq!(t.ldst_cycles, 32);
         assert_eq!(act.l1d_sector_reads, 32);
+    }
+
+    /// Issue 36 (syrk on rtx2060 at 0.54 of GPGPU-Sim): each sector is one access to the
+    /// bank (sector number mod 4); per cycle the accesses enter, highest address first,
+    /// until one finds its bank taken (`ldst_unit::process_memory_access_queue_l1cache`).
+    #[test]
+    fn issue36_l1d_banks_serialise_sectors_at_one_offset() {
+        let c = GpuConfig::rtx2060_like().expect("preset");
+        assert_eq!(c.memory.l1d_banks, 4);
+        // L1D hits (the second access), so that no miss waits for the miss queue
+        let cycles = |a: &WarpMemAccess| {
+            let mut m = MemoryHierarchy::new(&c.memory, 1, 4, c.core_clock_mhz);
+            let mut act = MemActivity::default();
+            m.access(0, 0, a, false, &mut act);
+            let t = m.access(100_000, 0, a, false, &mut act);
+            assert_eq!(act.l1d_sector_read_hits, act.l1d_sector_reads / 2);
+            t.ldst_cycles
+        };
+        // one line, sectors 3, 2, 1, 0 in banks 3, 2, 1, 0: one cycle
+        assert_eq!(cycles(&load(0x1000, 4)), 1);
+        // 8 B lanes: two lines, the second line's sector 3 finds bank 3 taken
+        let mut wide = load(0x1000, 8);
+        wide.bytes_per_lane = 8;
+        assert_eq!(cycles(&wide), 2);
+        // a 32 B stride: 8 lines of 4 sectors, four sectors a cycle
+        assert_eq!(cycles(&load(0x1000, 32)), 8);
+        // a 160 B stride: 32 lines, one sector each, sector numbers 5l: banks l mod 4, so
+        // four lanes a cycle
+        assert_eq!(cycles(&load(0x1000, 160)), 8);
+        // a 512 B stride (syrk's column walk): every sector in bank 0, one a cycle
+        assert_eq!(cycles(&load(0x1000, 512)), 32);
+        // Fermi has one bank and unsectored lines: one line a cycle, as before
+        let f = GpuConfig::gtx480_like().expect("preset");
+        let mut m = MemoryHierarchy::new(&f.memory, 1, 4, f.core_clock_mhz);
+        let mut act = MemActivity::default();
+        m.access(0, 0, &load(0x1000, 32), false, &mut act);
+        let t = m.access(100_000, 0, &load(0x1000, 32), false, &mut act);
+        assert_eq!((t.ldst_cycles, act.l1d_sector_read_hits), (8, 8));
+    }
+
+    /// Issue 36: the L1D's miss queue sends one request (sector) a cycle and holds
+    /// `l1d_miss_queue_entries`; a miss that finds it full holds the LD/ST unit.
+    #[test]
+    fn issue36_l1d_miss_queue_sends_a_sector_a_cycle_and_holds_the_ldst_unit() {
+        // 8 B lanes over lines 32 and 33, both in the L2. Line 33 enters at 0 (tag check 10),
+        // line 32 at 1 (tag check 11). Requests leave at 10..13 (line 33) and 14..17 (line
+        // 32), reach their slices at 32..35 and 36..39, hit, and the replies are back at
+        // 35..38 and 39..42, +1 = 43.
+        let mut wide = load(0x1000, 8);
+        wide.bytes_per_lane = 8;
+        let run = |entries: u32| {
+            let mut m = small(64);
+            m.cfg.l1d_miss_queue_entries = entries;
+            m.d = Derived::new(&m.cfg, 1.0);
+            m.preload_l2(&[(0x1000, 256)]);
+            let mut act = MemActivity::default();
+            let t = m.access(0, 0, &wide, false, &mut act);
+            (t.ready_at, t.ldst_cycles, act.l1d_miss_queue_stall_cycles)
+        };
+        assert_eq!(run(64), (43, 2, 0));
+        // a queue of 2: line 32's last request leaves at 17, 6 cycles after its tag check;
+        // it could enter only when 2 were left ahead: the LD/ST unit is held 4 cycles
+        assert_eq!(run(2), (43, 6, 4));
     }
 
     #[test]
