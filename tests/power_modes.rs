@@ -81,14 +81,22 @@ fn issue27_every_workload_every_mode_correct_same_cycles_ordered_static_energy()
 
 /// Issue 27: a run with exposed wake-ups does not finish sooner than with hidden ones, unless
 /// it did less work (a timing-dependent loop: kmeans on gtx480 runs 841 fewer warp
-/// instructions of its atomicCAS retry loop and 3.7 % fewer cycles).
+/// instructions of its atomicCAS retry loop and 3.7 % fewer cycles), or the delays changed
+/// what the L1D held (a scheduling anomaly: a delayed warp reorders the L1D accesses, and a
+/// run whose time is set by its L1D can gain). The latter is allowed up to 1 % and only when
+/// the L1D hit count differs: syrk on rtx2060, whose loop is bound by the four L1D banks
+/// (issue 36), gets 271 more sector hits and 0.7 % fewer cycles with exposed wake-ups.
 fn exposed_not_shorter(
     exposed: &regwatt_designs::exec_model::SpecSimulation,
     hidden: &regwatt_designs::exec_model::SpecSimulation,
 ) -> Result<(), String> {
     let (ex, hi) = (&exposed.activity, &hidden.activity);
     let same_work = ex.core.warp_instructions == hi.core.warp_instructions;
-    if ex.cycles < hi.cycles && (same_work || ex.core.warp_instructions > hi.core.warp_instructions)
+    let l1d_anomaly = ex.memory.l1d_sector_read_hits != hi.memory.l1d_sector_read_hits
+        && ex.cycles as f64 >= 0.99 * hi.cycles as f64;
+    if ex.cycles < hi.cycles
+        && !l1d_anomaly
+        && (same_work || ex.core.warp_instructions > hi.core.warp_instructions)
     {
         return Err(format!(
             "{} cycles with exposed wake-ups < {} hidden ({} vs {} warp instructions)",
