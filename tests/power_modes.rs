@@ -41,6 +41,7 @@ fn issue27_every_workload_every_mode_correct_same_cycles_ordered_static_energy()
         .iter()
         .flat_map(|p| common::design_suite().into_iter().map(move |w| (*p, w)))
         .collect();
+    let pairs = std::sync::Mutex::new(Vec::new());
     let f = common::failures_on_two_threads(
         &work,
         |(p, w)| format!("{} on {p}", w.name),
@@ -73,29 +74,33 @@ fn issue27_every_workload_every_mode_correct_same_cycles_ordered_static_energy()
             regwatt_workloads::check(w, &exp, &exposed.buffers)
                 .map_err(|e| format!("baseline drowsy, exposed wake-ups: {e}"))?;
             exposed_not_shorter(&exposed, &base).map_err(|e| format!("baseline drowsy: {e}"))?;
+            if let Ok(mut v) = pairs.lock() {
+                v.push((exposed.activity.cycles, base.activity.cycles));
+            }
             Ok(())
         },
     );
     assert!(f.is_empty(), "{} failures:\n{}", f.len(), f.join("\n"));
+    exposed_costs_in_all(&pairs);
 }
 
 /// Issue 27: a run with exposed wake-ups does not finish sooner than with hidden ones, unless
 /// it did less work (a timing-dependent loop: kmeans on gtx480 runs 841 fewer warp
-/// instructions of its atomicCAS retry loop and 3.7 % fewer cycles), or the delays changed
-/// what the L1D held (a scheduling anomaly: a delayed warp reorders the L1D accesses, and a
-/// run whose time is set by its L1D can gain). The latter is allowed up to 1 % and only when
-/// the L1D hit count differs: syrk on rtx2060, whose loop is bound by the four L1D banks
-/// (issue 36), gets 271 more sector hits and 0.7 % fewer cycles with exposed wake-ups.
+/// instructions of its atomicCAS retry loop and 3.7 % fewer cycles), or by at most
+/// [`ANOMALY`]: a scheduling anomaly, where a delayed warp reorders the accesses to a shared
+/// resource and the run gains. Since issue 36 modelled the L1D banks and the crossbar's
+/// head-of-line blocking, three runs gain: syrk on rtx2060 0.7 % (271 more L1D sector hits),
+/// vectorAdd on rtx2060 and maxpool on gtx480 0.15 % (9 and 5 cycles). The sum of the cycles
+/// over all runs must still grow ([`exposed_costs_in_all`]).
 fn exposed_not_shorter(
     exposed: &regwatt_designs::exec_model::SpecSimulation,
     hidden: &regwatt_designs::exec_model::SpecSimulation,
 ) -> Result<(), String> {
     let (ex, hi) = (&exposed.activity, &hidden.activity);
     let same_work = ex.core.warp_instructions == hi.core.warp_instructions;
-    let l1d_anomaly = ex.memory.l1d_sector_read_hits != hi.memory.l1d_sector_read_hits
-        && ex.cycles as f64 >= 0.99 * hi.cycles as f64;
+    let anomaly = ex.cycles as f64 >= (1.0 - ANOMALY) * hi.cycles as f64;
     if ex.cycles < hi.cycles
-        && !l1d_anomaly
+        && !anomaly
         && (same_work || ex.core.warp_instructions > hi.core.warp_instructions)
     {
         return Err(format!(
@@ -104,6 +109,25 @@ fn exposed_not_shorter(
         ));
     }
     Ok(())
+}
+
+/// The largest gain of a run from exposed wake-ups taken for a scheduling anomaly (the
+/// largest measured, syrk's 0.7 %, and a margin).
+const ANOMALY: f64 = 0.01;
+
+/// The anomalies of [`exposed_not_shorter`] do not add up to a gain: over all runs, exposed
+/// wake-ups cost cycles. `pairs` holds (exposed, hidden) cycles.
+fn exposed_costs_in_all(pairs: &std::sync::Mutex<Vec<(u64, u64)>>) {
+    let pairs = pairs.lock().expect("cycles");
+    let (ex, hi) = pairs
+        .iter()
+        .fold((0u64, 0u64), |(a, b), &(x, y)| (a + x, b + y));
+    assert!(!pairs.is_empty());
+    assert!(
+        ex > hi,
+        "{ex} cycles with exposed wake-ups, {hi} hidden, over {} runs",
+        pairs.len()
+    );
 }
 
 /// Issue 27: with `power.wakeup_exposed`, a read of a sleeping row waits the wake-up
@@ -116,6 +140,7 @@ fn issue27_exposed_wakeups_keep_outputs_and_never_shorten_a_run() {
         .iter()
         .flat_map(|p| common::design_suite().into_iter().map(move |w| (*p, w)))
         .collect();
+    let pairs = std::sync::Mutex::new(Vec::new());
     let f = common::failures_on_two_threads(
         &work,
         |(p, w)| format!("{} on {p}", w.name),
@@ -132,10 +157,14 @@ fn issue27_exposed_wakeups_keep_outputs_and_never_shorten_a_run() {
                 .map_err(|e| e.to_string())?;
             regwatt_workloads::check(w, &exp, &exposed.buffers)
                 .map_err(|e| format!("{d} {m}: {e}"))?;
+            if let Ok(mut v) = pairs.lock() {
+                v.push((exposed.activity.cycles, hidden.activity.cycles));
+            }
             exposed_not_shorter(&exposed, &hidden).map_err(|e| format!("{d} {m}: {e}"))
         },
     );
     assert!(f.is_empty(), "{} failures:\n{}", f.len(), f.join("\n"));
+    exposed_costs_in_all(&pairs);
 }
 
 #[test]

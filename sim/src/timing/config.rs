@@ -213,6 +213,9 @@ pub struct MemoryConfig {
     pub icnt_latency: u32,
     /// Reply packets (one 32 B sector each) the crossbar delivers to one SM per cycle.
     pub icnt_reply_sectors_per_cycle: u32,
+    /// Request packets the crossbar passes to one L2 slice per cycle; an SM's requests queue
+    /// in order, so one waiting for its slice holds those behind it (`memory::RequestFifo`).
+    pub icnt_request_packets_per_cycle: u32,
     /// L2 per slice (memory sub-partition).
     pub l2_slice: CacheConfig,
     pub l2_slices: u32,
@@ -651,6 +654,12 @@ impl GpuConfig {
                 "per-cycle port widths must be at most 255".into(),
             ));
         }
+        range(
+            "memory.icnt_request_packets_per_cycle",
+            m.icnt_request_packets_per_cycle,
+            1,
+            255,
+        )?;
         range("memory.l2_slices", m.l2_slices, 1, 1024)?;
         range("memory.l2_rop_latency", m.l2_rop_latency, 0, LAT)?;
         range(

@@ -27,7 +27,10 @@
 //!   allocate on load miss, write-through without allocation for stores
 //!   (`-gpgpu_cache:dl1 S:..,L:T:m:L:L`).
 //! * **Crossbar** (`local_interconnect.cc`): `icnt_latency` cycles each way; the reply port of
-//!   an SM delivers `icnt_reply_sectors_per_cycle` sectors per cycle.
+//!   an SM delivers `icnt_reply_sectors_per_cycle` sectors per cycle. Requests leave an SM in
+//!   order; the output to an L2 slice passes `icnt_request_packets_per_cycle` a cycle, and a
+//!   request waiting for its output holds the SM's later requests (head-of-line blocking,
+//!   `xbar_router::iSLIP_Advance`).
 //! * **L2 slice** (`memory_sub_partition`): address → DRAM channel by `interleave_bytes` chunks
 //!   (`dramid@8`), → slice by the line's low bit inside the channel. A request waits
 //!   `l2_rop_latency` (`m_rop` queue), then takes a lookup slot of its slice
@@ -708,8 +711,11 @@ pub struct MemoryHierarchy {
     const_latency: u32,
     l1: Vec<Tags>,
     l1_mshr: Vec<Mshrs>,
-    /// Per SM: requests leaving the L1D for the L2 ([`Self::send`]).
-    request: Vec<Port>,
+    /// Per SM: the head of the L1D's request queue into the crossbar ([`Self::send`]).
+    request: Vec<RequestFifo>,
+    /// Per L2 slice: the crossbar output towards it, `icnt_request_packets_per_cycle` packets a
+    /// cycle ([`Self::send`]).
+    xbar: Vec<Port>,
     reply: Vec<Port>,
     l2: Vec<Tags>,
     l2_port: Vec<Port>,
@@ -812,6 +818,43 @@ struct Derived {
     /// Shared-memory banks and bank width.
     shared_banks: Divisor,
     shared_bank_bytes: Divisor,
+}
+
+/// The head of an SM's request queue (GPGPU-Sim: the L1D miss queue feeding the SM's input
+/// buffer of the crossbar, both first-in first-out): requests leave in the order they are
+/// sent, at most `cap` a cycle, and one whose crossbar output is taken waits there with the
+/// requests behind it (head-of-line blocking, `xbar_router::iSLIP_Advance` moves only the
+/// front packet of each input buffer).
+#[derive(Clone, Copy, Debug, Default)]
+struct RequestFifo {
+    /// Cycle the last request left, and how many left in it.
+    cycle: u64,
+    used: u32,
+}
+
+impl RequestFifo {
+    /// The earliest cycle a request ready at `t` can leave.
+    #[inline]
+    fn next(&self, t: u64, cap: u32) -> u64 {
+        if t > self.cycle {
+            t
+        } else if self.used < cap {
+            self.cycle
+        } else {
+            self.cycle + 1
+        }
+    }
+
+    /// Records a request leaving at `g` (≥ [`Self::next`]).
+    #[inline]
+    fn take(&mut self, g: u64) {
+        if g == self.cycle {
+            self.used += 1;
+        } else {
+            self.cycle = g;
+            self.used = 1;
+        }
+    }
 }
 
 /// When the sector accesses of one warp instruction enter the L1D (GPGPU-Sim
@@ -1031,8 +1074,9 @@ impl MemoryHierarchy {
             const_latency,
             l1: (0..sms).map(|_| Tags::new(cfg.l1d)).collect(),
             l1_mshr: (0..sms).map(|_| Mshrs::new(cfg.l1d_mshr_entries)).collect(),
-            request: (0..sms)
-                .map(|_| Port::new(cfg.l1d_requests_per_cycle))
+            request: vec![RequestFifo::default(); sms as usize],
+            xbar: (0..cfg.l2_slices)
+                .map(|_| Port::new(cfg.icnt_request_packets_per_cycle))
                 .collect(),
             reply: (0..sms)
                 .map(|_| Port::new(cfg.icnt_reply_sectors_per_cycle))
@@ -1422,7 +1466,11 @@ impl MemoryHierarchy {
     /// `l1d_requests_per_cycle` of them per cycle (`baseline_cache::cycle` moves one
     /// `m_miss_queue` entry per cycle into the SM's interconnect port; write-through stores
     /// take the same queue, `data_cache::send_write_request`). The queue holds
-    /// `l1d_miss_queue_entries`: a request that would find it full waits at the head of the
+    /// `l1d_miss_queue_entries`. The queue feeds the SM's input buffer of the crossbar, also
+    /// first in, first out, whose front packet leaves only when the crossbar output to its L2
+    /// slice is free (`icnt_request_packets_per_cycle`; `xbar_router::iSLIP_Advance`), so a
+    /// request waiting for a busy slice holds the requests behind it ([`RequestFifo`]). A
+    /// request that would find the miss queue full waits at the head of the
     /// L1D pipeline (GPGPU-Sim `MISS_QUEUE_FULL`, a `RESERVATION_FAIL` that leaves the access
     /// in `l1_latency_queue` and stalls the LD/ST unit behind it) until the entries ahead of
     /// it have drained to fewer than a full queue. Returns the cycle the last reply is back
@@ -1443,11 +1491,17 @@ impl MemoryHierarchy {
     ) -> (u64, u64) {
         let mut done = t;
         let mut held = 0;
+        let cap = self.cfg.l1d_requests_per_cycle.max(1);
+        let (_, slice, _) = self.place(line);
         for s in bits(secs) {
             let bit = 1u32 << s;
-            let tq = match self.request.get_mut(smi) {
-                Some(p) => p.reserve(now, t),
-                None => t,
+            let tq = match (self.request.get_mut(smi), self.xbar.get_mut(slice)) {
+                (Some(q), Some(x)) => {
+                    let g = x.reserve(now, q.next(t, cap));
+                    q.take(g);
+                    g
+                }
+                _ => t,
             };
             // the requests ahead of this one leave over `tq - t` cycles; the queue empties
             // a full load in `miss_queue_cycles`
@@ -2105,6 +2159,7 @@ mod tests {
             },
             icnt_latency: 2,
             icnt_reply_sectors_per_cycle: 1,
+            icnt_request_packets_per_cycle: 1,
             l2_slice: CacheConfig {
                 sets: 16,
                 ways: 4,
@@ -2927,6 +2982,33 @@ mod tests {
         // a queue of 2: line 32's last request leaves at 17, 6 cycles after its tag check;
         // it could enter only when 2 were left ahead: the LD/ST unit is held 4 cycles
         assert_eq!(run(2), (43, 6, 4));
+    }
+
+    /// Issue 36 (stream_triad, vectorAdd, maxpool at 0.73–0.75 of GPGPU-Sim on rtx2060): an
+    /// SM's requests leave in order, and the front one waits for the crossbar output to its
+    /// slice (`xbar_router::iSLIP_Advance` moves only the front packet of an input buffer).
+    #[test]
+    fn issue36_a_request_waiting_for_its_slice_holds_the_requests_behind_it() {
+        let mut m = small(64);
+        m.preload_l2(&[(0x1000, 256)]);
+        let mut act = MemActivity::default();
+        let load = MemOpKind::Load;
+        // SM 0, line 32 sector 0, ready at 10: its slice's output is free, it leaves at 10,
+        // slot 32, data 33, reply 35, +1
+        let (r, held) = m.send(0, 10, 0, 32, 1, load, &mut act, |_, _, _| {});
+        assert_eq!((r, held, m.request[0].cycle), (36, 0, 10));
+        // SM 1, line 32 sector 1, also at 10: the output took SM 0's packet, so 11; slot 33,
+        // data 34, reply 36, +1
+        let (r, _) = m.send(0, 10, 1, 32, 2, load, &mut act, |_, _, _| {});
+        assert_eq!((r, m.request[1].cycle), (37, 11));
+        // SM 1, line 33 (the other slice, idle) at 10: behind SM 1's front packet, 12; slot
+        // 34, data 35, reply 37 (SM 1's reply port is taken at 36), +1
+        let (r, _) = m.send(0, 10, 1, 33, 1, load, &mut act, |_, _, _| {});
+        assert_eq!((r, m.request[1].cycle), (38, 12));
+        // SM 0 again at 10, line 33: its queue's last packet left at 10, so 11 (the output to
+        // line 33's slice is free then); slot 33, data 34, reply 36, +1
+        let (r, _) = m.send(0, 10, 0, 33, 2, load, &mut act, |_, _, _| {});
+        assert_eq!((r, m.request[0].cycle), (37, 11));
     }
 
     #[test]
