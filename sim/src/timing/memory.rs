@@ -1489,12 +1489,13 @@ impl MemoryHierarchy {
         act: &mut MemActivity,
         mut each: impl FnMut(&mut Self, u32, u64),
     ) -> (u64, u64) {
-        let mut done = t;
         let mut held = 0;
         let cap = self.cfg.l1d_requests_per_cycle.max(1);
         let (_, slice, _) = self.place(line);
+        // the cycle each L2 sector leaves the SM (that of the L1D sector holding it)
+        let mut leave = [t; 32];
+        let mut l2s = 0u32;
         for s in bits(secs) {
-            let bit = 1u32 << s;
             let tq = match (self.request.get_mut(smi), self.xbar.get_mut(slice)) {
                 (Some(q), Some(x)) => {
                     let g = x.reserve(now, q.next(t, cap));
@@ -1506,18 +1507,47 @@ impl MemoryHierarchy {
             // the requests ahead of this one leave over `tq - t` cycles; the queue empties
             // a full load in `miss_queue_cycles`
             held = held.max((tq - t).saturating_sub(self.d.miss_queue_cycles));
-            let l2s = self.l2_sectors(bit);
-            let r = self.l2(now, tq, smi, line, l2s, kind, act);
-            each(self, bit, r);
-            done = done.max(r);
+            let b = self.l2_sectors(1 << s);
+            for x in bits(b) {
+                if let Some(l) = leave.get_mut(x as usize) {
+                    *l = if l2s & 1 << x != 0 { (*l).max(tq) } else { tq };
+                }
+            }
+            l2s |= b;
         }
         act.l1d_miss_queue_stall_cycles += held;
+        // one pass through the slice (one tag lookup for the line), each L2 sector at its own
+        // cycle; the reply of each
+        let mut back = [0u64; 32];
+        let done = self.l2_each(
+            now,
+            t,
+            smi,
+            line,
+            l2s,
+            kind,
+            act,
+            |x| leave.get(x as usize).copied().unwrap_or(t),
+            |x, r| {
+                if let Some(b) = back.get_mut(x as usize) {
+                    *b = r;
+                }
+            },
+        );
+        for s in bits(secs) {
+            let r = bits(self.l2_sectors(1 << s))
+                .filter_map(|x| back.get(x as usize).copied())
+                .max()
+                .unwrap_or(t);
+            each(self, 1 << s, r);
+        }
         (done, held)
     }
 
     /// Sends `sectors` (L2 sectors) of `line` from SM `sm` into the L2 at `t` (the cycle the
     /// request leaves the SM). Returns the cycle the last reply is back at the SM.
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     fn l2(
         &mut self,
         now: u64,
@@ -1527,6 +1557,24 @@ impl MemoryHierarchy {
         sectors: u32,
         kind: MemOpKind,
         act: &mut MemActivity,
+    ) -> u64 {
+        self.l2_each(now, t, sm, line, sectors, kind, act, |_| t, |_, _| {})
+    }
+
+    /// [`Self::l2`] with L2 sector `s` leaving the SM at `leave(s)` (≥ `t`) and its reply
+    /// back at the cycle given to `reply(s, cycle)`.
+    #[allow(clippy::too_many_arguments)]
+    fn l2_each(
+        &mut self,
+        now: u64,
+        t: u64,
+        sm: usize,
+        line: u64,
+        sectors: u32,
+        kind: MemOpKind,
+        act: &mut MemActivity,
+        leave: impl Fn(u32) -> u64,
+        mut reply_at: impl FnMut(u32, u64),
     ) -> u64 {
         let (_, slice, key) = self.place(line);
         let Self {
@@ -1547,7 +1595,6 @@ impl MemoryHierarchy {
             return t;
         };
         let mut reply = reply.get_mut(sm);
-        let arrive = t + d.to_l2;
         let back = d.from_l2;
         let read = kind != MemOpKind::Store;
         let mut done = t;
@@ -1556,7 +1603,7 @@ impl MemoryHierarchy {
         // a full lookup of the next sectors would change nothing but read their state
         let mut way = usize::MAX;
         for s in bits(sectors) {
-            let ts = port.reserve(now, arrive);
+            let ts = port.reserve(now, leave(s) + d.to_l2);
             let bit = 1u32 << s;
             let look = if way == usize::MAX {
                 let look = tags.lookup(key, bit, ts, true);
@@ -1597,6 +1644,7 @@ impl MemoryHierarchy {
                 Some(p) => p.reserve(now, data + back) + 1,
                 None => data + back + 1,
             };
+            reply_at(s, r);
             done = done.max(r);
         }
         done
