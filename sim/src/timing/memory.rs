@@ -1168,7 +1168,17 @@ impl MemoryHierarchy {
         if self.front_seen.insert(addr) {
             self.front_lines.push((addr, bytes));
         }
-        self.l2(now, t, sm, line, sectors, MemOpKind::Load, act)
+        self.l2(
+            now,
+            t,
+            sm,
+            line,
+            sectors,
+            MemOpKind::Load,
+            act,
+            |_| t,
+            |_, _| {},
+        )
     }
 
     /// A param/const load through SM `smi`'s constant cache: one line per cycle
@@ -1519,7 +1529,7 @@ impl MemoryHierarchy {
         // one pass through the slice (one tag lookup for the line), each L2 sector at its own
         // cycle; the reply of each
         let mut back = [0u64; 32];
-        let done = self.l2_each(
+        let done = self.l2(
             now,
             t,
             smi,
@@ -1544,27 +1554,11 @@ impl MemoryHierarchy {
         (done, held)
     }
 
-    /// Sends `sectors` (L2 sectors) of `line` from SM `sm` into the L2 at `t` (the cycle the
-    /// request leaves the SM). Returns the cycle the last reply is back at the SM.
+    /// Sends `sectors` (L2 sectors) of `line` from SM `sm` into the L2: sector `s` leaves the
+    /// SM at `leave(s)` (≥ `t`) and its reply is back at the cycle given to `reply_at(s, ..)`.
+    /// Returns the cycle the last reply is back at the SM (`t` if none).
     #[allow(clippy::too_many_arguments)]
-    #[inline]
     fn l2(
-        &mut self,
-        now: u64,
-        t: u64,
-        sm: usize,
-        line: u64,
-        sectors: u32,
-        kind: MemOpKind,
-        act: &mut MemActivity,
-    ) -> u64 {
-        self.l2_each(now, t, sm, line, sectors, kind, act, |_| t, |_, _| {})
-    }
-
-    /// [`Self::l2`] with L2 sector `s` leaving the SM at `leave(s)` (≥ `t`) and its reply
-    /// back at the cycle given to `reply(s, cycle)`.
-    #[allow(clippy::too_many_arguments)]
-    fn l2_each(
         &mut self,
         now: u64,
         t: u64,
@@ -1756,7 +1750,17 @@ impl MemoryHierarchy {
         let lines = std::mem::take(&mut self.lines);
         let mut ready = now + self.d.l1_lat;
         for (t_out, &(line, secs)) in (now..).zip(&lines) {
-            let r = self.l2(now, t_out, smi, line, secs, MemOpKind::Atomic, act);
+            let r = self.l2(
+                now,
+                t_out,
+                smi,
+                line,
+                secs,
+                MemOpKind::Atomic,
+                act,
+                |_| t_out,
+                |_, _| {},
+            );
             ready = ready.max(r);
         }
         let ldst = (lines.len() as u64).max(1);
@@ -2008,7 +2012,7 @@ impl MemoryTiming for MemoryHierarchy {
         while b < end {
             let line = b / lb;
             let sec = 1u32 << ((b % lb) / sb);
-            ready = ready.max(self.l2(now, now, smi, line, sec, kind, act));
+            ready = ready.max(self.l2(now, now, smi, line, sec, kind, act, |_| now, |_, _| {}));
             b = (b / sb + 1) * sb;
         }
         ready
