@@ -905,7 +905,6 @@ impl BankClock {
 }
 
 impl Derived {
-    /// `dram_k`: core cycles per DRAM command cycle.
     /// The L1D bank of sector `s` of `line` (see [`BankClock`]): sector-interleaved banks,
     /// a power of two of them, so the low bits of the sector's number. Wrapping: only those
     /// low bits matter.
@@ -914,6 +913,7 @@ impl Derived {
         line.wrapping_mul(self.l1_spl).wrapping_add(u64::from(s)) & self.l1_bank_mask
     }
 
+    /// `dram_k`: core cycles per DRAM command cycle.
     fn new(cfg: &MemoryConfig, dram_k: f64) -> Derived {
         let lb = u64::from(cfg.l1d.line_bytes.max(1));
         let sb = u64::from(cfg.l1d.sector_bytes.max(1));
@@ -1502,7 +1502,7 @@ impl MemoryHierarchy {
         let mut held = 0;
         let cap = self.cfg.l1d_requests_per_cycle.max(1);
         let (_, slice, _) = self.place(line);
-        // the cycle each L2 sector leaves the SM (that of the L1D sector holding it)
+        // the cycle each L2 sector leaves the SM (that of the last L1D sector holding it)
         let mut leave = [t; 32];
         let mut l2s = 0u32;
         for s in bits(secs) {
@@ -1520,7 +1520,7 @@ impl MemoryHierarchy {
             let b = self.l2_sectors(1 << s);
             for x in bits(b) {
                 if let Some(l) = leave.get_mut(x as usize) {
-                    *l = if l2s & 1 << x != 0 { (*l).max(tq) } else { tq };
+                    *l = (*l).max(tq);
                 }
             }
             l2s |= b;
