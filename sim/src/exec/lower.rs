@@ -636,7 +636,6 @@ pub fn lower_function(
         for o in &dst {
             collect_ur(o, &mut dst_ur, &mut ur_writes);
         }
-        let uses_ur = src_ur != 0 || dst_ur != 0;
         let (target, reconv) = if ins.op == Opcode::Bra {
             let t = ins
                 .branch_target()
@@ -671,12 +670,13 @@ pub fn lower_function(
             target,
             reconv,
             line: ins.line,
-            // the whole-warp kernels read and write general registers only
-            fast: if uses_ur { FastOp::None } else { fast_op(ins) },
+            // the whole-warp kernels read a uniform operand once and write a uniform result
+            // from the lowest active lane, as the general path does (`CtaExec::write_ur`)
+            fast: fast_op(ins),
             ld32: false,
         });
         if let Some(x) = out.last_mut() {
-            x.ld32 = is_ld32(x) && x.src_ur == 0 && x.dst_ur == 0;
+            x.ld32 = is_ld32(x);
         }
     }
     Ok(out)
