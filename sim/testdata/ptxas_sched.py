@@ -37,6 +37,14 @@ sim/src/analysis/schedule.rs (issue 3).
    MOV R5, UR5`), where `atom.add`/`atom.exch` read `[UR4]`; in the retry loop the new value
    stays in the odd half for the whole loop and the compare value is moved into the even half
    before every try. The registers ptxas reports and the SASS are printed.
+1f. warp-aggregated atomics (schedule::aggregated_atomics, schedule::AGGREGATE_TEMPS): a
+   loaded value reduced into a shared or global word by every atomic operation (`red`, or
+   `atom` with its result stored), at a uniform address (a symbol, a parameter pointer) and a
+   per-thread one. The SASS of `add`, `and`, `or`, `xor`, `min`, `max` on 32-bit integers at a
+   uniform address with an unused result is a warp-aggregated reduction (`VOTE.ANY`, five
+   `SHFL.BFLY` stages, `S2R SR_LANEID`; marked *) and takes 12 registers where `inc` takes 8;
+   no other case has it. The registers ptxas reports are printed, and the SASS of the
+   shared `red.add`.
 2. loops of the suite and held-out kernels: for every single-block PTX loop, its instruction and
    load counts, whether it carries `.pragma "nounroll"` and whether its counter is stepped by an
    immediate, next to the load counts of the SASS loops (backward branches) of the same kernel.
@@ -294,6 +302,39 @@ def cas(kind):
     return s + "ret;\n}\n"
 
 
+def aggregated(op, space, addr, used):
+    """One atomic on a loaded value (section 1f): `op` at a `space` word, `addr` "uniform"
+    (a symbol or a parameter pointer) or "per-thread", its result stored (`used`) or not
+    (`red`)."""
+    ty = {"add.u64": "u64", "add.f32": "f32", "min": "s32", "max": "s32"}.get(
+        op, "u32" if op in ("add", "inc", "dec") else "b32")
+    name = op.split(".")[0]
+    s = (".version 7.0\n.target sm_75\n.address_size 64\n"
+         ".visible .entry k(.param .u64 p, .param .u64 q)\n{\n"
+         ".reg .pred %p<2>; .reg .b32 %r<9>; .reg .f32 %f<4>; .reg .b64 %rd<9>;\n"
+         ".shared .align 8 .b32 s[64];\n"
+         "ld.param.u64 %rd1, [p]; cvta.to.global.u64 %rd1, %rd1; ld.param.u64 %rd7, [q];"
+         " cvta.to.global.u64 %rd7, %rd7;\n"
+         "mov.u32 %r1, %tid.x; mul.wide.u32 %rd2, %r1, 4; add.s64 %rd3, %rd1, %rd2;\n"
+         "ld.global.u32 %r2, [%rd3]; cvt.u64.u32 %rd5, %r2; mov.b32 %f1, %r2;\n")
+    val = {"u64": "%rd5", "f32": "%f1"}.get(ty, "%r2")
+    if space == "shared" and addr == "uniform":
+        a = "[s]"
+    elif space == "shared":
+        s += ("mov.u32 %r5, s; shl.b32 %r6, %r1, 3; and.b32 %r6, %r6, 24;"
+              " add.u32 %r5, %r5, %r6;\n")
+        a = "[%r5]"
+    else:
+        a = "[%rd7]" if addr == "uniform" else "[%rd3]"
+    if used:
+        dst = {"u64": "%rd6", "f32": "%f2"}.get(ty, "%r3")
+        s += f"atom.{space}.{name}.{ty} {dst}, {a}, {val};\n"
+        s += f"st.global.{ty} [%rd3+8], {dst};\n"
+    else:
+        s += f"red.{space}.{name}.{ty} {a}, {val};\n"
+    return s + "bar.sync 0; ld.shared.u32 %r4, [s]; st.global.u32 [%rd3], %r4;\nret;\n}\n"
+
+
 def compile_src(src):
     with tempfile.NamedTemporaryFile("w", suffix=".ptx", delete=False) as fh:
         fh.write(src)
@@ -366,6 +407,22 @@ def main():
                for l in text.splitlines() if re.search(r"/\*[0-9a-f]{4}\*/", l)]
         print(f"  {kind}: {regs['k']} registers; "
               + "; ".join(x for x in ins if not x.startswith("NOP")))
+
+    # ---------- warp-aggregated atomics (schedule::aggregated_atomics) ----------
+    print("warp-aggregated atomics (registers ptxas reports; * = SHFL.BFLY reduction)")
+    ops = ("add", "or", "and", "xor", "min", "max", "inc", "dec", "exch", "add.u64", "add.f32")
+    for space in ("shared", "global"):
+        for addr in ("uniform", "per-thread"):
+            for used in (False, True):
+                row = []
+                for op in ops:
+                    if op == "exch" and not used:
+                        continue  # red has no exch
+                    regs, sass = compile_src(aggregated(op, space, addr, used))
+                    star = "*" if "SHFL.BFLY" in sass_kernel(sass, "k") else ""
+                    row.append(f"{op}:{regs['k']}{star}")
+                print(f"  {space} {addr} {'result stored' if used else 'red'}: " + " ".join(row))
+    print(sass_kernel(compile_src(aggregated("add", "shared", "uniform", False))[1], "k"))
 
     # ---------- 2. loops of the suite and held-out kernels ----------
     files = sorted(glob.glob(os.path.join(root, "workloads", "*", "*.ptx"))) + sorted(

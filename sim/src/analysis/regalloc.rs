@@ -31,8 +31,8 @@
 //! * **Uniform register file** (issue 36). On a target with one ([`AllocTarget`]: sm_75 /
 //!   the `rtx2060` preset, `gpu.sm.uniform_registers = 63`), the warp-uniform values of
 //!   [`uniform_candidates`] — computed by the uniform datapath's integer operations from
-//!   parameters, constants, `%ctaid`/`%ntid`/`%nctaid` and other uniform values, outside every
-//!   divergent region — are coloured in a separate uniform class `U0..U62` with their own
+//!   parameters, constants, `%ntid`/`%nctaid` and other uniform values, outside every
+//!   divergent region unless it is their only definition — are coloured in a separate uniform class `U0..U62` with their own
 //!   interference (the same Chaitin graph, only uniform neighbours count), 64-bit values in
 //!   aligned pairs; a value that finds no free uniform register falls back to the general file
 //!   in colouring order. Turing's uniform datapath has its own 64-entry register file with
@@ -220,16 +220,21 @@ fn copy_source(f: &Function, ins: &Instr) -> Option<(u32, u32)> {
 }
 
 /// The virtual registers `target`'s uniform file may hold: the warp-uniform values of
-/// [`super::uniform::uniform_regs`] (every definition unguarded, on the uniform datapath's
-/// integer operations, from uniform operands, outside every divergent region), of 8 to 64
-/// bits, that do not depend on `%ctaid`/`%gridid`.
+/// [`super::uniform::uniform_values`] (every definition unguarded, on the uniform datapath's
+/// integer operations, from uniform operands, outside every divergent region unless it is the
+/// value's only definition), of 8 to 64 bits, that do not depend on `%ctaid`/`%gridid`.
 ///
-/// * Definitions in divergent regions are left out (unlike
-///   [`super::uniform::uniform_values`]): a uniform register is written for the whole warp, so
-///   a value defined on one path of a divergent branch could overwrite a value that shares its
-///   register and that threads parked on the other path still hold. Outside every divergent
-///   region all the warp's live threads are at the definition together, so the threads'
-///   liveness is the warp's and the ordinary interference is sound.
+/// * A value whose only definition lies in a divergent region is one: every thread that runs
+///   the definition computes the same value. ptxas does it: held-out `hist` reloads its
+///   parameter pointer with `ULDC.64 UR4, c[0x0][0x160]` inside the grid-stride loop a
+///   `%tid` test guards (`LDG.E.U8.SYS R3, [R2.U32+UR4]`), and `bfs_commit` computes
+///   `ULDC`/`UIMAD.WIDE` after a thread-dependent `@P0 EXIT` (`sim/testdata/ptxas_sched.py
+///   --sass`). A uniform register is written for the whole warp, though, while threads parked
+///   on the region's other paths still hold the values live there, so [`allocate_for`] makes
+///   such a value interfere with every candidate live out of the divergent branch, live into
+///   a block of the region or defined in it. Outside every divergent region all the warp's live
+///   threads are at a definition together, so the threads' liveness is the warp's and the
+///   ordinary interference is sound.
 /// * `%ctaid` (and `%gridid`) are special registers, read by an `S2R`/`S2UR` instruction, not
 ///   constant-bank operands like the parameters, `%ntid` and `%nctaid` (`c[0x0][0x0..]`).
 ///   ptxas 12.9 for sm_75 reads `%ctaid` into a *general* register (`S2R Rk, SR_CTAID.X`) in
@@ -242,7 +247,7 @@ pub fn uniform_candidates(f: &Function, target: AllocTarget) -> Vec<bool> {
     if target.uniform_registers == 0 {
         return vec![false; f.regs.len()];
     }
-    let uni = super::uniform::uniform_regs(f);
+    let uni = super::uniform::uniform_values(f);
     // values that depend on %ctaid / %gridid (fixed point over the uniform definitions)
     let nv = f.regs.len();
     let mut block_id = vec![false; nv];
@@ -444,6 +449,53 @@ pub fn allocate_for(f: &Function, ud: &UseDef, live: &Liveness, target: AllocTar
         }
         add_group(next, k, &around, &mut adj);
         next += k;
+    }
+    // a uniform value defined inside a divergent region is written for the whole warp while
+    // the threads parked on the region's other paths still hold what is live there: it
+    // interferes with every uniform candidate live out of the divergent branch, live into a
+    // block of the region or defined in it ([`uniform_candidates`])
+    if ur_limit > 0 {
+        let strict = super::uniform::uniform_regs(f);
+        let cand = |v: u32| ur_cand.get(v as usize).copied().unwrap_or(false);
+        for (b, blk) in f.cfg.blocks.iter().enumerate() {
+            let Some(last) = f.instrs.get(blk.last() as usize) else {
+                continue;
+            };
+            let divergent = last.is_branch()
+                && last
+                    .guard
+                    .is_some_and(|g| !strict.get(g.reg.idx()).copied().unwrap_or(false));
+            if !divergent {
+                continue;
+            }
+            let region = f.cfg.region(b as u32);
+            let defined: Vec<u32> = region
+                .iter()
+                .filter_map(|&x| f.cfg.blocks.get(x as usize))
+                .flat_map(|x| x.range())
+                .flat_map(|pc| ud.defs.get(pc).into_iter().flatten().copied())
+                .filter(|&v| cand(v))
+                .collect();
+            if defined.is_empty() {
+                continue;
+            }
+            let mut held: Vec<u32> = live
+                .block_out
+                .get(b)
+                .into_iter()
+                .chain(region.iter().filter_map(|&x| live.block_in.get(x as usize)))
+                .flat_map(|s| s.iter().map(|x| x as u32))
+                .filter(|&v| cand(v))
+                .collect();
+            held.extend(&defined);
+            held.sort_unstable();
+            held.dedup();
+            for &d in &defined {
+                for &h in &held {
+                    add(d, h, &mut adj);
+                }
+            }
+        }
     }
     for a in adj.iter_mut() {
         a.sort_unstable();
@@ -861,6 +913,34 @@ mod tests {
         assert!(matches!(reg_of(&f, &a, "%r3"), Some(ArchReg::R(_))));
         assert!(matches!(reg_of(&f, &a, "%r1"), Some(ArchReg::U(_))));
         assert!(matches!(reg_of(&f, &a, "%rd0"), Some(ArchReg::U(_))));
+    }
+
+    #[test]
+    fn issue36_uniform_value_defined_in_a_divergent_region_keeps_off_the_other_paths_values() {
+        // %r4 (n + 3) is defined once, on the `%tid < 7` path: uniform (ptxas's ULDC after a
+        // thread-dependent branch). On that path %r1 is dead (only the other path reads it), so
+        // the threads' liveness alone would let %r4 take %r1's uniform register; but the warp
+        // runs both paths, and the threads on the other path still need %r1
+        let f = kernel_p(
+            "ld.param.u32 %r1, [m];\nmov.u32 %r2, %tid.x;\nsetp.lt.u32 %p1, %r2, 7;\n\
+             ld.param.u64 %rd0, [p];\n@%p1 bra $T;\nadd.u32 %r5, %r1, %r2;\n\
+             st.global.u32 [%rd0], %r5;\nbra.uni $J;\n$T:\nld.param.u32 %r3, [n];\n\
+             add.u32 %r4, %r3, 3;\nadd.u32 %r6, %r4, %r2;\nst.global.u32 [%rd0], %r6;\n\
+             $J:\nret;",
+        );
+        let a = crate::analysis::analyze_for(&f, AllocTarget::SM75);
+        let (Some(ArchReg::U(r1)), Some(ArchReg::U(r4)), Some(ArchReg::U(r3))) = (
+            reg_of(&f, &a, "%r1"),
+            reg_of(&f, &a, "%r4"),
+            reg_of(&f, &a, "%r3"),
+        ) else {
+            panic!(
+                "%r1, %r3, %r4 should all be in the uniform file: {:?}",
+                a.alloc.map
+            );
+        };
+        assert_ne!(r4, r1);
+        assert_ne!(r3, r1);
     }
 
     #[test]

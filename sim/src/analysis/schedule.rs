@@ -36,6 +36,11 @@
 //!   ([`imad_wide_constants`]). An `atom.cas` reads its compare and new values from one
 //!   aligned pair, which a 32-bit new value holds for its whole life ([`cas_pairs`]), and a
 //!   parameter address from a register pair copied at the `atom.cas` ([`cas_operands`]).
+//!   A 32-bit integer `add`/`and`/`or`/`xor`/`min`/`max` at a warp-uniform address whose
+//!   result nothing reads becomes a warp-aggregated reduction whose [`AGGREGATE_TEMPS`]
+//!   temporaries sit beside the values live at it ([`aggregated_atomics`]), and a vector
+//!   store of values a vector load left in other slots (or of one value twice) copies them
+//!   into a fresh aligned group ([`vector_store_groups`]).
 //!
 //! The estimate is the largest block's registers plus [`super::regalloc::RESERVED_TOP`], capped
 //! by the budget ([`BUDGET`]): ptxas backs off (schedules less aggressively) rather than exceed
@@ -154,6 +159,12 @@ struct VInstr {
     konst: Option<u64>,
     /// For an `atom.cas`, the operands ptxas copies into aligned registers ([`cas_operands`]).
     cas: Option<Cas>,
+    /// General registers ptxas's expansion of this instruction holds beside the values live
+    /// at it: a warp-aggregated atomic's reduction ([`aggregated_atomics`]).
+    temps: usize,
+    /// A vector store whose values ptxas copies into a fresh aligned group of this many
+    /// registers ([`vector_store_groups`]).
+    group: usize,
     /// Index of its PTX basic block within the scheduled region.
     block: usize,
 }
@@ -171,6 +182,8 @@ impl VInstr {
             boundary: ins.op.is_terminator() || is_region_boundary(ins),
             konst: None,
             cas: None,
+            temps: 0,
+            group: 0,
             block: 0,
         }
     }
@@ -708,6 +721,127 @@ fn cas_operands(f: &Function, uni: &[bool]) -> Vec<Option<Cas>> {
         .collect()
 }
 
+/// General registers the warp-aggregated reduction of one atomic takes besides the values
+/// live at it ([`aggregated_atomics`]): five `SHFL.BFLY` + combine stages, each result in a
+/// fresh register (the `VOTE.ANY` mask's register is reused by a later stage), and the
+/// `S2R SR_LANEID` that elects the lane issuing the combined atomic. Measured on synthetic PTX
+/// (`sim/testdata/ptxas_sched.py`, `warp-aggregated atomics`): `red.shared.add.u32 [s], %r`
+/// with a loaded value and a 64-bit address live takes 12 registers (`SHFL.BFLY` into R5, R4,
+/// R7, R6, R9, `S2R R8, SR_LANEID`) where `red.shared.inc.u32` takes 8; in held-out
+/// `atomics_int` every chain sits above the values live at it (`R5..R10`, `R6..R11`, ...).
+const AGGREGATE_TEMPS: usize = 6;
+
+/// The atomics ptxas for sm_75 compiles into a warp-aggregated reduction: when every lane of
+/// the warp is active (`VOTE.ANY R, PT, PT` against `-1`), five `SHFL.BFLY` stages combine the
+/// lanes' values and one lane issues the atomic; otherwise each lane issues its own. Measured
+/// on synthetic PTX (`sim/testdata/ptxas_sched.py`, `warp-aggregated atomics`: every
+/// operation, shared and global, uniform and per-thread address, result used or not): ptxas
+/// does it for `add`, `and`, `or`, `xor`, `min` and `max` on 32-bit integers at a warp-uniform
+/// address (a symbol, or a register holding a warp-uniform value) whose result is never read
+/// (`red`, or an `atom` whose destination nothing reads); never for `inc`, `dec`, `exch`,
+/// `cas`, 64-bit or floating-point operands, a per-thread address or a used result.
+fn aggregated_atomics(f: &Function, uni: &[bool]) -> Vec<usize> {
+    use crate::ir::{AddrBase, AtomOp};
+    let mut read = vec![false; f.regs.len()];
+    for ins in &f.instrs {
+        ins.for_each_read(|r| {
+            if let Some(x) = read.get_mut(r.idx()) {
+                *x = true;
+            }
+        });
+    }
+    f.instrs
+        .iter()
+        .map(|ins| {
+            let result_unused = match ins.op {
+                Opcode::Red => true,
+                Opcode::Atom => ins.dst.iter().all(|o| match o {
+                    Operand::Reg(r) => !read.get(r.idx()).copied().unwrap_or(false),
+                    _ => true,
+                }),
+                _ => false,
+            };
+            let uniform_addr = match ins.src.first() {
+                Some(Operand::Addr(a)) => match a.base {
+                    AddrBase::Reg(b) => uni.get(b.idx()).copied().unwrap_or(false),
+                    _ => true,
+                },
+                _ => false,
+            };
+            result_unused
+                && uniform_addr
+                && matches!(
+                    ins.atom,
+                    AtomOp::Add
+                        | AtomOp::And
+                        | AtomOp::Or
+                        | AtomOp::Xor
+                        | AtomOp::Min
+                        | AtomOp::Max
+                )
+                && !ins.ty.is_float()
+                && ins.ty.class().slots() == 1
+                && matches!(ins.space, Space::Shared | Space::Global | Space::Generic)
+        })
+        .map(|a| if a { AGGREGATE_TEMPS } else { 0 })
+        .collect()
+}
+
+/// Vector stores whose values ptxas copies into a fresh aligned register group: the group's
+/// width per instruction (0 for every other instruction). A `.v2`/`.v4` store reads its values
+/// from one aligned group (`STG.E.128 [R2], R16` reads `R16..R19`; NVIDIA "CUDA Binary
+/// Utilities", vector operands name the group's first register). A value computed for the
+/// store is computed into its slot, but one the group cannot hold where it is — loaded by a
+/// vector load into another slot, or named twice — is copied, and the copies need a group of
+/// their own. Held-out `dyn_align` (`sim/testdata/ptxas_sched.py --sass dyn_align`) stores
+/// `{%f4, %f3, %f2, %f10}` of a `ld.shared.v4 {%f1, %f2, %f3, %f4}`: `MOV R16, R7; MOV R17, R6;
+/// MOV R18, R5; FADD R19, ...; STG.E.128 [R2], R16` (22 registers); `vecload` stores four
+/// computed values `{%f16, %f15, %f14, %f17}` from `R8..R11` with no copy, and `dyn_align`'s
+/// `st.shared.v4` of a `ld.global.v4`'s four values in the same order stores the loaded group.
+fn vector_store_groups(f: &Function, wt: &[u32]) -> Vec<usize> {
+    // the (group width, slot) each vector load puts its values in
+    let mut loaded: Vec<Option<(usize, usize)>> = vec![None; f.regs.len()];
+    for ins in &f.instrs {
+        if let Some(Operand::Vec(v)) = ins.dst.first() {
+            for (i, o) in v.iter().enumerate() {
+                if let Operand::Reg(r) = o {
+                    if let Some(x) = loaded.get_mut(r.idx()) {
+                        *x = Some((v.len(), i));
+                    }
+                }
+            }
+        }
+    }
+    f.instrs
+        .iter()
+        .map(|ins| {
+            let Some(Operand::Vec(v)) = ins.src.get(1) else {
+                return 0;
+            };
+            if ins.op != Opcode::St || v.len() < 2 {
+                return 0;
+            }
+            let copied = v.iter().enumerate().any(|(i, o)| match o {
+                Operand::Reg(r) => {
+                    wt.get(r.idx()).copied().unwrap_or(0) > 0
+                        && (v[..i].contains(o)
+                            || loaded
+                                .get(r.idx())
+                                .copied()
+                                .flatten()
+                                .is_some_and(|g| g != (v.len(), i)))
+                }
+                _ => false,
+            });
+            if copied {
+                v.len() * ins.ty.class().slots().max(1) as usize
+            } else {
+                0
+            }
+        })
+        .collect()
+}
+
 /// Weights with the new value of every 32-bit `atom.cas` on a whole aligned pair: ptxas keeps
 /// the compare value's slot beside it for the new value's whole life ([`cas_operands`]).
 /// Measured on synthetic PTX (`sim/testdata/ptxas_sched.py`, `compare-and-swap operands`):
@@ -853,11 +987,34 @@ fn pressure(wt: &[u32], odd: &[bool], v: &[VInstr], order: &[usize], live_out: &
                 }
             }
         }
+        // a warp-aggregated atomic ([`aggregated_atomics`]): its reduction's temporaries
+        // beside everything live here, its own value included (the first `SHFL` reads it)
+        if ins.temps > 0 {
+            let mut temps = Vec::new();
+            for _ in 0..ins.temps {
+                temps.push(take(&mut busy, &mut ktop));
+            }
+            for r in temps {
+                if let Some(b) = busy.get_mut(r) {
+                    *b = false;
+                }
+            }
+        }
         // operands whose last read is here free their registers for this instruction's results
+        // (before a vector store's fresh group ([`vector_store_groups`]), which the values
+        // computed for the store are placed in)
         for &u in &ins.uses {
             if last_use.get(&u) == Some(&pos) && !ins.defs.contains(&u) {
                 free(u, &mut busy, &mut at);
             }
+        }
+        if ins.group > 0 {
+            let n = ins.group;
+            let mut base = 0;
+            while (base..base + n).any(|r| busy.get(r).copied().unwrap_or(false)) {
+                base += n;
+            }
+            ktop = ktop.max(base + n);
         }
         if let Some(&(Some(r), _)) = ins.konst.and_then(|c| konst.get(&c)).filter(|k| k.1 == pos) {
             if let Some(b) = busy.get_mut(r) {
@@ -1076,6 +1233,8 @@ fn region_vinstrs(
     region: &[usize],
     kc: &[Option<u64>],
     cas: &[Option<Cas>],
+    agg: &[usize],
+    groups: &[usize],
 ) -> Vec<VInstr> {
     let cfg = &f.cfg;
     let mut out = Vec::new();
@@ -1088,6 +1247,8 @@ fn region_vinstrs(
         for (ins, pc) in v.iter_mut().zip(blk.range()) {
             ins.konst = kc.get(pc).copied().flatten();
             ins.cas = cas.get(pc).cloned().flatten();
+            ins.temps = agg.get(pc).copied().unwrap_or(0);
+            ins.group = groups.get(pc).copied().unwrap_or(0);
             ins.block = k;
         }
         let predicated = k % 2 == 1;
@@ -1124,13 +1285,15 @@ pub fn scheduled_registers(f: &Function, ud: &UseDef, live: &Liveness, budget: u
     let odd = &odd_registers(f, &uni);
     let kc = &imad_wide_constants(f, &uni);
     let cas = &cas_operands(f, &uni);
+    let agg = &aggregated_atomics(f, &uni);
+    let groups = &vector_store_groups(f, wt);
     let nv = f.regs.len();
     let mut max = 0u32;
     for region in if_converted_regions(f) {
         let (Some(&b), Some(&end)) = (region.first(), region.last()) else {
             continue;
         };
-        let body = region_vinstrs(f, ud, &region, kc, cas);
+        let body = region_vinstrs(f, ud, &region, kc, cas, agg, groups);
         let live_out: Vec<u32> = live
             .block_out
             .get(end)
@@ -1367,5 +1530,74 @@ mod tests {
         assert_eq!(w[idx("%rd2")], 0, "folded address");
         assert_eq!(w[idx("%rd3")], 2, "per-thread offset");
         assert_eq!(w[idx("%r1")], 1);
+    }
+
+    #[test]
+    fn issue_36_uniform_address_integer_reductions_are_warp_aggregated() {
+        let f = kernel(
+            "ld.param.u64 %rd1, [p];\ncvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r1, %tid.x;\n\
+             red.global.add.u32 [%rd2], %r1;\nred.global.inc.u32 [%rd2], %r1;\n\
+             mov.b32 %f1, %r1;\nred.global.add.f32 [%rd2], %f1;\n\
+             cvt.u64.u32 %rd3, %r1;\nred.global.add.u64 [%rd2], %rd3;\n\
+             atom.global.max.s32 %r2, [%rd2], %r1;\natom.global.or.b32 %r3, [%rd2], %r1;\n\
+             mul.wide.u32 %rd4, %r1, 4;\nadd.s64 %rd5, %rd2, %rd4;\n\
+             red.global.add.u32 [%rd5], %r1;\nst.global.u32 [%rd2], %r3;\nret;",
+        );
+        let agg = aggregated_atomics(&f, &crate::analysis::uniform::uniform_values(&f));
+        let got: Vec<usize> = f
+            .instrs
+            .iter()
+            .zip(&agg)
+            .filter(|(i, _)| matches!(i.op, Opcode::Red | Opcode::Atom))
+            .map(|(_, &a)| a)
+            .collect();
+        // add.u32 yes; inc, f32, u64 no; max with its result unused yes; or whose result
+        // is stored no; per-thread address no
+        let k = AGGREGATE_TEMPS;
+        assert_eq!(got, vec![k, 0, 0, 0, k, 0, 0]);
+    }
+
+    #[test]
+    fn issue_36_warp_aggregated_reduction_holds_its_temporaries_beside_the_live_values() {
+        // %r1 in R0 (R1 is the stack pointer): the reduction's six temporaries take R2..R7,
+        // so 8 + 2 reserved; `inc` is not aggregated: R0 only, 1 + 2
+        let with = |op: &str| {
+            let f = kernel(&format!(
+                "ld.param.u64 %rd1, [p];\ncvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r1, %tid.x;\n\
+                 red.global.{op}.u32 [%rd2], %r1;\nret;"
+            ));
+            let ud = crate::analysis::vreg_usedef(&f);
+            let live = Liveness::compute(&f.cfg, &ud, f.regs.len());
+            scheduled_registers(&f, &ud, &live, BUDGET)
+        };
+        assert_eq!(with("add"), 8 + RESERVED_TOP);
+        assert_eq!(with("inc"), 1 + RESERVED_TOP);
+    }
+
+    #[test]
+    fn issue_36_vector_store_of_values_out_of_their_loaded_slots_needs_a_fresh_group() {
+        let groups = |store: &str| {
+            let f = kernel(&format!(
+                "ld.param.u64 %rd1, [p];\nmov.u32 %r1, %tid.x;\nmul.wide.u32 %rd2, %r1, 16;\n\
+                 add.s64 %rd3, %rd1, %rd2;\nld.global.v4.f32 {{%f1, %f2, %f3, %f4}}, [%rd3];\n\
+                 add.f32 %f5, %f1, %f2;\nadd.f32 %f6, %f3, %f4;\n{store}\nret;"
+            ));
+            let wt = weights(&f, &crate::analysis::uniform::uniform_values(&f));
+            let g = vector_store_groups(&f, &wt);
+            f.instrs
+                .iter()
+                .zip(g)
+                .filter(|(i, _)| i.op == Opcode::St)
+                .map(|(_, g)| g)
+                .sum::<usize>()
+        };
+        // dyn_align's reversed quad: copied into a fresh aligned quad
+        assert_eq!(groups("st.global.v4.f32 [%rd3], {%f4, %f3, %f2, %f1};"), 4);
+        // the loaded quad in its own order: stored from where it is
+        assert_eq!(groups("st.global.v4.f32 [%rd3], {%f1, %f2, %f3, %f4};"), 0);
+        // values computed for the store: computed into the group
+        assert_eq!(groups("st.global.v2.f32 [%rd3], {%f5, %f6};"), 0);
+        // a value named twice
+        assert_eq!(groups("st.global.v2.f32 [%rd3], {%f5, %f5};"), 2);
     }
 }

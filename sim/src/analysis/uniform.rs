@@ -29,8 +29,9 @@ pub fn uniform_regs(f: &Function) -> Vec<bool> {
 /// from different paths meet). This is what sm_75 SASS does: `ULDC`/`UIMAD.WIDE` in code after a
 /// thread-dependent `@P0 EXIT` (`bfs_commit`; `sim/testdata/ptxas_sched.py`). Used by the
 /// register-pressure estimate of [`super::schedule`] and, on a target with a uniform register
-/// file, by the allocation ([`super::regalloc::uniform_candidates`], which adds the
-/// interference a warp-wide write inside a divergent region needs).
+/// file, by the allocation ([`super::regalloc::uniform_candidates`];
+/// [`super::regalloc::allocate_for`] adds the interference a warp-wide write inside a
+/// divergent region needs).
 pub fn uniform_values(f: &Function) -> Vec<bool> {
     uniform_regs_impl(f, true)
 }
