@@ -1000,14 +1000,10 @@ fn pressure(wt: &[u32], odd: &[bool], v: &[VInstr], order: &[usize], live_out: &
                 }
             }
         }
-        // operands whose last read is here free their registers for this instruction's results
-        // (before a vector store's fresh group ([`vector_store_groups`]), which the values
-        // computed for the store are placed in)
-        for &u in &ins.uses {
-            if last_use.get(&u) == Some(&pos) && !ins.defs.contains(&u) {
-                free(u, &mut busy, &mut at);
-            }
-        }
+        // a vector store's fresh group ([`vector_store_groups`]), taken while the store's
+        // operands are still held: the copies are made from them (a value computed for the
+        // store, which ptxas computes into the group, is then counted twice: at most n - 1
+        // registers over)
         if ins.group > 0 {
             let n = ins.group;
             let mut base = 0;
@@ -1015,6 +1011,12 @@ fn pressure(wt: &[u32], odd: &[bool], v: &[VInstr], order: &[usize], live_out: &
                 base += n;
             }
             ktop = ktop.max(base + n);
+        }
+        // operands whose last read is here free their registers for this instruction's results
+        for &u in &ins.uses {
+            if last_use.get(&u) == Some(&pos) && !ins.defs.contains(&u) {
+                free(u, &mut busy, &mut at);
+            }
         }
         if let Some(&(Some(r), _)) = ins.konst.and_then(|c| konst.get(&c)).filter(|k| k.1 == pos) {
             if let Some(b) = busy.get_mut(r) {
