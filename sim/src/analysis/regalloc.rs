@@ -32,9 +32,9 @@
 //!   the `rtx2060` preset, `gpu.sm.uniform_registers = 63`), the warp-uniform values of
 //!   [`uniform_candidates`] — computed by the uniform datapath's integer operations from
 //!   parameters, constants, `%ntid`/`%nctaid` and other uniform values, outside every
-//!   divergent region unless it is their only definition — are coloured in a separate uniform class `U0..U62` with their own
-//!   interference (the same Chaitin graph, only uniform neighbours count), 64-bit values in
-//!   aligned pairs; a value that finds no free uniform register falls back to the general file
+//!   divergent region unless it is their only definition — are coloured in a separate uniform
+//!   class `U0..U62` with their own interference (the same Chaitin graph, only uniform
+//!   neighbours count), 64-bit values in aligned pairs; a value that finds no free uniform register falls back to the general file
 //!   in colouring order. Turing's uniform datapath has its own 64-entry register file with
 //!   integer-only instructions (`UMOV`, `UIADD3`, `UIMAD`, `ULDC`, `USHF`, `ULOP3`, `UISETP`,
 //!   ...; Jia, Maggioni, Smith & Scarpazza, "Dissecting the NVIDIA Turing T4 GPU via
@@ -291,7 +291,7 @@ pub fn allocate(f: &Function, ud: &UseDef, live: &Liveness) -> Allocation {
 }
 
 /// Marks the register slots `r .. r + width` of `busy` taken (growing it as needed).
-fn mark(busy: &mut Vec<bool>, r: usize, width: usize) {
+pub(super) fn mark(busy: &mut Vec<bool>, r: usize, width: usize) {
     let end = r + width;
     if busy.len() < end {
         busy.resize(end, false);
@@ -305,16 +305,17 @@ fn mark(busy: &mut Vec<bool>, r: usize, width: usize) {
 /// registers, so the copy coalesces) that is aligned to `width` and free, else the lowest
 /// aligned base whose slots are all free.
 fn first_fit(busy: &[bool], width: usize, mut preferred: impl Iterator<Item = usize>) -> usize {
-    let free = |base: usize| !(base..base + width).any(|s| busy.get(s).copied().unwrap_or(false));
     preferred
-        .find(|&r| r % width == 0 && free(r))
-        .unwrap_or_else(|| {
-            let mut base = 0usize;
-            while !free(base) {
-                base += width;
-            }
-            base
-        })
+        .find(|&r| r % width == 0 && first_free(busy, r, width, width) == r)
+        .unwrap_or_else(|| first_free(busy, 0, width, width))
+}
+
+/// The first of `base`, `base + step`, ... whose `width` slots are all free in `busy`.
+pub(super) fn first_free(busy: &[bool], mut base: usize, width: usize, step: usize) -> usize {
+    while (base..base + width).any(|s| busy.get(s).copied().unwrap_or(false)) {
+        base += step;
+    }
+    base
 }
 
 /// Allocates `f`'s virtual registers given their liveness: every value in the general (`R`),
@@ -457,18 +458,10 @@ pub fn allocate_for(f: &Function, ud: &UseDef, live: &Liveness, target: AllocTar
     if ur_limit > 0 {
         let strict = super::uniform::uniform_regs(f);
         let cand = |v: u32| ur_cand.get(v as usize).copied().unwrap_or(false);
-        for (b, blk) in f.cfg.blocks.iter().enumerate() {
-            let Some(last) = f.instrs.get(blk.last() as usize) else {
-                continue;
-            };
-            let divergent = last.is_branch()
-                && last
-                    .guard
-                    .is_some_and(|g| !strict.get(g.reg.idx()).copied().unwrap_or(false));
-            if !divergent {
+        for (b, guard, region) in super::uniform::branch_regions(f) {
+            if strict.get(guard.idx()).copied().unwrap_or(false) {
                 continue;
             }
-            let region = f.cfg.region(b as u32);
             let defined: Vec<u32> = region
                 .iter()
                 .filter_map(|&x| f.cfg.blocks.get(x as usize))

@@ -47,7 +47,7 @@
 //! it. [`super::analyze`] reports the larger of this and the executor's own allocation.
 
 use super::liveness::{Liveness, UseDef};
-use super::regalloc::{RESERVED_TOP, STACK_POINTER};
+use super::regalloc::{first_free, mark, RESERVED_TOP, STACK_POINTER};
 use crate::ir::{Function, Instr, Mods, Opcode, Operand, Space};
 
 /// Copies of a single-block innermost loop body ptxas's unroller makes: 4, measured by
@@ -675,6 +675,18 @@ struct Cas {
     uniform_addr: bool,
 }
 
+/// True if the address operand (the first source) of memory instruction `ins` is the same in
+/// every lane: a symbol or an absolute address, or a register holding a warp-uniform value.
+fn uniform_address(ins: &Instr, uni: &[bool]) -> bool {
+    match ins.src.first() {
+        Some(Operand::Addr(a)) => match a.base {
+            crate::ir::AddrBase::Reg(b) => uni.get(b.idx()).copied().unwrap_or(false),
+            _ => true,
+        },
+        _ => false,
+    }
+}
+
 /// The `atom.cas` instructions and what ptxas gives them registers for. sm_75's `ATOMG.E.CAS`
 /// reads its compare and new values from aligned register pairs and its address from a
 /// general register pair only. Measured on synthetic PTX (`sim/testdata/ptxas_sched.py`,
@@ -688,20 +700,15 @@ struct Cas {
 /// pair for the whole loop (`[R2], R4, R5`, `MOV R4, R3` before the next try), so only
 /// the values dying at the `atom.cas` are copied.
 fn cas_operands(f: &Function, uni: &[bool]) -> Vec<Option<Cas>> {
-    use crate::ir::{AddrBase, AtomOp};
+    use crate::ir::AtomOp;
     f.instrs
         .iter()
         .map(|ins| {
             if ins.op != Opcode::Atom || ins.atom != AtomOp::Cas {
                 return None;
             }
-            let uniform_addr = match ins.src.first() {
-                Some(Operand::Addr(a)) => match a.base {
-                    AddrBase::Reg(b) => uni.get(b.idx()).copied().unwrap_or(false),
-                    _ => true,
-                },
-                _ => false,
-            } && matches!(ins.space, Space::Global | Space::Generic);
+            let uniform_addr =
+                uniform_address(ins, uni) && matches!(ins.space, Space::Global | Space::Generic);
             let data = ins
                 .src
                 .iter()
@@ -741,7 +748,7 @@ const AGGREGATE_TEMPS: usize = 6;
 /// (`red`, or an `atom` whose destination nothing reads); never for `inc`, `dec`, `exch`,
 /// `cas`, 64-bit or floating-point operands, a per-thread address or a used result.
 fn aggregated_atomics(f: &Function, uni: &[bool]) -> Vec<usize> {
-    use crate::ir::{AddrBase, AtomOp};
+    use crate::ir::AtomOp;
     let mut read = vec![false; f.regs.len()];
     for ins in &f.instrs {
         ins.for_each_read(|r| {
@@ -761,15 +768,8 @@ fn aggregated_atomics(f: &Function, uni: &[bool]) -> Vec<usize> {
                 }),
                 _ => false,
             };
-            let uniform_addr = match ins.src.first() {
-                Some(Operand::Addr(a)) => match a.base {
-                    AddrBase::Reg(b) => uni.get(b.idx()).copied().unwrap_or(false),
-                    _ => true,
-                },
-                _ => false,
-            };
             result_unused
-                && uniform_addr
+                && uniform_address(ins, uni)
                 && matches!(
                     ins.atom,
                     AtomOp::Add
@@ -912,20 +912,12 @@ fn pressure(wt: &[u32], odd: &[bool], v: &[VInstr], order: &[usize], live_out: &
             return;
         }
         // odd-register values ([`odd_registers`]) look at R1, R3, ... only
-        let (mut base, step) = if width == 1 && is_odd(x) {
-            (1, 2)
+        let base = if width == 1 && is_odd(x) {
+            first_free(busy, 1, 1, 2)
         } else {
-            (0, width)
+            first_free(busy, 0, width, width)
         };
-        while (base..base + width).any(|r| busy.get(r).copied().unwrap_or(false)) {
-            base += step;
-        }
-        if busy.len() < base + width {
-            busy.resize(base + width, false);
-        }
-        for r in busy.iter_mut().skip(base).take(width) {
-            *r = true;
-        }
+        mark(busy, base, width);
         at.insert(x, (base, width));
         top = top.max(base + width);
     };
@@ -958,14 +950,8 @@ fn pressure(wt: &[u32], odd: &[bool], v: &[VInstr], order: &[usize], live_out: &
     }
     let mut ktop = 0usize;
     let take = |busy: &mut Vec<bool>, ktop: &mut usize| {
-        let mut base = 0;
-        while busy.get(base).copied().unwrap_or(false) {
-            base += 1;
-        }
-        if busy.len() <= base {
-            busy.resize(base + 1, false);
-        }
-        busy[base] = true;
+        let base = first_free(busy, 0, 1, 1);
+        mark(busy, base, 1);
         *ktop = (*ktop).max(base + 1);
         base
     };
@@ -1006,11 +992,7 @@ fn pressure(wt: &[u32], odd: &[bool], v: &[VInstr], order: &[usize], live_out: &
         // registers over)
         if ins.group > 0 {
             let n = ins.group;
-            let mut base = 0;
-            while (base..base + n).any(|r| busy.get(r).copied().unwrap_or(false)) {
-                base += n;
-            }
-            ktop = ktop.max(base + n);
+            ktop = ktop.max(first_free(&busy, 0, n, n) + n);
         }
         // operands whose last read is here free their registers for this instruction's results
         for &u in &ins.uses {
@@ -1030,16 +1012,8 @@ fn pressure(wt: &[u32], odd: &[bool], v: &[VInstr], order: &[usize], live_out: &
         if let Some(c) = &ins.cas {
             let mut temps: Vec<(usize, usize)> = Vec::new();
             let mut grab = |width: usize, step: usize, busy: &mut Vec<bool>| {
-                let mut base = 0;
-                while (base..base + width).any(|r| busy.get(r).copied().unwrap_or(false)) {
-                    base += step;
-                }
-                if busy.len() < base + width {
-                    busy.resize(base + width, false);
-                }
-                for r in busy.iter_mut().skip(base).take(width) {
-                    *r = true;
-                }
+                let base = first_free(busy, 0, width, step);
+                mark(busy, base, width);
                 temps.push((base, width));
                 base + width
             };

@@ -16,7 +16,7 @@
 //! region of every branch whose predicate is not uniform (divergence analysis in the style of
 //! Coutinho et al., "Divergence Analysis and Optimizations", PACT 2011).
 
-use crate::ir::{AddrBase, Function, Opcode, Operand, Space, Sreg, Sym};
+use crate::ir::{AddrBase, Function, Opcode, Operand, Reg, Space, Sreg, Sym};
 
 /// Per virtual register: true if warp-uniform.
 pub fn uniform_regs(f: &Function) -> Vec<bool> {
@@ -52,23 +52,13 @@ fn uniform_regs_impl(f: &Function, single_def_free: bool) -> Vec<bool> {
     }
     let cfg = &f.cfg;
     let nb = cfg.blocks.len();
-    let regions: Vec<(u32, Vec<u32>)> = cfg
-        .blocks
-        .iter()
-        .enumerate()
-        .filter_map(|(b, blk)| {
-            let last = f.instrs.get(blk.last() as usize)?;
-            (last.is_branch() && last.guard.is_some()).then(|| (b as u32, cfg.region(b as u32)))
-        })
-        .collect();
+    let regions = branch_regions(f);
     loop {
         let mut changed = false;
         // blocks controlled by a non-uniform branch
         let mut divergent = vec![false; nb];
-        for (b, region) in &regions {
-            let last = &f.instrs[cfg.blocks[*b as usize].last() as usize];
-            let guard_uniform = last.guard.is_some_and(|g| uni[g.reg.idx()]);
-            if !guard_uniform {
+        for (_, guard, region) in &regions {
+            if !uni[guard.idx()] {
                 for &x in region {
                     divergent[x as usize] = true;
                 }
@@ -107,6 +97,22 @@ fn uniform_regs_impl(f: &Function, single_def_free: bool) -> Vec<bool> {
         *u &= w;
     }
     uni
+}
+
+/// Every conditional branch of `f`: its block, its guard predicate and the blocks of its
+/// region (up to the branch block's immediate post-dominator, [`crate::ir::Cfg::region`]), the
+/// region that diverges when the guard differs between the warp's threads.
+pub(crate) fn branch_regions(f: &Function) -> Vec<(usize, Reg, Vec<u32>)> {
+    f.cfg
+        .blocks
+        .iter()
+        .enumerate()
+        .filter_map(|(b, blk)| {
+            let last = f.instrs.get(blk.last() as usize)?;
+            let g = last.guard.filter(|_| last.is_branch())?;
+            Some((b, g.reg, f.cfg.region(b as u32)))
+        })
+        .collect()
 }
 
 /// True if the uniform datapath has `ins`'s operation (integer/bit operations, `ld.param` of a

@@ -651,7 +651,10 @@ impl<'a> CtaExec<'a> {
                 Ok(())
             }
             // the whole warp's value: the lowest lane of `m`'s, as `write_ur`
-            XOp::Ur { reg, slots } if m != 0 => {
+            XOp::Ur { reg, slots } => {
+                if m == 0 {
+                    return Ok(());
+                }
                 let l = m.trailing_zeros() as usize;
                 self.write_ur_value(w, *reg, *slots, u64::from(lo[l]) | u64::from(hi[l]) << 32)
             }
