@@ -327,6 +327,13 @@ pub fn allocate_for(f: &Function, ud: &UseDef, live: &Liveness, target: AllocTar
     let class: Vec<RegClass> = f.regs.iter().map(|r| r.class()).collect();
     let ur_cand = uniform_candidates(f, target);
     let ur_limit = target.uniform_registers as usize;
+    // the warp-uniform values outside every divergent region (only with a uniform file): for
+    // the uniform-operand copies and the divergent branches below
+    let strict = if ur_limit == 0 {
+        Vec::new()
+    } else {
+        super::uniform::uniform_regs(f)
+    };
     let is_pred = |v: usize| class.get(v) == Some(&RegClass::Pred);
     let copies: Vec<Option<(u32, u32)>> = f.instrs.iter().map(|i| copy_source(f, i)).collect();
     // scratch registers of expanded instructions: graph nodes nv.. (never mapped)
@@ -342,7 +349,6 @@ pub fn allocate_for(f: &Function, ud: &UseDef, live: &Liveness, target: AllocTar
     let ucopies: Vec<(usize, u32)> = if ur_limit == 0 {
         Vec::new()
     } else {
-        let uni = super::uniform::uniform_regs(f);
         let narrowed = super::narrow::narrowable(f);
         let width: Vec<u32> = class
             .iter()
@@ -352,7 +358,7 @@ pub fn allocate_for(f: &Function, ud: &UseDef, live: &Liveness, target: AllocTar
         f.instrs
             .iter()
             .enumerate()
-            .map(|(pc, i)| (pc, uniform_operand_copies(i, &uni, &ur_cand, &width)))
+            .map(|(pc, i)| (pc, uniform_operand_copies(i, &strict, &ur_cand, &width)))
             .filter(|&(_, k)| k > 0)
             .collect()
     };
@@ -456,7 +462,6 @@ pub fn allocate_for(f: &Function, ud: &UseDef, live: &Liveness, target: AllocTar
     // interferes with every uniform candidate live out of the divergent branch, live into a
     // block of the region or defined in it ([`uniform_candidates`])
     if ur_limit > 0 {
-        let strict = super::uniform::uniform_regs(f);
         let cand = |v: u32| ur_cand.get(v as usize).copied().unwrap_or(false);
         for (b, guard, region) in super::uniform::branch_regions(f) {
             if strict.get(guard.idx()).copied().unwrap_or(false) {
