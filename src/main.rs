@@ -1,6 +1,8 @@
 //! `regwatt` command-line interface: one subcommand per file in `src/cli/`.
 
 mod cli;
+mod csvout;
+mod outdir;
 mod provenance;
 mod study;
 

@@ -108,10 +108,10 @@ impl Provenance {
     }
 
     /// Writes `DIR/provenance.json`.
-    pub fn write(&self, dir: &Path) -> anyhow::Result<()> {
-        crate::cli::report::write(
-            &dir.join("provenance.json"),
-            &(serde_json::to_string_pretty(self)? + "\n"),
+    pub fn write(&self, dir: &crate::outdir::OutDir) -> anyhow::Result<()> {
+        dir.write(
+            "provenance.json",
+            serde_json::to_string_pretty(self)? + "\n",
         )
     }
 }

@@ -6,42 +6,8 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::time::{Duration, Instant};
 
-use common::{assert_fails, assert_success, text, tmp_dir};
-
-/// `regwatt ARGS` in `dir` under `ulimit -v 6000000` (6 GB of address space).
-fn limited(dir: &Path, args: &[&str]) -> (Output, Duration) {
-    let t = Instant::now();
-    let o = Command::new("bash")
-        .arg("-c")
-        .arg("ulimit -v 6000000 && exec \"$0\" \"$@\"")
-        .arg(env!("CARGO_BIN_EXE_regwatt"))
-        .args(args)
-        .current_dir(dir)
-        .env("RUST_BACKTRACE", "0")
-        .output()
-        .expect("cannot start bash");
-    (o, t.elapsed())
-}
-
-/// Fails unless `args` is refused cleanly within 20 s with every one of `needles` in the
-/// error.
-fn refused(dir: &Path, args: &[&str], needles: &[&str]) {
-    let (o, took) = limited(dir, args);
-    let what = args.join(" ");
-    let err = assert_fails(&o, &what);
-    assert!(
-        !err.contains("memory allocation of") && o.status.code() == Some(1),
-        "{what}: not a clean error:\n{}",
-        text(&o)
-    );
-    for n in needles {
-        assert!(err.contains(n), "{what}: `{n}` missing from:\n{err}");
-    }
-    assert!(took < Duration::from_secs(20), "{what}: took {took:?}");
-}
+use common::{assert_success, limited, refused, tmp_dir};
 
 /// A scratch directory with the vectorAdd PTX, a spinning kernel and the audit's specs.
 fn corpus(name: &str) -> PathBuf {

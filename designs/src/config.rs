@@ -468,7 +468,7 @@ pub enum ConfigError {
     Toml { file: String, message: String },
     #[error("{file}: unknown key `{key}` (the preset has no such field)")]
     UnknownKey { file: String, key: String },
-    #[error("--set `{0}`: expected KEY=VALUE")]
+    #[error("--set `{}`: expected KEY=VALUE", regwatt_inputs::excerpt(.0))]
     BadSet(String),
     #[error("{file}: key `{key}`: {message}")]
     Invalid {
@@ -476,12 +476,31 @@ pub enum ConfigError {
         key: String,
         message: String,
     },
-    #[error("cannot read {file}: {source}")]
-    Io {
-        file: String,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] regwatt_inputs::ReadError),
+}
+
+impl DesignParams {
+    /// The key inside the `[design]` table `t` that fails to deserialize, with the message:
+    /// the table read as its design's own parameters (the tagged enum hides the inner path).
+    /// `None` when the table reads, or names no known design.
+    fn field_error(t: &toml::Value) -> Option<(String, String)> {
+        fn inner<T: serde::de::DeserializeOwned>(mut t: toml::Table) -> Option<(String, String)> {
+            t.remove("name");
+            let e = serde_path_to_error::deserialize::<_, T>(toml::Value::Table(t)).err()?;
+            let path = e.path().to_string();
+            Some((path, e.inner().message().trim().to_string()))
+        }
+        let t = t.as_table()?.clone();
+        match t.get("name")?.as_str()? {
+            "renaming" => inner::<crate::renaming::RenamingParams>(t),
+            "malekeh" => inner::<crate::malekeh::MalekehParams>(t),
+            "sharing" => inner::<crate::sharing::SharingParams>(t),
+            "cerf" => inner::<crate::cerf::CerfParams>(t),
+            "lreg" => inner::<crate::lreg::LregParams>(t),
+            _ => None,
+        }
+    }
 }
 
 /// Overrides applied on top of a preset, in order.
@@ -505,19 +524,19 @@ pub struct Overrides {
 impl Overrides {
     /// Reads an override file from disk.
     pub fn add_file(&mut self, path: &std::path::Path) -> Result<(), ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
-            file: path.display().to_string(),
-            source,
-        })?;
+        let text = regwatt_inputs::read_text(path, regwatt_inputs::TEXT_LIMIT)?;
         self.files.push((path.display().to_string(), text));
         Ok(())
     }
 }
 
+/// Parses override or preset TOML. The error names `file:line:col` and the parser's message,
+/// without the `toml` crate's quotation of the offending line (which may be any length).
 fn parse_table(file: &str, text: &str) -> Result<toml::Table, ConfigError> {
-    text.parse::<toml::Table>().map_err(|e| ConfigError::Toml {
-        file: file.to_string(),
-        message: e.to_string(),
+    text.parse::<toml::Table>().map_err(|e| {
+        let (file, message) =
+            regwatt_inputs::located(file, text, e.span().map(|s| s.start), e.message());
+        ConfigError::Toml { file, message }
     })
 }
 
@@ -573,7 +592,7 @@ impl Origin {
     /// `--set KEY=VALUE`.
     fn describe(&self, key: &str) -> String {
         match self {
-            Origin::Set(s) => format!("--set {s}"),
+            Origin::Set(s) => format!("--set {}", regwatt_inputs::excerpt(s)),
             Origin::File { name, text, strip } => {
                 let k = key.strip_prefix(strip).unwrap_or(key);
                 let mut k = k;
@@ -634,8 +653,8 @@ fn apply_set(
     for (i, seg) in path.iter().enumerate() {
         let last = i + 1 == path.len();
         let unknown = || ConfigError::UnknownKey {
-            file: format!("--set {}", set.trim()),
-            key: shown.clone(),
+            file: format!("--set {}", regwatt_inputs::excerpt(set.trim())),
+            key: regwatt_inputs::excerpt(&shown),
         };
         let slot = table.get_mut(*seg).ok_or_else(unknown)?;
         if last {
@@ -743,11 +762,20 @@ pub fn resolve(preset: GpuPreset, ov: &Overrides) -> Result<ResolvedConfig, Conf
     } else {
         format!("{file} + overrides")
     };
-    // issue 35: the path of the field that failed (`gpu.sms`), not only the serde message
+    // `[design]` is an internally tagged enum, whose content serde buffers: an error inside
+    // it carries the path `design` only, so the table is read again on its own below
+    let design_table = root.get("design").cloned();
+    // the path of the field that failed (`gpu.sms`), not only the serde message
     let mut cfg: ResolvedConfig = serde_path_to_error::deserialize(toml::Value::Table(root))
         .map_err(|e| {
-            let key = e.path().to_string();
-            let message = e.inner().message().trim().to_string();
+            let mut key = e.path().to_string();
+            let mut message = e.inner().message().trim().to_string();
+            if key == "design" {
+                if let Some((k, m)) = design_table.as_ref().and_then(DesignParams::field_error) {
+                    (key, message) = (format!("design.{k}"), m);
+                }
+            }
+            let message = regwatt_inputs::excerpt_n(&message, 4 * regwatt_inputs::EXCERPT_CHARS);
             if key.is_empty() || key == "." {
                 ConfigError::Toml {
                     file: shown.clone(),

@@ -25,13 +25,8 @@ use std::path::Path;
 #[derive(Debug, thiserror::Error)]
 pub enum CfgError {
     /// The file could not be read.
-    #[error("{file}: cannot read: {source}")]
-    Io {
-        /// File name.
-        file: String,
-        /// Underlying error.
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] regwatt_inputs::ReadError),
     /// A line starting with `-` whose key is not a CACTI 7 key.
     #[error("{file}:{line}: unknown key in {text:?}")]
     UnknownKey {
@@ -39,17 +34,18 @@ pub enum CfgError {
         file: String,
         /// 1-based line.
         line: usize,
-        /// The whole line.
+        /// The line, as a short excerpt ([`regwatt_inputs::excerpt`]).
         text: String,
     },
-    /// A line that is neither a comment, blank, nor `-key value`.
-    #[error("{file}:{line}: cannot read line {text:?} (expected `-key value` or a `//` comment)")]
+    /// A line that is neither a comment, blank, nor `-key value`. Its text is kept but not
+    /// shown: a file that is no cfg at all (a symlink to `/etc/passwd`) is not echoed.
+    #[error("{file}:{line}: not a cfg line (expected `-key value` or a `//` comment)")]
     BadLine {
         /// File name.
         file: String,
         /// 1-based line.
         line: usize,
-        /// The whole line.
+        /// The line, as a short excerpt ([`regwatt_inputs::excerpt`]).
         text: String,
     },
     /// The value of a known key is malformed or out of range.
@@ -370,6 +366,42 @@ impl CactiConfig {
     pub fn node_nm(&self) -> f64 {
         self.technology.nm()
     }
+    /// The cfg key that sets an [`SramSpec`](crate::sram::SramSpec) field.
+    fn key_of_field(field: &str) -> &'static str {
+        match field {
+            "capacity_bytes" => "size (bytes)",
+            "block_bytes" => "block size (bytes)",
+            "associativity" => "associativity",
+            "banks" => "UCA bank count",
+            "output_width_bits" => "output/input bus width",
+            "ports" => "read-write port",
+            "node_nm" => "technology (u)",
+            "temperature" => "operating temperature (K)",
+            "tag_bits" => "tag size (b)",
+            "weight" => "design objective",
+            "max_deviation" => "deviate",
+            _ => "Force cache config",
+        }
+    }
+
+    /// An error of the SRAM model on this cfg, as a [`CfgError`] naming the file, the line
+    /// and the key that caused it.
+    pub fn spec_error(&self, e: crate::sram::SramError) -> CfgError {
+        use crate::sram::SramError;
+        let (key, msg) = match &e {
+            SramError::InvalidSpec { field, msg } => (Self::key_of_field(field), msg.clone()),
+            SramError::InvalidOrganisation(_) => ("Force cache config", e.to_string()),
+            // the size and banks decide how many rows and columns a bank has
+            _ => ("size (bytes)", e.to_string()),
+        };
+        CfgError::BadValue {
+            file: self.file.clone(),
+            line: self.line_of(key),
+            key,
+            msg,
+        }
+    }
+
     /// Line of a key (0 if absent).
     pub fn line_of(&self, key: &str) -> usize {
         self.lines.get(key).copied().unwrap_or(0)
@@ -624,7 +656,8 @@ impl Ctx<'_> {
             file: self.file.to_string(),
             line: self.line,
             key: self.key,
-            msg: msg.into(),
+            // the message may quote a token of the line: kept short
+            msg: regwatt_inputs::excerpt_n(&msg.into(), 4 * regwatt_inputs::EXCERPT_CHARS),
         }
     }
     /// The double-quoted string after the key.
@@ -723,10 +756,7 @@ pub const MAX_NODE_NM: f64 = 90.0;
 /// Reads a CACTI cfg file.
 pub fn read_file(path: &Path) -> Result<CactiConfig, CfgError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| CfgError::Io {
-        file: file.clone(),
-        source,
-    })?;
+    let text = regwatt_inputs::read_text(path, regwatt_inputs::TEXT_LIMIT)?;
     parse_str(&text, &file)
 }
 
@@ -788,14 +818,14 @@ pub fn parse_str(text: &str, file: &str) -> Result<CactiConfig, CfgError> {
             return Err(CfgError::BadLine {
                 file: file.to_string(),
                 line: line_no,
-                text: raw.to_string(),
+                text: regwatt_inputs::excerpt(raw),
             });
         }
         let Some((prefix, canon, kind)) = match_key(line) else {
             return Err(CfgError::UnknownKey {
                 file: file.to_string(),
                 line: line_no,
-                text: raw.to_string(),
+                text: regwatt_inputs::excerpt(raw),
             });
         };
         if let Some(&first) = seen.get(canon) {
@@ -1164,7 +1194,7 @@ impl CactiConfig {
             file: self.file.clone(),
             line: self.line_of(key),
             key,
-            value: value.into(),
+            value: regwatt_inputs::excerpt(&value.into()),
             why: why.to_string(),
         }
     }
@@ -1374,6 +1404,9 @@ impl CactiConfig {
             access_mode: SA::Normal,
             force_organisation,
         };
+        // the model's own range checks, reported against the cfg key (and line) that set
+        // the field, not as a field of an internal struct
+        spec.validate().map_err(|e| self.spec_error(e))?;
         Ok(MappedConfig {
             spec,
             power_gating: pg.any().then_some(pg),

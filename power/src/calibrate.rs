@@ -874,7 +874,7 @@ mod tests {
 
     /// Re-runs the fit and checks it regenerates the committed `calibrations/fitted.toml`
     /// byte for byte (issue 25: the check used to allow 1e-5 relative differences).
-    /// Regenerate with `regwatt calibrate --write calibrations/fitted.toml`.
+    /// Regenerate with `regwatt calibrate --write calibrations/fitted.toml --force`.
     #[test]
     fn fit_regenerates_committed_file_byte_for_byte() {
         let rows = load_rows(TRAIN_CSV).unwrap();

@@ -16,9 +16,13 @@ pub struct Args {
     /// Print the report as JSON instead of a table.
     #[arg(long)]
     pub json: bool,
-    /// Write the fitted coefficients (TOML) to this file, e.g. calibrations/fitted.toml.
+    /// Write the fitted coefficients (TOML) to this file, e.g. calibrations/fitted.toml
+    /// (an existing file only with `--force`).
     #[arg(long, value_name = "PATH")]
     pub write: Option<std::path::PathBuf>,
+    /// Replace the `--write` file if it exists.
+    #[arg(long)]
+    pub force: bool,
 }
 
 fn pct(x: f64) -> String {
@@ -115,6 +119,9 @@ pub fn table(r: &CalibrationReport, d: &FitDrops, cv: &CrossValidation) -> Strin
 
 /// Runs `regwatt calibrate`.
 pub fn run(args: Args) -> anyhow::Result<()> {
+    if let Some(p) = &args.write {
+        crate::outdir::check_new_file(p, args.force)?;
+    }
     let rows_ = load_rows(TRAIN_CSV)?;
     let f = fit(&rows_);
     let c = f.coefficients;
@@ -138,8 +145,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
     }
     if let Some(p) = args.write {
-        std::fs::write(&p, fitted_toml(&c))
-            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", p.display()))?;
+        crate::outdir::write_file(&p, fitted_toml(&c).as_bytes(), args.force)?;
         eprintln!("wrote {}", p.display());
     }
     Ok(())

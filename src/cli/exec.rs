@@ -13,7 +13,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use regwatt_sim::exec::{run_spec_watched, LaunchStats, RunOptions};
-use regwatt_sim::launch::{dump_dir, LaunchSpec};
+use regwatt_sim::launch::LaunchSpec;
 
 /// Arguments of `regwatt exec`.
 #[derive(clap::Args)]
@@ -30,6 +30,9 @@ pub struct Args {
     /// Write every buffer after the last launch as DIR/<name>.npy.
     #[arg(long)]
     pub dump: Option<PathBuf>,
+    /// Write into a `--dump` folder that holds files regwatt did not write.
+    #[arg(long)]
+    pub force: bool,
     /// Print JSON statistics instead of text.
     #[arg(long)]
     pub json: bool,
@@ -75,6 +78,12 @@ fn run_inner(args: Args) -> anyhow::Result<()> {
     if args.list {
         return super::workload::list();
     }
+    // the destination is checked before anything runs
+    let dump_dir = args
+        .dump
+        .as_deref()
+        .map(|d| crate::outdir::OutDir::prepare(d, "--dump", args.force))
+        .transpose()?;
     let opts = RunOptions {
         max_warp_instructions: args.max_warp_instructions,
         ..RunOptions::default()
@@ -97,9 +106,8 @@ fn run_inner(args: Args) -> anyhow::Result<()> {
     let run = run_spec_watched(&spec, &opts, &update);
     progress.finish();
     let run = run?;
-    if let Some(dir) = &args.dump {
-        dump_dir(dir, &run.buffers)
-            .with_context(|| format!("writing buffers to {}", dir.display()))?;
+    if let Some(dir) = &dump_dir {
+        super::dump_buffers(dir, &run.buffers)?;
     }
     let check = super::run::output_check(&spec, workload, &run.buffers);
     let report = ExecReport {

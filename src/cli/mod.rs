@@ -40,6 +40,53 @@ pub struct OverrideArgs {
     pub baseline_config: Option<std::path::PathBuf>,
 }
 
+/// Writes every buffer as `<name>.npy` into `out` (`run --dump`, `exec --dump`).
+pub fn dump_buffers(
+    out: &crate::outdir::OutDir,
+    buffers: &std::collections::BTreeMap<String, regwatt_sim::launch::HostData>,
+) -> anyhow::Result<()> {
+    for (name, data) in buffers {
+        if !regwatt_sim::launch::is_safe_name(name) {
+            anyhow::bail!(
+                "buffer name {:?} is not a safe file name",
+                regwatt_inputs::excerpt(name)
+            );
+        }
+        out.write_with(format!("{name}.npy"), |w| {
+            regwatt_sim::launch::write_npy_to(w, data)
+        })?;
+    }
+    Ok(())
+}
+
+/// An output folder `--out` and `--dump` may share.
+pub type SharedOut = std::sync::Arc<crate::outdir::OutDir>;
+
+/// The output folders of `--out` and `--dump`, checked before any work; one folder when
+/// both name the same (so the second does not take the first's files for foreign ones).
+pub fn out_and_dump(
+    out: Option<&std::path::Path>,
+    dump: Option<&std::path::Path>,
+    force: bool,
+) -> anyhow::Result<(Option<SharedOut>, Option<SharedOut>)> {
+    use std::sync::Arc;
+    let same = |a: &std::path::Path, b: &std::path::Path| {
+        a == b
+            || matches!((std::fs::canonicalize(a), std::fs::canonicalize(b)), (Ok(x), Ok(y)) if x == y)
+    };
+    let o = out
+        .map(|p| crate::outdir::OutDir::prepare(p, "--out", force).map(Arc::new))
+        .transpose()?;
+    let d = match (dump, &o, out) {
+        (Some(dp), Some(o), Some(op)) if same(dp, op) => Some(Arc::clone(o)),
+        (Some(dp), _, _) => Some(Arc::new(crate::outdir::OutDir::prepare(
+            dp, "--dump", force,
+        )?)),
+        (None, _, _) => None,
+    };
+    Ok((o, d))
+}
+
 /// The run options `run`, `report` and `sweep` share (flattened into each one's `Args`).
 #[derive(clap::Args)]
 pub struct RunLimits {
@@ -196,30 +243,41 @@ impl Drop for LaunchProgress {
     }
 }
 
-/// Runs `work(item)` for every item on `jobs` threads (default: available parallelism) with a
-/// progress bar on stderr labelled by `label(item)`; the outcomes in the items' order (`None`
-/// only if a worker panicked), so output does not depend on the thread count.
-pub fn parallel_with_progress<T: Sync, O: Send>(
+/// The worker threads of `--jobs` (default: available parallelism), at most one per item.
+pub fn worker_threads(jobs: Option<usize>, items: usize) -> usize {
+    jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .clamp(1, items.max(1))
+}
+
+/// The `--jobs` value parser: a whole number of threads, at least 1.
+pub fn jobs_parser() -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::<usize>::new().range(1..=4096)
+}
+
+/// Runs `work(item)` for every item on `jobs` threads with a progress bar on stderr (elapsed
+/// time, the estimated time left, `label(item)` of the last finished item); `done(i, outcome)`
+/// is called on the worker thread as each item `i` finishes, in completion order (the caller
+/// orders what it keeps).
+pub fn parallel_each<T: Sync, O>(
     items: &[T],
     jobs: Option<usize>,
     label: impl Fn(&T) -> String + Sync,
     work: impl Fn(&T) -> O + Sync,
-) -> Vec<Option<O>> {
+    done: impl Fn(usize, O) + Sync,
+) {
     use std::sync::atomic::{AtomicUsize, Ordering};
-    let threads = jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .clamp(1, items.len().max(1));
+    let threads = worker_threads(jobs, items.len());
     let bar = indicatif::ProgressBar::with_draw_target(
         Some(items.len() as u64),
         indicatif::ProgressDrawTarget::stderr(),
     );
     bar.set_style(
-        indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} {msg}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        indicatif::ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:40}] {pos}/{len} (about {eta} left) {msg}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
     let next = AtomicUsize::new(0);
-    let results: std::sync::Mutex<Vec<Option<O>>> =
-        std::sync::Mutex::new((0..items.len()).map(|_| None).collect());
     std::thread::scope(|s| {
         for _ in 0..threads {
             s.spawn(|| loop {
@@ -228,13 +286,28 @@ pub fn parallel_with_progress<T: Sync, O: Send>(
                 let o = work(item);
                 bar.set_message(label(item));
                 bar.inc(1);
-                if let Ok(mut r) = results.lock() {
-                    r[i] = Some(o);
-                }
+                done(i, o);
             });
         }
     });
     bar.finish_and_clear();
+}
+
+/// [`parallel_each`], the outcomes collected in the items' order (`None` only if a worker
+/// panicked), so output does not depend on the thread count.
+pub fn parallel_with_progress<T: Sync, O: Send>(
+    items: &[T],
+    jobs: Option<usize>,
+    label: impl Fn(&T) -> String + Sync,
+    work: impl Fn(&T) -> O + Sync,
+) -> Vec<Option<O>> {
+    let results: std::sync::Mutex<Vec<Option<O>>> =
+        std::sync::Mutex::new((0..items.len()).map(|_| None).collect());
+    parallel_each(items, jobs, label, work, |i, o| {
+        if let Ok(mut r) = results.lock() {
+            r[i] = Some(o);
+        }
+    });
     results
         .into_inner()
         .unwrap_or_else(|_| (0..items.len()).map(|_| None).collect())

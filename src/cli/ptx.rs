@@ -7,7 +7,6 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::Context;
 use regwatt_sim::analysis::{analyze_for, kernel_report, AllocTarget, KernelReport};
 
 /// Arguments of `regwatt ptx`.
@@ -32,8 +31,7 @@ struct Report {
 
 /// Runs `regwatt ptx`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let src = std::fs::read_to_string(&args.file)
-        .with_context(|| format!("cannot read {}", args.file.display()))?;
+    let src = regwatt_inputs::read_text(&args.file, regwatt_inputs::TEXT_LIMIT)?;
     let target = match &args.gpu {
         None => AllocTarget::SM75,
         Some(g) => {

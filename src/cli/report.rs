@@ -46,11 +46,15 @@ use crate::study::{self, KernelRow, RunSet};
 /// Arguments of `regwatt report`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Report directory.
+    /// Report directory: new, empty, or one regwatt wrote (its previous files are replaced).
     #[arg(long, default_value = "regwatt-report")]
     pub out: PathBuf,
-    /// Worker threads (default: available parallelism).
+    /// Write into a folder that holds files regwatt did not write (they are left alone unless
+    /// a report file has the same name).
     #[arg(long)]
+    pub force: bool,
+    /// Worker threads, at least 1 (default: available parallelism).
+    #[arg(long, value_parser = super::jobs_parser())]
     pub jobs: Option<usize>,
     /// Only these designs (comma-separated; default: every design).
     #[arg(long, value_delimiter = ',')]
@@ -114,13 +118,6 @@ struct Job {
 struct JobOut {
     reports: Vec<RunReport>,
     kernels: Vec<KernelRow>,
-}
-
-pub(crate) fn write(path: &Path, text: &str) -> anyhow::Result<()> {
-    if let Some(d) = path.parent() {
-        std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
-    }
-    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
 }
 
 fn parse_list<T>(items: &[String], all: &[T]) -> anyhow::Result<Vec<T>>
@@ -216,6 +213,8 @@ fn config_file_name(v: &Variant, node: Node) -> String {
 /// Runs `regwatt report`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let started = std::time::Instant::now();
+    // the destination is checked before anything is simulated
+    let out = &crate::outdir::OutDir::prepare(&args.out, "--out", args.force)?;
     let workloads: Vec<&'static Workload> = if args.workloads.is_empty() {
         regwatt_workloads::all().iter().collect()
     } else {
@@ -386,7 +385,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     }
 
-    let out = &args.out;
     let report_index: Vec<usize> = all_nodes
         .iter()
         .enumerate()
@@ -395,9 +393,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .collect();
     for v in &variants {
         for hw in v.hw.iter().filter(|h| report_nodes.contains(&h.node)) {
-            write(
-                &out.join("config").join(config_file_name(v, hw.node)),
-                &hw.cfg.to_toml(),
+            out.write(
+                Path::new("config").join(config_file_name(v, hw.node)),
+                hw.cfg.to_toml(),
             )?;
         }
     }
@@ -406,16 +404,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .flat_map(|s| report_index.iter().map(move |&i| &s.reports[i]))
     };
     let rows: Vec<SummaryRow> = reported().map(RunReport::summary_row).collect();
-    write(&out.join("summary.csv"), &study::summary_csv(&rows)?)?;
-    write(
-        &out.join("summary.json"),
-        &(serde_json::to_string_pretty(&rows)? + "\n"),
-    )?;
-    write(
-        &out.join("components.csv"),
-        &study::components_csv(reported())?,
-    )?;
-    write(&out.join("kernels.csv"), &study::kernels_csv(&kernels)?)?;
+    out.write("summary.csv", study::summary_csv(&rows)?)?;
+    out.write("summary.json", serde_json::to_string_pretty(&rows)? + "\n")?;
+    out.write("components.csv", study::components_csv(reported())?)?;
+    out.write("kernels.csv", study::kernels_csv(&kernels)?)?;
     for r in reported() {
         let mode = r.config.power.mode;
         let suffix = if mode == PowerMode::AlwaysOn {
@@ -423,12 +415,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         } else {
             format!("-{mode}")
         };
-        write(
-            &out.join("runs")
+        out.write(
+            Path::new("runs")
                 .join(&r.gpu)
                 .join(r.design.name())
                 .join(format!("{}-{}{suffix}.json", r.workload, r.node)),
-            &(serde_json::to_string_pretty(r)? + "\n"),
+            serde_json::to_string_pretty(r)? + "\n",
         )?;
     }
     let reference = match &ovr.baseline_config {
@@ -476,9 +468,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         reference: &reference,
     };
     let files = studies.write(out)?;
-    write(
-        &out.join("summary.md"),
-        &study::summary_markdown(&files, &table, &reference),
+    out.write(
+        "summary.md",
+        study::summary_markdown(&files, &table, &reference),
     )?;
     let provenance = crate::provenance::Provenance::new(
         variants
@@ -513,7 +505,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         rows.len(),
         jobs.len(),
         started.elapsed().as_secs_f64(),
-        out.display()
+        out.path().display()
     );
     let mismatches = sets
         .iter()

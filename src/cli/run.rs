@@ -22,7 +22,7 @@
 //!   component of all three levels is listed with its level, and the scope is in the
 //!   resolved configuration (`[beyond_rf]`) and the JSON (`energy.scope`).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{bail, Context};
 use regwatt_designs::config::{
@@ -33,7 +33,7 @@ use regwatt_designs::exec_model::LaunchRecord;
 use regwatt_designs::exec_model::{simulate_spec_watched, Watch};
 use regwatt_designs::run::{inventory, DesignActivity};
 use regwatt_designs::{DesignSpec, RunReport};
-use regwatt_sim::launch::{dump_dir, HostData, LaunchSpec};
+use regwatt_sim::launch::{HostData, LaunchSpec};
 use regwatt_sim::timing::RunOptions;
 use regwatt_workloads::Workload;
 
@@ -79,6 +79,10 @@ pub struct Args {
     /// register_series.csv with `--series-window`, power_states.csv in a power mode).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Write into `--out`/`--dump` folders that hold files regwatt did not write (left alone
+    /// unless a new file has the same name).
+    #[arg(long)]
+    pub force: bool,
     /// Record register occupancy per window of this many cycles: architected, allocated and
     /// live registers over time (seed 002 Fig. 2), in the JSON activity
     /// (`rf.register_series`) and, with `--out`, as DIR/register_series.csv.
@@ -294,10 +298,6 @@ pub(crate) fn config(
         ov.add_file(f)?;
     }
     Ok(resolve(preset, &ov)?)
-}
-
-fn write(path: &Path, text: &str) -> anyhow::Result<()> {
-    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
 }
 
 /// Human-readable summary of a report.
@@ -516,9 +516,7 @@ fn provenance(
     spec: &LaunchSpec,
 ) -> anyhow::Result<crate::provenance::Provenance> {
     let text = match (&args.spec, &args.workload) {
-        (Some(p), _) => {
-            std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?
-        }
+        (Some(p), _) => regwatt_inputs::read_text(p, regwatt_inputs::TEXT_LIMIT)?,
         (None, Some(w)) => regwatt_workloads::get(w)?.spec_toml.to_string(),
         _ => String::new(),
     };
@@ -535,6 +533,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 }
 
 fn run_inner(args: Args) -> anyhow::Result<()> {
+    // the destinations are checked before anything is simulated
+    let (out_dir, dump_dir) =
+        super::out_and_dump(args.out.as_deref(), args.dump.as_deref(), args.force)?;
     let design: DesignSpec = args.design.parse()?;
     let cfg = config(
         design,
@@ -625,29 +626,24 @@ fn run_inner(args: Args) -> anyhow::Result<()> {
         }
     }
     progress.finish();
-    if let Some(dir) = &args.dump {
-        dump_dir(dir, &sim.buffers)
-            .with_context(|| format!("writing buffers to {}", dir.display()))?;
-        write(&dir.join("resolved_config.toml"), &cfg.to_toml())?;
+    if let Some(dir) = &dump_dir {
+        super::dump_buffers(dir, &sim.buffers)?;
+        dir.write("resolved_config.toml", cfg.to_toml())?;
         provenance(&args, &cfg, &spec)?.write(dir)?;
     }
-    if let Some(dir) = &args.out {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        write(
-            &dir.join("report.json"),
-            &(serde_json::to_string_pretty(&report)? + "\n"),
-        )?;
-        write(
-            &dir.join("energy.csv"),
-            &crate::study::components_csv(std::iter::once(&report))?,
+    if let Some(dir) = &out_dir {
+        dir.write("report.json", serde_json::to_string_pretty(&report)? + "\n")?;
+        dir.write(
+            "energy.csv",
+            crate::study::components_csv(std::iter::once(&report))?,
         )?;
         if args.series_window.is_some() {
-            write(&dir.join("register_series.csv"), &series_csv(&report)?)?;
+            dir.write("register_series.csv", series_csv(&report)?)?;
         }
         if let Some(csv) = power_states_csv(&report)? {
-            write(&dir.join("power_states.csv"), &csv)?;
+            dir.write("power_states.csv", csv)?;
         }
-        write(&dir.join("resolved_config.toml"), &cfg.to_toml())?;
+        dir.write("resolved_config.toml", cfg.to_toml())?;
         provenance(&args, &cfg, &spec)?.write(dir)?;
     }
     if args.json {

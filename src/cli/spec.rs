@@ -7,7 +7,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use regwatt_sim::launch::{spec_template, DirFiles, LaunchSpec};
 
 /// `regwatt spec` subcommands.
@@ -65,13 +65,11 @@ fn relative_to(target: &Path, base: &Path) -> anyhow::Result<String> {
 
 fn new(args: NewArgs) -> anyhow::Result<()> {
     let file = args.ptx.display().to_string();
-    let src = std::fs::read_to_string(&args.ptx).with_context(|| format!("cannot read {file}"))?;
+    let src = regwatt_inputs::read_text(&args.ptx, regwatt_inputs::TEXT_LIMIT)?;
     let module = regwatt_sim::ptx::parse(&file, &src)?;
     let spec_dir = match &args.out {
         Some(out) => {
-            if out.exists() && !args.force {
-                bail!("{} exists; pass --force to overwrite", out.display());
-            }
+            crate::outdir::check_new_file(out, args.force)?;
             let dir = out
                 .parent()
                 .filter(|p| !p.as_os_str().is_empty())
@@ -93,7 +91,7 @@ fn new(args: NewArgs) -> anyhow::Result<()> {
         .context("the generated template does not load (please report this)")?;
     match &args.out {
         Some(out) => {
-            std::fs::write(out, &text).with_context(|| format!("writing {}", out.display()))?;
+            crate::outdir::write_file(out, text.as_bytes(), args.force)?;
             outln!(
                 "wrote {} (every value is a placeholder: edit it, then `regwatt exec {} --dump DIR`)",
                 out.display(),

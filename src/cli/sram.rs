@@ -193,6 +193,8 @@ struct Resolved {
     source: String,
     defaults_used: Vec<(String, String)>,
     not_applicable: Vec<(String, String)>,
+    /// The CACTI cfg it was read from: the model's errors name its file, line and key.
+    cfg: Option<Box<cacti_cfg::CactiConfig>>,
 }
 
 fn from_flags(a: &Args) -> Result<Resolved> {
@@ -381,6 +383,7 @@ fn from_flags(a: &Args) -> Result<Resolved> {
         source: "command-line flags".into(),
         defaults_used: defaults,
         not_applicable: Vec::new(),
+        cfg: None,
     })
 }
 
@@ -419,6 +422,7 @@ fn from_cfg(path: &std::path::Path, a: &Args) -> Result<Resolved> {
             .map(|(k, v)| (k.to_string(), v))
             .collect(),
         not_applicable,
+        cfg: Some(Box::new(c)),
     })
 }
 
@@ -687,7 +691,7 @@ fn batch(paths: &[PathBuf], args: &Args, techs: &mut TechCache) -> Result<()> {
                             .map(|c| out.get(*c).map(|v| v.to_string()).unwrap_or_default()),
                     );
                     rec.push(String::new());
-                    w.write_record(&rec)?;
+                    w.write_record(rec.iter().map(|c| crate::csvout::safe_cell(c).into_owned()))?;
                 } else {
                     out.insert("file".into(), Value::String(f.display().to_string()));
                     text.push_str(&serde_json::to_string(&Value::Object(out))?);
@@ -699,8 +703,8 @@ fn batch(paths: &[PathBuf], args: &Args, techs: &mut TechCache) -> Result<()> {
                 if args.csv {
                     let mut rec = vec![f.display().to_string()];
                     rec.extend(COLS.iter().map(|_| String::new()));
-                    rec.push(format!("{e:#}"));
-                    w.write_record(&rec)?;
+                    rec.push(format!("{e:#}").replace('\n', " "));
+                    w.write_record(rec.iter().map(|c| crate::csvout::safe_cell(c).into_owned()))?;
                 } else {
                     text.push_str(&serde_json::to_string(&json!({
                         "file": f.display().to_string(),
@@ -734,7 +738,10 @@ fn estimate_one(
     let spec = &res.spec;
     spec.validate()?;
     let tech = techs.get(spec.node_nm, spec.temperature)?;
-    let r = sram::estimate(spec, tech)?;
+    let r = sram::estimate(spec, tech).map_err(|e| match &res.cfg {
+        Some(c) => anyhow::Error::from(c.spec_error(e)),
+        None => e.into(),
+    })?;
     let o = r.organisation;
     let mut out = Map::new();
     out.insert("access_ns".into(), num(r.access_time.ns()));

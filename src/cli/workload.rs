@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{bail, Context};
+use anyhow::bail;
 
 /// `regwatt workload` subcommands.
 #[derive(clap::Subcommand)]
@@ -54,7 +54,7 @@ fn export(args: ExportArgs) -> anyhow::Result<()> {
         let existing: Vec<String> = files
             .iter()
             .map(|(p, _)| args.dir.join(p))
-            .filter(|p| p.exists())
+            .filter(|p| std::fs::symlink_metadata(p).is_ok())
             .map(|p| p.display().to_string())
             .collect();
         if let Some(first) = existing.first() {
@@ -67,11 +67,7 @@ fn export(args: ExportArgs) -> anyhow::Result<()> {
     }
     for (path, bytes) in &files {
         let p = args.dir.join(path);
-        if let Some(parent) = p.parent() {
-            std::fs::create_dir_all(parent)
-                .with_context(|| format!("creating {}", parent.display()))?;
-        }
-        std::fs::write(&p, bytes).with_context(|| format!("writing {}", p.display()))?;
+        crate::outdir::write_file(&p, bytes, args.force)?;
         outln!("wrote {}", p.display());
     }
     let spec = args.dir.join(w.spec_file_name());

@@ -4,7 +4,6 @@
 //! wrote.
 
 use std::fmt::Write as _;
-use std::path::Path;
 
 use regwatt_designs::config::PowerMode;
 use regwatt_designs::DesignSpec;
@@ -82,7 +81,7 @@ td.n{text-align:right;font-variant-numeric:tabular-nums}\
 
 /// Writes `out/index.html`.
 pub fn write_index(
-    out: &Path,
+    out: &crate::outdir::OutDir,
     studies: &Studies<'_>,
     written: &Written,
     provenance: &Provenance,
@@ -247,7 +246,7 @@ pub fn write_index(
             .join(", ")
     );
     h.push_str("</body></html>\n");
-    crate::cli::report::write(&out.join("index.html"), &h)
+    out.write("index.html", h)
 }
 
 #[cfg(test)]

@@ -19,8 +19,8 @@ pub mod charts;
 pub mod html;
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
+use crate::outdir::OutDir;
 use anyhow::Context;
 use regwatt_designs::config::{Node, PowerMode, Scope};
 use regwatt_designs::exec_model::LaunchRecord;
@@ -53,12 +53,7 @@ fn csv_text(
     header: &[&str],
     rows: impl IntoIterator<Item = Vec<String>>,
 ) -> anyhow::Result<String> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(header)?;
-    for r in rows {
-        w.write_record(&r)?;
-    }
-    Ok(String::from_utf8(w.into_inner()?)?)
+    crate::csvout::text(header, rows)
 }
 
 /// `summary.csv`: one row per run.
@@ -368,13 +363,13 @@ impl Written {
     /// Writes `dir/name` and lists it.
     fn csv(
         &mut self,
-        dir: &Path,
+        out: &OutDir,
         name: &str,
         header: &[&str],
         rows: Vec<Vec<String>>,
         what: &str,
     ) -> anyhow::Result<()> {
-        crate::cli::report::write(&dir.join(name), &csv_text(header, rows)?)?;
+        out.write(format!("studies/{name}"), csv_text(header, rows)?)?;
         self.csv.push(WrittenFile {
             path: format!("studies/{name}"),
             what: what.to_string(),
@@ -432,21 +427,21 @@ impl Studies<'_> {
     }
 
     /// Writes the three studies under `out/studies/`.
-    pub fn write(&self, out: &Path) -> anyhow::Result<Written> {
+    pub fn write(&self, out: &OutDir) -> anyhow::Result<Written> {
         let mut w = Written::default();
-        let dir = out.join("studies");
+        let dir = out;
         let components = self.components();
-        self.energy(&dir, &components, &mut w)?;
-        self.node_scaling(&dir, &mut w)?;
-        self.area_budget(&dir, &components, &mut w)?;
+        self.energy(dir, &components, &mut w)?;
+        self.node_scaling(dir, &mut w)?;
+        self.area_budget(dir, &components, &mut w)?;
         for c in &w.charts {
-            crate::cli::report::write(&out.join(&c.path), &c.svg)?;
+            out.write(&c.path, &c.svg)?;
         }
         Ok(w)
     }
 
     /// Per-design energy: CSV rows and one chart per (gpu, node, mode).
-    fn energy(&self, dir: &Path, components: &[String], w: &mut Written) -> anyhow::Result<()> {
+    fn energy(&self, dir: &OutDir, components: &[String], w: &mut Written) -> anyhow::Result<()> {
         let header = [
             "gpu",
             "node",
@@ -607,7 +602,7 @@ impl Studies<'_> {
     }
 
     /// Node scaling: CSV rows per (run, node) and one chart per (gpu, mode).
-    fn node_scaling(&self, dir: &Path, w: &mut Written) -> anyhow::Result<()> {
+    fn node_scaling(&self, dir: &OutDir, w: &mut Written) -> anyhow::Result<()> {
         let header = [
             "gpu",
             "power_mode",
@@ -725,7 +720,7 @@ impl Studies<'_> {
     /// (gpu, mode).
     fn area_budget(
         &self,
-        dir: &Path,
+        dir: &OutDir,
         components: &[String],
         w: &mut Written,
     ) -> anyhow::Result<()> {

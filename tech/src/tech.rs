@@ -68,13 +68,8 @@ pub enum TechError {
         source: UnitError,
     },
     /// Reading a user file failed.
-    #[error("cannot read technology file {path}: {source}")]
-    Io {
-        /// Path.
-        path: String,
-        /// Underlying error.
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] regwatt_inputs::ReadError),
 }
 
 /// Device (transistor) flavours, as CACTI 7 names them.
@@ -568,9 +563,10 @@ fn interp_temperature(vals: &[f64; 11], t: f64) -> f64 {
 }
 
 fn resolve(file: &str, text: &str, temperature: Temperature) -> Result<Technology, TechError> {
-    let raw: RawFile = toml::from_str(text).map_err(|e| TechError::Parse {
-        file: file.to_string(),
-        message: e.to_string(),
+    let raw: RawFile = toml::from_str(text).map_err(|e| {
+        let (file, message) =
+            regwatt_inputs::located(file, text, e.span().map(|s| s.start), e.message());
+        TechError::Parse { file, message }
     })?;
     let cx = Ctx { file };
     let t = temperature.k();
@@ -942,10 +938,7 @@ impl Technology {
         temperature: Temperature,
     ) -> Result<Technology, TechError> {
         check_temperature(temperature)?;
-        let text = std::fs::read_to_string(path).map_err(|e| TechError::Io {
-            path: path.display().to_string(),
-            source: e,
-        })?;
+        let text = regwatt_inputs::read_text(path, regwatt_inputs::TEXT_LIMIT)?;
         resolve(&path.display().to_string(), &text, temperature)
     }
 

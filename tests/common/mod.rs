@@ -63,6 +63,43 @@ pub fn assert_fails(o: &Output, what: &str) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// `regwatt ARGS` in `dir` under `ulimit -v 6000000` (6 GB of address space) and a 60 s
+/// `timeout` (a hang is a failure, not a stuck test), with the time it took.
+pub fn limited(dir: &Path, args: &[&str]) -> (Output, std::time::Duration) {
+    let t = std::time::Instant::now();
+    let o = Command::new("bash")
+        .arg("-c")
+        .arg("ulimit -v 6000000 && exec timeout 60 \"$0\" \"$@\"")
+        .arg(env!("CARGO_BIN_EXE_regwatt"))
+        .args(args)
+        .current_dir(dir)
+        .env("RUST_BACKTRACE", "0")
+        .output()
+        .expect("cannot start bash");
+    (o, t.elapsed())
+}
+
+/// Fails unless `args` is refused cleanly (exit status 1, no panic, no abort, no timeout)
+/// within 20 s with every one of `needles` in the error. Returns the error output.
+pub fn refused(dir: &Path, args: &[&str], needles: &[&str]) -> String {
+    let (o, took) = limited(dir, args);
+    let what = args.join(" ");
+    let err = assert_fails(&o, &what);
+    assert!(
+        !err.contains("memory allocation of") && o.status.code() == Some(1),
+        "{what}: not a clean error:\n{}",
+        text(&o)
+    );
+    for n in needles {
+        assert!(err.contains(n), "{what}: `{n}` missing from:\n{err}");
+    }
+    assert!(
+        took < std::time::Duration::from_secs(20),
+        "{what}: took {took:?}"
+    );
+    err
+}
+
 /// An empty directory `group/name` under the target's test scratch directory.
 pub fn tmp_dir(group: &str, name: &str) -> PathBuf {
     let d = Path::new(env!("CARGO_TARGET_TMPDIR"))

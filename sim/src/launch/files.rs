@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 
 /// Resolves and reads files named inside a launch spec.
 pub trait SpecFiles {
-    /// Reads `path` exactly as written in the spec: relative to the spec's directory, or absolute.
-    fn read(&self, path: &str) -> io::Result<Vec<u8>>;
+    /// Reads `path` exactly as written in the spec: relative to the spec's directory, or
+    /// absolute; at most `limit` bytes (a larger file is an error, not a truncation).
+    fn read(&self, path: &str, limit: u64) -> io::Result<Vec<u8>>;
     /// How `path` is named in error messages (e.g. the resolved filesystem path).
     fn describe(&self, path: &str) -> String;
 }
@@ -38,8 +39,21 @@ impl DirFiles {
 }
 
 impl SpecFiles for DirFiles {
-    fn read(&self, path: &str) -> io::Result<Vec<u8>> {
-        std::fs::read(self.resolve(path))
+    /// Through [`regwatt_inputs::read`]: regular files only, at most `limit` bytes.
+    fn read(&self, path: &str, limit: u64) -> io::Result<Vec<u8>> {
+        regwatt_inputs::read(&self.resolve(path), limit).map_err(|e| match e {
+            regwatt_inputs::ReadError::Io { source, .. } => source,
+            // the caller names the file; the reason alone
+            regwatt_inputs::ReadError::NotRegular { kind, .. } => io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("a {kind}, not a regular file"),
+            ),
+            regwatt_inputs::ReadError::TooLarge { size, limit, .. } => io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{size} bytes, more than the {limit} bytes this input may have"),
+            ),
+            other => io::Error::new(io::ErrorKind::InvalidData, other.to_string()),
+        })
     }
 
     fn describe(&self, path: &str) -> String {
@@ -85,16 +99,23 @@ fn normalise(path: &str) -> &str {
 }
 
 impl SpecFiles for MemFiles {
-    fn read(&self, path: &str) -> io::Result<Vec<u8>> {
-        self.files
-            .get(normalise(path))
-            .map(|b| b.to_vec())
-            .ok_or_else(|| {
-                io::Error::new(
-                    io::ErrorKind::NotFound,
-                    format!("no embedded file {path:?} in {}", self.root),
-                )
-            })
+    fn read(&self, path: &str, limit: u64) -> io::Result<Vec<u8>> {
+        let bytes = self.files.get(normalise(path));
+        if let Some(b) = bytes.filter(|b| b.len() as u64 > limit) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "{} bytes, more than the {limit} bytes this input may have",
+                    b.len()
+                ),
+            ));
+        }
+        bytes.map(|b| b.to_vec()).ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::NotFound,
+                format!("no embedded file {path:?} in {}", self.root),
+            )
+        })
     }
 
     fn describe(&self, path: &str) -> String {
@@ -109,13 +130,18 @@ mod tests {
     #[test]
     fn mem_files_resolve_relative_names() {
         let m = MemFiles::new("builtin:x").with("k.ptx", &b"abc"[..]);
-        assert_eq!(m.read("./k.ptx").unwrap(), b"abc");
-        assert_eq!(m.read("k.ptx").unwrap(), b"abc");
+        assert_eq!(m.read("./k.ptx", 3).unwrap(), b"abc");
+        assert_eq!(m.read("k.ptx", 3).unwrap(), b"abc");
         assert_eq!(
-            m.read("/k.ptx").unwrap_err().kind(),
+            m.read("/k.ptx", 3).unwrap_err().kind(),
             io::ErrorKind::NotFound
         );
         assert_eq!(m.describe("./k.ptx"), "builtin:x/k.ptx");
+        // one byte over the bound
+        assert_eq!(
+            m.read("k.ptx", 2).unwrap_err().kind(),
+            io::ErrorKind::InvalidInput
+        );
     }
 
     #[test]

@@ -17,8 +17,8 @@ pub use data::{DType, HostData, ALL_DTYPES};
 pub use files::{DirFiles, MemFiles, SpecFiles};
 pub use init::{uniform_int, unit_f32, unit_f64, InitSpec, Num, SplitMix64};
 pub use npy::{
-    dump_dir, npy_descr, read_npy, read_npy_file, write_npy, write_npy_file, NpyError,
-    NpyFileError, NPY_MAGIC,
+    dump_dir, is_safe_name, npy_descr, read_npy, read_npy_file, write_npy, write_npy_file,
+    write_npy_to, NpyError, NpyFileError, NPY_MAGIC,
 };
 pub use spec::{
     checks_to_toml, is_buffer_name, is_ptx_identifier, BufferSpec, CheckSpec, KernelLaunch,

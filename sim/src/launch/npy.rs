@@ -56,6 +56,8 @@ pub enum NpyFileError {
     },
     #[error("{path}: {source}")]
     Format { path: PathBuf, source: NpyError },
+    #[error(transparent)]
+    Read(#[from] regwatt_inputs::ReadError),
     #[error("{dir}: buffer name {name:?} is not a safe file name")]
     BadName { dir: PathBuf, name: String },
 }
@@ -359,12 +361,15 @@ fn npy_preamble(data: &HostData) -> Vec<u8> {
     out
 }
 
-/// Reads a `.npy` file.
+/// Bound on an `.npy` file's preamble and header beyond its data: format 1.0 headers are at
+/// most 65,545 bytes (a `u16` length after the 10-byte preamble), and the 2.0/3.0 headers numpy
+/// writes for a 1-D array are under 200 bytes; 1 MiB covers both with room.
+pub const NPY_HEADER_LIMIT: u64 = 1 << 20;
+
+/// Reads a `.npy` file of at most [`MAX_BUFFER_BYTES`](super::spec::MAX_BUFFER_BYTES) of data
+/// (regular files only, [`regwatt_inputs::read`]).
 pub fn read_npy_file(path: &Path) -> Result<HostData, NpyFileError> {
-    let bytes = std::fs::read(path).map_err(|source| NpyFileError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let bytes = regwatt_inputs::read(path, super::spec::MAX_BUFFER_BYTES + NPY_HEADER_LIMIT)?;
     read_npy(&bytes).map_err(|source| NpyFileError::Format {
         path: path.to_path_buf(),
         source,
@@ -374,14 +379,20 @@ pub fn read_npy_file(path: &Path) -> Result<HostData, NpyFileError> {
 /// Writes a `.npy` file (format 1.0).
 pub fn write_npy_file(path: &Path, data: &HostData) -> Result<(), NpyFileError> {
     use std::io::Write as _;
-    // streamed in 1 MiB pieces (issue 35): dumping a buffer costs no second copy of it
     let io = |source| NpyFileError::Io {
         path: path.to_path_buf(),
         source,
     };
     let f = std::fs::File::create(path).map_err(io)?;
     let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
-    w.write_all(&npy_preamble(data)).map_err(io)?;
+    write_npy_to(&mut w, data).map_err(io)?;
+    w.flush().map_err(io)
+}
+
+/// Writes `data` as `.npy` (format 1.0) to `w`, streamed in 1 MiB pieces: dumping a buffer
+/// costs no second copy of it.
+pub fn write_npy_to(w: &mut dyn std::io::Write, data: &HostData) -> std::io::Result<()> {
+    w.write_all(&npy_preamble(data))?;
     let mut buf: Vec<u8> = Vec::with_capacity(1 << 20);
     macro_rules! put {
         ($v:expr, $t:ty) => {
@@ -390,7 +401,7 @@ pub fn write_npy_file(path: &Path, data: &HostData) -> Result<(), NpyFileError> 
                 for x in chunk {
                     buf.extend_from_slice(&x.to_le_bytes());
                 }
-                w.write_all(&buf).map_err(io)?;
+                w.write_all(&buf)?;
             }
         };
     }
@@ -406,7 +417,7 @@ pub fn write_npy_file(path: &Path, data: &HostData) -> Result<(), NpyFileError> 
         HostData::I64(v) => put!(v, i64),
         HostData::U64(v) => put!(v, u64),
     }
-    w.flush().map_err(io)
+    Ok(())
 }
 
 /// True when `name` is usable as a buffer name and a file stem: `[A-Za-z_][A-Za-z0-9_.-]*`

@@ -42,12 +42,8 @@ pub struct Location {
 #[derive(Debug, thiserror::Error)]
 pub enum SpecError {
     /// The spec file itself could not be read.
-    #[error("{file}: cannot read: {source}")]
-    Read {
-        file: String,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Read(#[from] regwatt_inputs::ReadError),
     /// TOML syntax, unknown key, missing key or wrong value type (message from the `toml` crate,
     /// which names the key).
     #[error("{file}:{line}:{col}: {message}")]
@@ -385,14 +381,7 @@ impl LaunchSpec {
     /// Loads a spec file; `ptx` and `npy` paths resolve against the file's directory.
     pub fn load(path: &Path) -> Result<LaunchSpec, SpecError> {
         let file = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|source| SpecError::Read {
-            file: file.clone(),
-            source,
-        })?;
-        let text = String::from_utf8(bytes).map_err(|e| SpecError::Read {
-            file: file.clone(),
-            source: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
-        })?;
+        let text = regwatt_inputs::read_text(path, regwatt_inputs::TEXT_LIMIT)?;
         let dir = path.parent().unwrap_or(Path::new("."));
         LaunchSpec::parse(&file, &text, &DirFiles::new(dir))
     }
@@ -401,6 +390,20 @@ impl LaunchSpec {
     pub fn parse(file: &str, text: &str, files: &dyn SpecFiles) -> Result<LaunchSpec, SpecError> {
         let ctx = Ctx { file, text };
         let raw: RawSpec = toml::from_str(text).map_err(|e| {
+            let message = regwatt_inputs::excerpt_n(e.message().trim(), 320);
+            // a key missing from the top level: its "span" is empty at offset 0 (or the whole
+            // document), where nothing is wrong
+            if e.span()
+                .is_some_and(|s| s.start == 0 && (s.end == 0 || s.end >= text.trim_end().len()))
+                && message.starts_with("missing field")
+            {
+                return SpecError::Syntax {
+                    file: file.to_string(),
+                    line: 1,
+                    col: 1,
+                    message: format!("top level: {message}"),
+                };
+            }
             let span = e.span();
             let l = span.as_ref().map(|s| ctx.loc(s)).unwrap_or_default();
             // issue 35: the key path from the document's own spans (a missing field's span
@@ -411,7 +414,6 @@ impl LaunchSpec {
                     super::tomlpos::path_at(text, s.start).unwrap_or_else(|| key_at(text, s.start))
                 })
                 .unwrap_or_default();
-            let message = e.message().trim().to_string();
             SpecError::Syntax {
                 file: file.to_string(),
                 line: l.line,
@@ -426,13 +428,15 @@ impl LaunchSpec {
 
         // ptx
         let ptx_path = raw.ptx.get_ref().clone();
-        let ptx_bytes = files.read(&ptx_path).map_err(|e| {
-            ctx.err(
-                &raw.ptx.span(),
-                "ptx",
-                format!("cannot read {}: {e}", files.describe(&ptx_path)),
-            )
-        })?;
+        let ptx_bytes = files
+            .read(&ptx_path, regwatt_inputs::TEXT_LIMIT)
+            .map_err(|e| {
+                ctx.err(
+                    &raw.ptx.span(),
+                    "ptx",
+                    format!("cannot read {}: {e}", files.describe(&ptx_path)),
+                )
+            })?;
         let ptx_source = String::from_utf8(ptx_bytes).map_err(|_| {
             ctx.err(
                 &raw.ptx.span(),
@@ -698,8 +702,12 @@ fn read_npy_for(
     len: usize,
     err: impl Fn(String) -> SpecError,
 ) -> Result<HostData, SpecError> {
+    // the file holds exactly `len` elements after its header: a larger one is refused unread
+    let limit = (len as u64)
+        .saturating_mul(dtype.size() as u64)
+        .saturating_add(super::npy::NPY_HEADER_LIMIT);
     let bytes = files
-        .read(path)
+        .read(path, limit)
         .map_err(|e| err(format!("cannot read {}: {e}", files.describe(path))))?;
     let data = read_npy(&bytes).map_err(|e| err(format!("{}: {e}", files.describe(path))))?;
     if data.dtype() != dtype || data.len() != len {

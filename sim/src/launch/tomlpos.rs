@@ -223,12 +223,7 @@ fn rest_in_table(t: &Table, path: &str, span: Option<Range<usize>>) -> Option<Ra
 
 /// 1-based `(line, column)` of byte `offset` in `text` (column in characters).
 pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let start = offset.min(text.len());
-    let before = text.get(..start).unwrap_or("");
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let col = before.get(line_start..).map_or(0, |s| s.chars().count()) + 1;
-    (line, col)
+    regwatt_inputs::line_col(text, offset)
 }
 
 /// `line:col` of dotted key `path` in `text` ([`span_of`]).
