@@ -8,7 +8,9 @@ use regwatt_sim::mem::{GlobalMemory, ParamSpace};
 
 fn bench(c: &mut Criterion) {
     let w = regwatt_workloads::find("matrixMul_naive").expect("built-in matrixMul_naive");
-    let spec = w.load_spec().expect("spec loads");
+    let spec = w
+        .load_spec(regwatt_workloads::Size::Ci)
+        .expect("spec loads");
     let mut global = GlobalMemory::new();
     global
         .alloc_buffers(&spec.initial_buffers())

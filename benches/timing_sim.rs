@@ -29,7 +29,7 @@ fn bench(c: &mut Criterion) {
         eprintln!("timing_sim: workload unavailable");
         return;
     };
-    let Ok(spec) = w.load_spec() else {
+    let Ok(spec) = w.load_spec(regwatt_workloads::Size::Ci) else {
         eprintln!("timing_sim: spec does not load");
         return;
     };
@@ -82,7 +82,7 @@ fn bench(c: &mut Criterion) {
     ];
     let nn = regwatt_workloads::get("mnist29_lreg")
         .ok()
-        .and_then(|w| w.load_spec().ok());
+        .and_then(|w| w.load_spec(regwatt_workloads::Size::Ci).ok());
     if let Some(nn) = &nn {
         gtx480.push(("mnist29_lreg", nn, DesignSpec::Baseline));
         gtx480.push(("mnist29_lreg", nn, DesignSpec::Lreg));

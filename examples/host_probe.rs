@@ -155,7 +155,7 @@ fn main() -> anyhow::Result<()> {
     };
     anyhow::ensure!(rounds >= 2, "ROUNDS must be at least 2");
     let w = regwatt_workloads::get("matrixMul_naive")?;
-    let spec = w.load_spec()?;
+    let spec = w.load_spec(regwatt_workloads::Size::Ci)?;
     let cfg = preset(GpuPreset::Rtx2060)?;
     let opts = RunOptions::default();
     let small = chase_buffer(32 << 10);

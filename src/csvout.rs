@@ -7,7 +7,8 @@
 //! begins with `=`, `+`, `-`, `@`, a tab or a carriage return gets a leading `'`, so
 //! `=HYPERLINK(...)` in a `[set]` key or a workload name is shown as text, not run. Numbers
 //! stay numbers: a cell that reads as a number (`-0.25`, `-1.5e-9`) is left alone, since
-//! negative overheads are data and no spreadsheet evaluates a number.
+//! negative overheads are data and no spreadsheet evaluates a number; so does a lone `-`
+//! (regwatt's "not applicable"), which holds no formula.
 
 use std::borrow::Cow;
 
@@ -17,7 +18,7 @@ pub fn safe_cell(cell: &str) -> Cow<'_, str> {
         .chars()
         .next()
         .is_some_and(|c| matches!(c, '=' | '+' | '-' | '@' | '\t' | '\r'));
-    if risky && cell.parse::<f64>().is_err() {
+    if risky && cell.len() > 1 && cell.parse::<f64>().is_err() {
         Cow::Owned(format!("'{cell}"))
     } else {
         Cow::Borrowed(cell)
@@ -69,6 +70,7 @@ mod tests {
             assert_eq!(safe_cell(n), n);
         }
         assert_eq!(safe_cell(""), "");
+        assert_eq!(safe_cell("-"), "-");
     }
 
     #[test]

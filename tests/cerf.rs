@@ -31,11 +31,13 @@ fn run(w: &regwatt_workloads::Workload, sets: &[&str]) -> Result<(u64, CerfStats
         },
     )
     .map_err(|e| e.to_string())?;
-    let spec = w.load_spec().map_err(|e| e.to_string())?;
+    let spec = w
+        .load_spec(regwatt_workloads::Size::Ci)
+        .map_err(|e| e.to_string())?;
     let s = simulate_spec(&spec, DesignSpec::Cerf, &cfg, &RunOptions::default())
         .map_err(|e| e.to_string())?;
     let exp = w
-        .expected_final(&spec.initial_buffers())
+        .expected_final(&spec.initial_buffers(), &spec)
         .map_err(|e| e.to_string())?;
     regwatt_workloads::check(w, &exp, &s.buffers).map_err(|e| e.to_string())?;
     let DesignStats::Cerf(st) = s.activity.design_stats else {
@@ -98,7 +100,7 @@ fn issue30_every_workload_correct_under_both_replacement_policies() {
     for name in ["mvt", "atax", "bicg"] {
         let w = regwatt_workloads::get(name).expect("workload");
         let cfg = regwatt_designs::config::preset(GpuPreset::Gtx480).expect("preset");
-        let spec = w.load_spec().expect("spec");
+        let spec = w.load_spec(regwatt_workloads::Size::Ci).expect("spec");
         let b = simulate_spec(&spec, DesignSpec::Baseline, &cfg, &RunOptions::default())
             .expect("baseline");
         let m = &b.activity.memory;

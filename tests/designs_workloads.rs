@@ -25,7 +25,9 @@ fn every_workload_on_both_presets_matches_its_reference() {
         |(p, w)| format!("{} on {p}", w.name),
         |(p, w)| {
             let cfg = preset(*p).map_err(|e| e.to_string())?;
-            let spec = w.load_spec().map_err(|e| e.to_string())?;
+            let spec = w
+                .load_spec(regwatt_workloads::Size::Ci)
+                .map_err(|e| e.to_string())?;
             let (buffers, c) = common::simulate_baseline_timed(&spec, &cfg)?;
             // the kernels' own cycles: without the preset's kernel-launch latency
             let launch = u64::from(cfg.gpu.kernel_launch_latency) * spec.launches.len() as u64;
@@ -33,7 +35,7 @@ fn every_workload_on_both_presets_matches_its_reference() {
                 m.insert((p.to_string(), w.name.to_string()), c - launch);
             }
             let exp = w
-                .expected_final(&spec.initial_buffers())
+                .expected_final(&spec.initial_buffers(), &spec)
                 .map_err(|e| e.to_string())?;
             regwatt_workloads::check(w, &exp, &buffers).map_err(|e| e.to_string())
         },
@@ -162,7 +164,7 @@ fn mean_errors(
 /// at 12 nm.
 fn matmul_at_40_and_12(p: GpuPreset) -> (Outcome, Outcome) {
     let w = regwatt_workloads::get("matrixMul_naive").expect("workload");
-    let spec = w.load_spec().expect("spec");
+    let spec = w.load_spec(regwatt_workloads::Size::Ci).expect("spec");
     let cfg = preset(p).expect("preset");
     let sim = simulate_spec(&spec, DesignSpec::Baseline, &cfg, &RunOptions::default())
         .expect("simulates");

@@ -216,7 +216,7 @@ proptest! {
         match resolve(GpuPreset::Rtx2060, &ov) {
             Ok(c) => {
                 // a resolved configuration is bounded: its estimate is finite and computed
-                let spec = regwatt_workloads::get("vectorAdd").expect("w").load_spec().expect("spec");
+                let spec = regwatt_workloads::get("vectorAdd").expect("w").load_spec(regwatt_workloads::Size::Ci).expect("spec");
                 let f = regwatt_sim::footprint::timed(&c.gpu, &spec, 1);
                 prop_assert!(f.bytes < u64::MAX);
             }

@@ -67,11 +67,13 @@ fn issue29_every_workload_correct_in_every_variant_with_the_invariants() {
                 },
             )
             .map_err(|e| e.to_string())?;
-            let spec = w.load_spec().map_err(|e| e.to_string())?;
+            let spec = w
+                .load_spec(regwatt_workloads::Size::Ci)
+                .map_err(|e| e.to_string())?;
             let s = simulate_spec(&spec, DesignSpec::Malekeh, &cfg, &RunOptions::default())
                 .map_err(|e| e.to_string())?;
             let exp = w
-                .expected_final(&spec.initial_buffers())
+                .expected_final(&spec.initial_buffers(), &spec)
                 .map_err(|e| e.to_string())?;
             regwatt_workloads::check(w, &exp, &s.buffers).map_err(|e| e.to_string())?;
             let DesignStats::Malekeh(st) = &s.activity.design_stats else {
@@ -165,7 +167,7 @@ fn issue29_profiling_does_not_change_the_timed_run() {
     // atomics (histogram, kmeans), barriers (reduction), several launches (bfs, nw)
     for name in ["histogram", "kmeans", "reduction", "bfs", "nw"] {
         let w = regwatt_workloads::find(name).expect("workload");
-        let spec = w.load_spec().expect("spec");
+        let spec = w.load_spec(regwatt_workloads::Size::Ci).expect("spec");
         for design in [DesignSpec::Baseline, DesignSpec::Malekeh] {
             let cfg = resolve(
                 GpuPreset::Rtx2060,

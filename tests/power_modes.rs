@@ -46,7 +46,9 @@ fn issue27_every_workload_every_mode_correct_same_cycles_ordered_static_energy()
         &work,
         |(p, w)| format!("{} on {p}", w.name),
         |(p, w)| {
-            let spec = w.load_spec().map_err(|e| e.to_string())?;
+            let spec = w
+                .load_spec(regwatt_workloads::Size::Ci)
+                .map_err(|e| e.to_string())?;
             let on = config(*p, PowerMode::AlwaysOn, &[])?;
             let counted = config(*p, PowerMode::TriModal, &[])?;
             let opts = RunOptions::default();
@@ -61,7 +63,7 @@ fn issue27_every_workload_every_mode_correct_same_cycles_ordered_static_energy()
                 ));
             }
             let exp = w
-                .expected_final(&spec.initial_buffers())
+                .expected_final(&spec.initial_buffers(), &spec)
                 .map_err(|e| e.to_string())?;
             regwatt_workloads::check(w, &exp, &sim.buffers).map_err(|e| e.to_string())?;
             common::static_energy_ordered(w.name, *p, DesignSpec::Baseline, &base, &sim)?;
@@ -145,9 +147,11 @@ fn issue27_exposed_wakeups_keep_outputs_and_never_shorten_a_run() {
         &work,
         |(p, w)| format!("{} on {p}", w.name),
         |(p, w)| {
-            let spec = w.load_spec().map_err(|e| e.to_string())?;
+            let spec = w
+                .load_spec(regwatt_workloads::Size::Ci)
+                .map_err(|e| e.to_string())?;
             let exp = w
-                .expected_final(&spec.initial_buffers())
+                .expected_final(&spec.initial_buffers(), &spec)
                 .map_err(|e| e.to_string())?;
             let opts = RunOptions::default();
             let (d, m) = (DesignSpec::Renaming, PowerMode::TriModal);
@@ -171,7 +175,7 @@ fn issue27_exposed_wakeups_keep_outputs_and_never_shorten_a_run() {
 fn issue27_drowsy_timeout_past_the_run_is_always_on_to_the_last_bit() {
     for p in GpuPreset::ALL {
         let w = regwatt_workloads::get("reduction").expect("workload");
-        let spec = w.load_spec().expect("spec");
+        let spec = w.load_spec(regwatt_workloads::Size::Ci).expect("spec");
         let on = config(p, PowerMode::AlwaysOn, &[]).expect("config");
         let late = config(
             p,

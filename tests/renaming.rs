@@ -31,10 +31,12 @@ use regwatt_sim::timing::RunOptions;
 use regwatt_workloads::Workload;
 
 fn sim(w: &Workload, cfg: &ResolvedConfig, d: DesignSpec) -> Result<SpecSimulation, String> {
-    let spec = w.load_spec().map_err(|e| e.to_string())?;
+    let spec = w
+        .load_spec(regwatt_workloads::Size::Ci)
+        .map_err(|e| e.to_string())?;
     let s = simulate_spec(&spec, d, cfg, &RunOptions::default()).map_err(|e| e.to_string())?;
     let exp = w
-        .expected_final(&spec.initial_buffers())
+        .expected_final(&spec.initial_buffers(), &spec)
         .map_err(|e| e.to_string())?;
     regwatt_workloads::check(w, &exp, &s.buffers).map_err(|e| format!("{cfg:?}: {e}"))?;
     Ok(s)
@@ -253,7 +255,7 @@ fn issue28_register_series_adds_up_to_the_run_totals() {
         ("matrixMul_tiled", GpuPreset::Rtx2060),
     ] {
         let w = regwatt_workloads::get(w).expect("workload");
-        let spec = w.load_spec().expect("spec");
+        let spec = w.load_spec(regwatt_workloads::Size::Ci).expect("spec");
         for d in DesignSpec::ALL.into_iter().filter(|d| d.supports(p)) {
             let cfg = common::mode_config(p, d, PowerMode::AlwaysOn, &[]).expect("config");
             let opts = RunOptions {

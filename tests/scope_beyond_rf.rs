@@ -44,7 +44,9 @@ fn issue26_sm_and_gpu_scopes_report_memory_and_execution_energy_for_every_worklo
                 .iter()
                 .map(|s| config(*p, *s))
                 .collect::<Result<_, _>>()?;
-            let spec = w.load_spec().map_err(|e| e.to_string())?;
+            let spec = w
+                .load_spec(regwatt_workloads::Size::Ci)
+                .map_err(|e| e.to_string())?;
             // one simulation for every scope (the timing model knows nothing of energy)
             let sim = simulate_spec(
                 &spec,
@@ -186,7 +188,7 @@ fn issue26_run_scope_through_the_binary() {
     assert_eq!(v["energy"]["scope"]["scope"], "gpu");
     assert_eq!(v["energy"]["scope"]["component_levels"]["dram"], "gpu");
     let csv = std::fs::read_to_string(dir.join("energy.csv")).expect("energy.csv");
-    assert!(csv.starts_with("workload,gpu,design,node,node_nm,power_mode,scope,component,level,in_total,record,name,count,energy_per_event_pj,dynamic_j,static_j,area_mm2\n"), "{csv}");
+    assert!(csv.starts_with("workload,size,gpu,design,node,node_nm,power_mode,scope,component,level,in_total,record,name,count,energy_per_event_pj,dynamic_j,static_j,area_mm2\n"), "{csv}");
     assert!(
         csv.contains(",gpu,l1d_data,sm,true,area,instances,2,"),
         "{csv}"

@@ -37,11 +37,13 @@ fn config(p: GpuPreset, sets: &[&str]) -> Result<ResolvedConfig, String> {
 }
 
 fn sim(w: &Workload, cfg: &ResolvedConfig) -> Result<SpecSimulation, String> {
-    let spec = w.load_spec().map_err(|e| e.to_string())?;
+    let spec = w
+        .load_spec(regwatt_workloads::Size::Ci)
+        .map_err(|e| e.to_string())?;
     let s = simulate_spec(&spec, DesignSpec::Sharing, cfg, &RunOptions::default())
         .map_err(|e| e.to_string())?;
     let exp = w
-        .expected_final(&spec.initial_buffers())
+        .expected_final(&spec.initial_buffers(), &spec)
         .map_err(|e| e.to_string())?;
     regwatt_workloads::check(w, &exp, &s.buffers).map_err(|e| e.to_string())?;
     let DesignStats::Sharing(st) = &s.activity.design_stats else {
@@ -152,13 +154,13 @@ fn issue31_cli_runs_sharing_and_names_bad_keys() {
 #[test]
 fn issue31_matrixmul_in_row_warps_shares_the_a_row() {
     let w = regwatt_workloads::get("matrixMul_naive").expect("workload");
-    let mut spec = w.load_spec().expect("spec");
+    let mut spec = w.load_spec(regwatt_workloads::Size::Ci).expect("spec");
     for l in &mut spec.launches {
         l.grid = [4, 16, 1];
         l.block = [32, 8, 1];
     }
     let exp = w
-        .expected_final(&spec.initial_buffers())
+        .expected_final(&spec.initial_buffers(), &spec)
         .expect("reference");
     let cfg = config(GpuPreset::Gtx480, &[]).expect("config");
     let s = simulate_spec(&spec, DesignSpec::Sharing, &cfg, &RunOptions::default())

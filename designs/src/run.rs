@@ -314,6 +314,9 @@ pub struct RegisterDemand {
 #[derive(Clone, Debug, Serialize)]
 pub struct RunReport {
     pub workload: String,
+    /// The built-in workload's input size (`ci`, `default`, `paper`); absent for a spec file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input_size: Option<String>,
     pub gpu: String,
     pub design: DesignSpec,
     pub node: Node,
@@ -477,6 +480,7 @@ impl RunReport {
             area,
             power_management,
             output_check: None,
+            input_size: None,
             activity: act.clone(),
             config: cfg.clone(),
         })
@@ -494,6 +498,7 @@ impl RunReport {
         let o = &e.overhead_vs_baseline;
         SummaryRow {
             workload: self.workload.clone(),
+            size: self.input_size.clone().unwrap_or_else(|| "-".into()),
             gpu: self.gpu.clone(),
             design: self.design.name().to_string(),
             node: self.node.name(),
@@ -504,6 +509,8 @@ impl RunReport {
             kernel_cycles: self.cycles - self.launch_latency.cycles.min(self.cycles),
             warp_instructions: self.warp_instructions,
             ipc: self.ipc,
+            sm_busy_frac: self.activity.core.sm_busy_frac.value(),
+            issue_utilisation_frac: self.activity.core.issue_utilisation_frac.value(),
             time_s: e.time.s(),
             dynamic_j: e.dynamic.j(),
             static_j: e.static_energy.j(),
@@ -623,6 +630,8 @@ pub fn csv_number(x: f64) -> String {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SummaryRow {
     pub workload: String,
+    /// The built-in workload's input size (`ci`, `default`, `paper`), `-` for a spec file.
+    pub size: String,
     pub gpu: String,
     pub design: String,
     /// Node name (`40nm`); `node_nm` is the number.
@@ -637,6 +646,10 @@ pub struct SummaryRow {
     pub kernel_cycles: u64,
     pub warp_instructions: u64,
     pub ipc: f64,
+    /// Share of the kernels' SM-cycles with a CTA resident (`activity.core.sm_busy_frac`).
+    pub sm_busy_frac: f64,
+    /// Warp instructions per issue slot (`activity.core.issue_utilisation_frac`).
+    pub issue_utilisation_frac: f64,
     /// `kernel_cycles / f_core`.
     pub time_s: f64,
     pub dynamic_j: f64,
@@ -659,8 +672,9 @@ pub struct SummaryRow {
 
 impl SummaryRow {
     /// The column names, in order ([`Self::fields`]).
-    pub const COLUMNS: [&'static str; 25] = [
+    pub const COLUMNS: [&'static str; 28] = [
         "workload",
+        "size",
         "gpu",
         "design",
         "node",
@@ -671,6 +685,8 @@ impl SummaryRow {
         "kernel_cycles",
         "warp_instructions",
         "ipc",
+        "sm_busy_frac",
+        "issue_utilisation_frac",
         "time_s",
         "dynamic_j",
         "static_j",
@@ -692,6 +708,7 @@ impl SummaryRow {
         let n = csv_number;
         vec![
             self.workload.clone(),
+            self.size.clone(),
             self.gpu.clone(),
             self.design.clone(),
             self.node.clone(),
@@ -702,6 +719,8 @@ impl SummaryRow {
             self.kernel_cycles.to_string(),
             self.warp_instructions.to_string(),
             n(self.ipc),
+            n(self.sm_busy_frac),
+            n(self.issue_utilisation_frac),
             n(self.time_s),
             n(self.dynamic_j),
             n(self.static_j),

@@ -6,9 +6,11 @@ use regwatt_sim::exec::{run_spec, RunOptions};
 
 fn run_one(name: &str) -> Result<(), String> {
     let w = regwatt_workloads::find(name).ok_or(format!("no workload {name}"))?;
-    let spec = w.load_spec().map_err(|e| e.to_string())?;
+    let spec = w
+        .load_spec(regwatt_workloads::Size::Ci)
+        .map_err(|e| e.to_string())?;
     let expected = w
-        .expected_final(&spec.initial_buffers())
+        .expected_final(&spec.initial_buffers(), &spec)
         .map_err(|e| e.to_string())?;
     let run = run_spec(&spec, &RunOptions::default()).map_err(|e| e.to_string())?;
     regwatt_workloads::check(w, &expected, &run.buffers).map_err(|e| e.to_string())?;

@@ -11,9 +11,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::Context;
 use regwatt_sim::exec::{run_spec_watched, LaunchStats, RunOptions};
-use regwatt_sim::launch::LaunchSpec;
 
 /// Arguments of `regwatt exec`.
 #[derive(clap::Args)]
@@ -24,6 +22,9 @@ pub struct Args {
     /// Run a built-in workload instead (see `--list`) and check it against its reference.
     #[arg(long)]
     pub workload: Option<String>,
+    /// The built-in workload's input size: ci, default or paper [default: ci].
+    #[arg(long, value_parser = super::parse_size, requires = "workload")]
+    pub size: Option<regwatt_workloads::Size>,
     /// List the built-in workloads.
     #[arg(long)]
     pub list: bool,
@@ -88,17 +89,12 @@ fn run_inner(args: Args) -> anyhow::Result<()> {
         max_warp_instructions: args.max_warp_instructions,
         ..RunOptions::default()
     };
-    let (spec, workload) = match (&args.spec, &args.workload) {
-        (Some(p), None) => (
-            LaunchSpec::load(p).with_context(|| format!("loading {}", p.display()))?,
-            None,
-        ),
-        (None, Some(name)) => {
-            let w = regwatt_workloads::get(name)?;
-            (w.load_spec()?, Some(w))
-        }
-        _ => anyhow::bail!("give a launch spec, --workload NAME or --list"),
-    };
+    if args.spec.is_none() && args.workload.is_none() {
+        anyhow::bail!("give a launch spec, --workload NAME or --list");
+    }
+    let (spec, sized) =
+        super::spec_or_workload(args.spec.as_deref(), args.workload.as_deref(), args.size)?;
+    let workload = sized.map(|(w, _)| w);
     regwatt_sim::footprint::functional(&spec)
         .check(&super::budget(args.memory_budget.as_deref())?)?;
     let progress = super::LaunchProgress::new(args.max_warp_instructions);

@@ -40,6 +40,53 @@ pub struct OverrideArgs {
     pub baseline_config: Option<std::path::PathBuf>,
 }
 
+/// The input size of built-in workloads when `--size` is not given.
+pub const DEFAULT_SIZE: regwatt_workloads::Size = regwatt_workloads::Size::Ci;
+
+/// `--size`: `ci`, `default` or `paper`.
+pub fn parse_size(s: &str) -> Result<regwatt_workloads::Size, String> {
+    s.parse()
+        .map_err(|e: regwatt_workloads::WorkloadError| e.to_string())
+}
+
+/// The launch spec `run` and `exec` run: the spec file, or the built-in workload at `size`
+/// (default [`DEFAULT_SIZE`]). `--size` with a spec file is an error: a spec sets its own
+/// sizes.
+pub fn spec_or_workload(
+    spec: Option<&std::path::Path>,
+    workload: Option<&str>,
+    size: Option<regwatt_workloads::Size>,
+) -> anyhow::Result<(
+    regwatt_sim::launch::LaunchSpec,
+    Option<(
+        &'static regwatt_workloads::Workload,
+        regwatt_workloads::Size,
+    )>,
+)> {
+    use anyhow::Context as _;
+    match (spec, workload) {
+        (Some(p), None) => {
+            if let Some(s) = size {
+                anyhow::bail!(
+                    "--size {s} chooses a built-in workload's inputs (--workload NAME); the spec file {} sets its own",
+                    p.display()
+                );
+            }
+            Ok((
+                regwatt_sim::launch::LaunchSpec::load(p)
+                    .with_context(|| format!("loading {}", p.display()))?,
+                None,
+            ))
+        }
+        (None, Some(name)) => {
+            let w = regwatt_workloads::get(name)?;
+            let size = size.unwrap_or(DEFAULT_SIZE);
+            Ok((w.load_spec(size)?, Some((w, size))))
+        }
+        _ => anyhow::bail!("give a launch spec or --workload NAME"),
+    }
+}
+
 /// Writes every buffer as `<name>.npy` into `out` (`run --dump`, `exec --dump`).
 pub fn dump_buffers(
     out: &crate::outdir::OutDir,

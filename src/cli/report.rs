@@ -78,6 +78,10 @@ pub struct Args {
     /// Only these workloads (comma-separated; default: all).
     #[arg(long, value_delimiter = ',')]
     pub workloads: Vec<String>,
+    /// The workloads' input size: ci (tests), default (fills both GPUs), paper (the benchmark
+    /// suites' standard inputs) [default: ci].
+    #[arg(long, value_parser = super::parse_size)]
+    pub size: Option<regwatt_workloads::Size>,
     /// What the energy/area totals include: rf (register file) | sm (+ L1D, shared memory,
     /// execution units) | gpu (+ L2, interconnect, DRAM).
     #[arg(long, default_value = "rf")]
@@ -111,6 +115,7 @@ struct NodeHardware {
 
 struct Job {
     workload: &'static Workload,
+    size: regwatt_workloads::Size,
     variant: usize,
 }
 
@@ -147,7 +152,10 @@ fn run_job(
     budget: &regwatt_sim::footprint::Budget,
 ) -> Result<JobOut, String> {
     let v = &variants[job.variant];
-    let spec = job.workload.load_spec().map_err(|e| e.to_string())?;
+    let spec = job
+        .workload
+        .load_spec(job.size)
+        .map_err(|e| e.to_string())?;
     regwatt_sim::footprint::timed(&v.cfg.gpu, &spec, 1)
         .check(budget)
         .map_err(|e| e.to_string())?;
@@ -177,6 +185,7 @@ fn run_job(
         };
         let mut r = price(&sim.activity, sim.launch_cycles)?;
         r.output_check = sim.check.as_ref().map(Result::is_ok);
+        r.input_size = Some(job.size.name().to_string());
         if !v.reference_only && report_nodes.contains(&hw.node) {
             for (i, l) in sim.launches.iter().enumerate() {
                 let k = price(&l.activity, l.launch_cycles)?;
@@ -223,6 +232,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .map(|n| regwatt_workloads::get(n))
             .collect::<Result<_, _>>()?
     };
+    // every workload at the size, before anything runs
+    let size = args.size.unwrap_or(super::DEFAULT_SIZE);
+    for w in &workloads {
+        w.spec_toml(size)?;
+    }
     let designs = parse_list(&args.designs, &DesignSpec::ALL)?;
     let gpus = parse_list(&args.gpus, &GpuPreset::ALL)?;
     let mut report_nodes = parse_list(&args.nodes, &Node::REPORT)?;
@@ -320,6 +334,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         for w in &workloads {
             jobs.push(Job {
                 workload: w,
+                size,
                 variant: vi,
             });
         }
@@ -431,8 +446,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None => "the baseline on the same workload, GPU, node, power mode and overrides".into(),
     };
     let mut head = format!(
-        "{:<16} {:<8} {:<9} {:<15} {:>9} {:>6}",
-        "workload", "gpu", "design", "power mode", "cycles", "IPC"
+        "{:<16} {:<8} {:<9} {:<15} {:>9} {:>6} {:>5} {:>5}",
+        "workload", "gpu", "design", "power mode", "cycles", "IPC", "busy", "util"
     );
     for n in &report_nodes {
         head.push_str(&format!(" {:>12}", format!("E@{n} [uJ]")));
@@ -440,17 +455,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     for n in &report_nodes {
         head.push_str(&format!(" {:>11}", format!("A@{n} mm2")));
     }
-    let mut table = format!("{head}  check\n");
+    let mut table = format!(
+        "input size {size}; busy: share of the kernels' SM-cycles with a CTA resident; util: warp instructions per issue slot\n{head}  check\n"
+    );
     for s in &sets {
         let first = &s.reports[report_index[0]];
         let mut line = format!(
-            "{:<16} {:<8} {:<9} {:<15} {:>9} {:>6.2}",
+            "{:<16} {:<8} {:<9} {:<15} {:>9} {:>6.2} {:>5.2} {:>5.3}",
             s.workload,
             s.gpu,
             s.design.name(),
             s.mode.name(),
             first.cycles,
-            first.ipc
+            first.ipc,
+            first.activity.core.sm_busy_frac.value(),
+            first.activity.core.issue_utilisation_frac.value()
         );
         for &i in &report_index {
             line.push_str(&format!(" {:>12.3}", s.reports[i].energy.total.j() * 1e6));
@@ -481,7 +500,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     .map(|h| (config_file_name(v, h.node), &h.cfg))
             })
             .collect(),
-        crate::provenance::builtin_specs(&workloads)?,
+        crate::provenance::builtin_specs(&workloads, size)?,
     )
     .with_note("reference", &reference);
     provenance.write(out)?;

@@ -24,7 +24,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{bail, Context};
+use anyhow::bail;
 use regwatt_designs::config::{
     resolve, GpuPreset, Node, Overrides, PowerMode, ResolvedConfig, Scope,
 };
@@ -46,6 +46,10 @@ pub struct Args {
     /// Run a built-in workload instead (`regwatt exec --list`) and check it.
     #[arg(long)]
     pub workload: Option<String>,
+    /// The built-in workload's input size: ci (tests), default (fills both GPUs), paper (the
+    /// benchmark suites' standard inputs) [default: ci].
+    #[arg(long, value_parser = super::parse_size, requires = "workload")]
+    pub size: Option<regwatt_workloads::Size>,
     /// GPU preset: gtx480 | rtx2060.
     #[arg(long)]
     pub gpu: String,
@@ -236,7 +240,7 @@ pub(crate) fn output_check(
 ) -> Option<Result<(), String>> {
     match workload {
         Some(w) => Some(
-            w.expected_final(&spec.initial_buffers())
+            w.expected_final(&spec.initial_buffers(), spec)
                 .map_err(|e| e.to_string())
                 .and_then(|exp| {
                     regwatt_workloads::check(w, &exp, buffers).map_err(|e| e.to_string())
@@ -517,7 +521,9 @@ fn provenance(
 ) -> anyhow::Result<crate::provenance::Provenance> {
     let text = match (&args.spec, &args.workload) {
         (Some(p), _) => regwatt_inputs::read_text(p, regwatt_inputs::TEXT_LIMIT)?,
-        (None, Some(w)) => regwatt_workloads::get(w)?.spec_toml.to_string(),
+        (None, Some(w)) => regwatt_workloads::get(w)?
+            .spec_toml(args.size.unwrap_or(super::DEFAULT_SIZE))?
+            .to_string(),
         _ => String::new(),
     };
     let name = args.workload.clone().unwrap_or_else(|| spec.file.clone());
@@ -546,17 +552,9 @@ fn run_inner(args: Args) -> anyhow::Result<()> {
         &args.overrides.config,
         &args.overrides.sets,
     )?;
-    let (spec, workload) = match (&args.spec, &args.workload) {
-        (Some(p), None) => (
-            LaunchSpec::load(p).with_context(|| format!("loading {}", p.display()))?,
-            None,
-        ),
-        (None, Some(name)) => {
-            let w = regwatt_workloads::get(name)?;
-            (w.load_spec()?, Some(w))
-        }
-        _ => bail!("give a launch spec or --workload NAME"),
-    };
+    let (spec, sized) =
+        super::spec_or_workload(args.spec.as_deref(), args.workload.as_deref(), args.size)?;
+    let workload = sized.map(|(w, _)| w);
     // issue 35: the memory the run needs, checked before anything large is allocated (a
     // design other than the baseline keeps its buffers while the baseline runs after it)
     let copies = if design == DesignSpec::Baseline && args.overrides.baseline_config.is_none() {
@@ -587,6 +585,7 @@ fn run_inner(args: Args) -> anyhow::Result<()> {
     let name = workload.map_or_else(|| spec.file.clone(), |w| w.name.to_string());
     let mut report = RunReport::new(&name, design, &cfg, &inv, &sim.activity, sim.launch_cycles)?;
     report.output_check = sim.check.as_ref().map(Result::is_ok);
+    report.input_size = sized.map(|(_, s)| s.name().to_string());
     // the reference of the overheads: the baseline on the same configuration (its own
     // simulation: the designs time differently), or resolved with --baseline-config
     let reference = match &args.overrides.baseline_config {

@@ -3,6 +3,7 @@
 //!
 //! ```toml
 //! workloads = ["vectorAdd", "reduction"]
+//! sizes = ["default"]                              # optional: ["ci"]
 //! gpus = ["rtx2060"]
 //! designs = ["baseline", "renaming"]
 //! nodes = ["12nm", "40nm"]
@@ -11,11 +12,12 @@
 //! "gpu.sms" = [10, 30]
 //! ```
 //!
-//! A *point* is one (workload, gpu, design, power mode, combination of `[set]` values); each
-//! is simulated once and priced at every node (as `report`). Points are numbered in the
-//! grid's order (workloads outermost, then gpus, designs, power modes, then `[set]` keys in
-//! file order, last key fastest). `--shard K/N` runs the points whose group (all designs of
-//! one workload, gpu, power mode and `[set]` combination) has index `g` with `g mod N = K − 1`,
+//! A *point* is one (workload, input size, gpu, design, power mode, combination of `[set]`
+//! values); each is simulated once and priced at every node (as `report`). Points are numbered
+//! in the grid's order (workloads outermost, then sizes, gpus, designs, power modes, then
+//! `[set]` keys in key order, last key fastest). `--shard K/N` runs the points whose group (all
+//! designs of one workload, size, gpu, power mode and `[set]` combination) has index `g` with
+//! `g mod N = K − 1`,
 //! so that every design meets its baseline in the same shard.
 //!
 //! Before any simulation the grid is checked whole: every list entry is known, every design
@@ -94,9 +96,11 @@ const META_FORMAT: u32 = 2;
 /// Arguments of `regwatt sweep`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Grid file (TOML): lists `workloads`, `gpus`, `designs`, `nodes`, optional
-    /// `power_modes`, and an optional `[set]` table of override keys with lists of values;
-    /// every combination is a point (`regwatt sweep --help` shows an example).
+    /// Grid file (TOML): lists `workloads`, `gpus`, `designs`, `nodes`, optional `sizes`
+    /// (ci | default | paper; default ["ci"]) and `power_modes` (default ["always-on"]), and an
+    /// optional `[set]` table of override keys with lists of values; every combination is a
+    /// point. Example: workloads = ["vectorAdd"], gpus = ["rtx2060"], designs = ["baseline",
+    /// "renaming"], nodes = ["12nm"], [set] "gpu.sms" = [10, 30].
     pub grid: PathBuf,
     /// Output directory: new, empty, or one regwatt wrote (its previous files are replaced).
     #[arg(long)]
@@ -141,6 +145,8 @@ pub struct MergeArgs {
 #[serde(deny_unknown_fields)]
 struct Grid {
     workloads: Vec<String>,
+    #[serde(default)]
+    sizes: Option<Vec<String>>,
     gpus: Vec<String>,
     designs: Vec<String>,
     nodes: Vec<String>,
@@ -155,6 +161,7 @@ struct CheckedGrid {
     file: String,
     text: String,
     grid: Grid,
+    sizes: Vec<regwatt_workloads::Size>,
     gpus: Vec<GpuPreset>,
     designs: Vec<DesignSpec>,
     modes: Vec<PowerMode>,
@@ -167,11 +174,12 @@ struct CheckedGrid {
 #[derive(Clone, Debug)]
 struct Point {
     index: usize,
-    /// Index of its (workload, gpu, power mode, `[set]` values) group: the designs of a group
-    /// go to the same shard, so a design's overheads against the group's baseline are the
-    /// same sharded or not.
+    /// Index of its (workload, size, gpu, power mode, `[set]` values) group: the designs of a
+    /// group go to the same shard, so a design's overheads against the group's baseline are
+    /// the same sharded or not.
     group: usize,
     workload: String,
+    size: regwatt_workloads::Size,
     gpu: GpuPreset,
     design: DesignSpec,
     mode: PowerMode,
@@ -386,11 +394,20 @@ fn check_grid(file: &str, text: String, max_points: u64) -> anyhow::Result<Check
         Some(m) => each(file, "power_modes", m)?,
         None => vec![PowerMode::AlwaysOn],
     };
+    let sizes: Vec<regwatt_workloads::Size> = match &grid.sizes {
+        Some(z) => each(file, "sizes", z)?,
+        None => vec![super::DEFAULT_SIZE],
+    };
     if grid.workloads.is_empty() {
         bail!("{file}: `workloads` is empty");
     }
     for (i, w) in grid.workloads.iter().enumerate() {
-        regwatt_workloads::get(w).map_err(|e| anyhow::anyhow!("{file}: workloads[{i}]: {e}"))?;
+        let wl = regwatt_workloads::get(w)
+            .map_err(|e| anyhow::anyhow!("{file}: workloads[{i}]: {e}"))?;
+        for &z in &sizes {
+            wl.spec_toml(z)
+                .map_err(|e| anyhow::anyhow!("{file}: workloads[{i}]: {e}"))?;
+        }
     }
     for &g in &gpus {
         for &d in &designs {
@@ -417,14 +434,21 @@ fn check_grid(file: &str, text: String, max_points: u64) -> anyhow::Result<Check
         ));
     }
     // the count, from the list lengths: nothing is expanded before it is known to be small
-    let count = [grid.workloads.len(), gpus.len(), designs.len(), modes.len()]
-        .into_iter()
-        .chain(sets.iter().map(|(_, v)| v.len()))
-        .try_fold(1u64, |acc, n| acc.checked_mul(n as u64))
-        .unwrap_or(u64::MAX);
+    let count = [
+        grid.workloads.len(),
+        sizes.len(),
+        gpus.len(),
+        designs.len(),
+        modes.len(),
+    ]
+    .into_iter()
+    .chain(sets.iter().map(|(_, v)| v.len()))
+    .try_fold(1u64, |acc, n| acc.checked_mul(n as u64))
+    .unwrap_or(u64::MAX);
     if count > max_points {
         let mut terms = vec![
             format!("{} workloads", grid.workloads.len()),
+            format!("{} sizes", sizes.len()),
             format!("{} gpus", gpus.len()),
             format!("{} designs", designs.len()),
             format!("{} power modes", modes.len()),
@@ -466,6 +490,7 @@ fn check_grid(file: &str, text: String, max_points: u64) -> anyhow::Result<Check
         file: file.to_string(),
         text,
         grid,
+        sizes,
         gpus,
         designs,
         modes,
@@ -490,23 +515,27 @@ impl CheckedGrid {
                 })
                 .collect();
         }
-        let (gpus, modes) = (&self.gpus, &self.modes);
+        let (sizes, gpus, modes) = (&self.sizes, &self.gpus, &self.modes);
         let mut out = Vec::new();
         for (wi, w) in self.grid.workloads.iter().enumerate() {
-            for (gi, &gpu) in gpus.iter().enumerate() {
-                for &design in &self.designs {
-                    for (mi, &mode) in modes.iter().enumerate() {
-                        for (ci, c) in combos.iter().enumerate() {
-                            out.push(Point {
-                                index: out.len(),
-                                group: ((wi * gpus.len() + gi) * modes.len() + mi) * combos.len()
-                                    + ci,
-                                workload: w.clone(),
-                                gpu,
-                                design,
-                                mode,
-                                sets: c.clone(),
-                            });
+            for (si, &size) in sizes.iter().enumerate() {
+                for (gi, &gpu) in gpus.iter().enumerate() {
+                    for &design in &self.designs {
+                        for (mi, &mode) in modes.iter().enumerate() {
+                            for (ci, c) in combos.iter().enumerate() {
+                                let group =
+                                    ((wi * sizes.len() + si) * gpus.len() + gi) * modes.len() + mi;
+                                out.push(Point {
+                                    index: out.len(),
+                                    group: group * combos.len() + ci,
+                                    workload: w.clone(),
+                                    size,
+                                    gpu,
+                                    design,
+                                    mode,
+                                    sets: c.clone(),
+                                });
+                            }
                         }
                     }
                 }
@@ -523,11 +552,18 @@ impl CheckedGrid {
             .iter()
             .map(|w| regwatt_workloads::get(w))
             .collect::<Result<_, _>>()?;
-        Ok(crate::provenance::Provenance::new(
-            Vec::new(),
-            crate::provenance::builtin_specs(&workloads)?,
-        )
-        .with_note("grid", &self.text))
+        let mut specs = std::collections::BTreeMap::new();
+        for &z in &self.sizes {
+            for (name, e) in crate::provenance::builtin_specs(&workloads, z)? {
+                let key = if self.sizes.len() > 1 {
+                    format!("{name}@{z}")
+                } else {
+                    name
+                };
+                specs.insert(key, e);
+            }
+        }
+        Ok(crate::provenance::Provenance::new(Vec::new(), specs).with_note("grid", &self.text))
     }
 
     fn set_keys(&self) -> Vec<String> {
@@ -561,7 +597,7 @@ fn run_point(
     };
     let cfg = resolve(p.gpu, &ov)?;
     let w = regwatt_workloads::get(&p.workload)?;
-    let spec = w.load_spec()?;
+    let spec = w.load_spec(p.size)?;
     regwatt_sim::footprint::timed(&cfg.gpu, &spec, 1).check(budget)?;
     let sim = super::run::simulate(
         &spec,
@@ -584,6 +620,7 @@ fn run_point(
             sim.launch_cycles,
         )?;
         r.output_check = sim.check.as_ref().map(Result::is_ok);
+        r.input_size = Some(p.size.name().to_string());
         out.push(r);
     }
     if let Some(Err(e)) = &sim.check {
@@ -713,6 +750,7 @@ fn point_rows(p: &Point, nodes: &[Node], outcome: &Outcome) -> anyhow::Result<Ve
                 let mut f = lead.clone();
                 let id = [
                     p.workload.clone(),
+                    p.size.name().to_string(),
                     p.gpu.name().to_string(),
                     p.design.name().to_string(),
                     node.name(),
@@ -844,7 +882,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     super::parallel_each(
         &mine,
         Some(threads),
-        |p| format!("{} {} {}", p.workload, p.gpu, p.design),
+        |p| format!("{} {} {} {}", p.workload, p.size, p.gpu, p.design),
         |p| {
             run_point(p, &g.nodes, &opts, &args.limits, &budget)
                 .map_err(|e| format!("{:#}", super::explain_limits(e)))
@@ -937,6 +975,7 @@ struct Shard {
 /// Summary columns that are not numbers (the run's names and the output check).
 const TEXT_COLUMNS: &[&str] = &[
     "workload",
+    "size",
     "gpu",
     "design",
     "node",
@@ -974,6 +1013,7 @@ fn check_row(
     let _ = keys;
     for (col, want) in [
         ("workload", p.workload.as_str()),
+        ("size", p.size.name()),
         ("gpu", p.gpu.name()),
         ("design", p.design.name()),
         ("power_mode", p.mode.name()),
@@ -1439,7 +1479,7 @@ mod tests {
         // the largest inventory and configuration: a design with its own structures, on the
         // larger preset, at a scope with every component
         let spec = regwatt_workloads::get("vectorAdd")
-            .and_then(|w| w.load_spec())
+            .and_then(|w| w.load_spec(regwatt_workloads::Size::Ci))
             .expect("vectorAdd");
         for (gpu, design) in [
             (GpuPreset::Rtx2060, DesignSpec::Malekeh),

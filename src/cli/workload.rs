@@ -29,6 +29,9 @@ pub struct ExportArgs {
     /// Overwrite files that exist.
     #[arg(long)]
     pub force: bool,
+    /// The input size to export: ci, default or paper [default: ci].
+    #[arg(long, value_parser = super::parse_size)]
+    pub size: Option<regwatt_workloads::Size>,
 }
 
 /// Runs `regwatt workload`.
@@ -42,14 +45,16 @@ pub fn run(command: Command) -> anyhow::Result<()> {
 /// Prints the built-in workloads, one per line: name and summary.
 pub(crate) fn list() -> anyhow::Result<()> {
     for w in regwatt_workloads::all() {
-        outln!("{:<18} {}", w.name, w.summary);
+        let sizes: Vec<&str> = w.sizes().iter().map(|s| s.name()).collect();
+        outln!("{:<18} {:<18} {}", w.name, sizes.join(","), w.summary);
     }
     Ok(())
 }
 
 fn export(args: ExportArgs) -> anyhow::Result<()> {
     let w = regwatt_workloads::get(&args.name)?;
-    let files = w.export_files()?;
+    let size = args.size.unwrap_or(super::DEFAULT_SIZE);
+    let files = w.export_files(size)?;
     if !args.force {
         let existing: Vec<String> = files
             .iter()
@@ -70,7 +75,7 @@ fn export(args: ExportArgs) -> anyhow::Result<()> {
         crate::outdir::write_file(&p, bytes, args.force)?;
         outln!("wrote {}", p.display());
     }
-    let spec = args.dir.join(w.spec_file_name());
+    let spec = args.dir.join(w.spec_file_name(size));
     outln!(
         "check it: regwatt exec {0}   or   regwatt run {0} --gpu rtx2060",
         spec.display()

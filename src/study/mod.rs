@@ -40,8 +40,8 @@ pub struct RunSet {
 }
 
 /// The columns that name a run in `components.csv` and `kernels.csv`: the summary's first
-/// (workload, gpu, design, node, node_nm, power_mode, scope).
-const RUN_COLUMNS: &[&str] = SummaryRow::COLUMNS.split_at(7).0;
+/// (workload, size, gpu, design, node, node_nm, power_mode, scope).
+const RUN_COLUMNS: &[&str] = SummaryRow::COLUMNS.split_at(8).0;
 
 fn run_fields(r: &RunReport) -> Vec<String> {
     let mut f = r.summary_row().fields();

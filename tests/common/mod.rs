@@ -359,11 +359,13 @@ pub fn simulate_checked(
     mode: PowerMode,
 ) -> Result<SpecSimulation, String> {
     let cfg = mode_config(p, design, mode, &[])?;
-    let spec = w.load_spec().map_err(|e| e.to_string())?;
+    let spec = w
+        .load_spec(regwatt_workloads::Size::Ci)
+        .map_err(|e| e.to_string())?;
     let s =
         simulate_spec(&spec, design, &cfg, &RunOptions::default()).map_err(|e| e.to_string())?;
     let exp = w
-        .expected_final(&spec.initial_buffers())
+        .expected_final(&spec.initial_buffers(), &spec)
         .map_err(|e| e.to_string())?;
     regwatt_workloads::check(w, &exp, &s.buffers).map_err(|e| e.to_string())?;
     if s.activity.design_stats.unallocated_accesses() != 0 {

@@ -1,6 +1,6 @@
 //! Host cross-check helper for `workloads/hostcheck/run.py` (not used by the simulator).
 //!
-//! `hostcheck dump DIR [NAME...]`: for each workload, writes the spec's initial buffers as raw
+//! `hostcheck [--size ci|default|paper] dump DIR [NAME...]`: for each workload, writes the spec's initial buffers as raw
 //! little-endian `DIR/<name>/in/<buffer>.bin`.
 //! `hostcheck verify DIR [NAME...]`: reads `DIR/<name>/out/<buffer>.bin` (final buffers written
 //! by the host-emulated CUDA kernels), runs the Rust reference on the initial buffers and
@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use regwatt_sim::launch::{DType, HostData};
-use regwatt_workloads::{all, check, Buffers, Workload};
+use regwatt_workloads::{all, check, Buffers, Size, Workload};
 
 fn to_bytes(d: &HostData) -> Vec<u8> {
     match d {
@@ -51,8 +51,8 @@ fn from_bytes(dtype: DType, b: &[u8]) -> HostData {
     }
 }
 
-fn dump(w: &Workload, dir: &Path) -> Result<(), String> {
-    let spec = w.load_spec().map_err(|e| e.to_string())?;
+fn dump(w: &Workload, dir: &Path, size: Size) -> Result<(), String> {
+    let spec = w.load_spec(size).map_err(|e| e.to_string())?;
     let d = dir.join(w.name).join("in");
     std::fs::create_dir_all(&d).map_err(|e| e.to_string())?;
     for (name, data) in spec.initial_buffers() {
@@ -62,10 +62,10 @@ fn dump(w: &Workload, dir: &Path) -> Result<(), String> {
     Ok(())
 }
 
-fn verify(w: &Workload, dir: &Path) -> Result<(), String> {
-    let spec = w.load_spec().map_err(|e| e.to_string())?;
+fn verify(w: &Workload, dir: &Path, size: Size) -> Result<(), String> {
+    let spec = w.load_spec(size).map_err(|e| e.to_string())?;
     let expected = w
-        .expected_final(&spec.initial_buffers())
+        .expected_final(&spec.initial_buffers(), &spec)
         .map_err(|e| e.to_string())?;
     let mut actual = Buffers::new();
     for (name, b) in &spec.buffers {
@@ -76,8 +76,28 @@ fn verify(w: &Workload, dir: &Path) -> Result<(), String> {
     check(w, &expected, &actual).map_err(|m| m.to_string())
 }
 
+/// Removes `--size NAME` from `args` and returns the size (`ci` without it).
+fn take_size(args: &mut Vec<String>) -> Result<Size, String> {
+    match args.iter().position(|a| a == "--size") {
+        None => Ok(Size::Ci),
+        Some(i) => {
+            let v = args.get(i + 1).cloned().ok_or("--size needs a value")?;
+            args.drain(i..=i + 1);
+            v.parse()
+                .map_err(|e: regwatt_workloads::WorkloadError| e.to_string())
+        }
+    }
+}
+
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let size = match take_size(&mut args) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
     if args.len() < 2 || (args[0] != "dump" && args[0] != "verify") {
         eprintln!("usage: hostcheck dump|verify DIR [NAME...]");
         return ExitCode::from(2);
@@ -90,9 +110,9 @@ fn main() -> ExitCode {
         .filter(|w| names.is_empty() || names.iter().any(|n| n == w.name))
     {
         let r = if args[0] == "dump" {
-            dump(w, dir)
+            dump(w, dir, size)
         } else {
-            verify(w, dir)
+            verify(w, dir, size)
         };
         match r {
             Ok(()) => println!("{:<16} ok", w.name),

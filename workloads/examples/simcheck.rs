@@ -2,13 +2,13 @@
 //! (`regwatt_sim::exec::run_spec`) and checks the final buffers against the Rust reference.
 //! Prints per-workload launches, warp/thread instructions and divergent branches.
 //!
-//! `cargo run --release -p regwatt-workloads --example simcheck [NAME...]`
+//! `cargo run --release -p regwatt-workloads --example simcheck [--size ci|default|paper] [NAME...]`
 
 use std::process::ExitCode;
 
 use regwatt_sim::exec::{run_spec, RunOptions};
 use regwatt_sim::launch::HostData;
-use regwatt_workloads::{all, check, Buffers, Tolerance, Workload};
+use regwatt_workloads::{all, check, Buffers, Size, Tolerance, Workload};
 
 /// Largest |actual - expected| over all float outputs, as a fraction of the allowed error
 /// (0 = bit-identical everywhere).
@@ -38,7 +38,25 @@ fn tolerance_used(w: &Workload, expected: &Buffers, actual: &Buffers) -> f64 {
 }
 
 fn main() -> ExitCode {
-    let names: Vec<String> = std::env::args().skip(1).collect();
+    let mut names: Vec<String> = std::env::args().skip(1).collect();
+    let size = match names.iter().position(|a| a == "--size") {
+        None => Size::Ci,
+        Some(i) => {
+            let parsed = names.get(i + 1).map(|v| v.parse::<Size>());
+            names.drain(i..(i + 2).min(names.len()));
+            match parsed {
+                Some(Ok(s)) => s,
+                Some(Err(e)) => {
+                    eprintln!("{e}");
+                    return ExitCode::from(2);
+                }
+                None => {
+                    eprintln!("--size needs a value");
+                    return ExitCode::from(2);
+                }
+            }
+        }
+    };
     let mut failed = false;
     println!(
         "{:<16} {:>8} {:>12} {:>14} {:>10} {:>9}  result",
@@ -49,9 +67,9 @@ fn main() -> ExitCode {
         .filter(|w| names.is_empty() || names.iter().any(|n| n == w.name))
     {
         let outcome = (|| -> Result<(usize, u64, u64, u64, f64), String> {
-            let spec = w.load_spec().map_err(|e| e.to_string())?;
+            let spec = w.load_spec(size).map_err(|e| e.to_string())?;
             let expected = w
-                .expected_final(&spec.initial_buffers())
+                .expected_final(&spec.initial_buffers(), &spec)
                 .map_err(|e| e.to_string())?;
             let run = run_spec(&spec, &RunOptions::default()).map_err(|e| e.to_string())?;
             let warp: u64 = run.launches.iter().map(|l| l.warp_instructions).sum();

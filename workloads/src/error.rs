@@ -13,6 +13,31 @@ pub enum WorkloadError {
         /// Comma-separated list of built-in workloads.
         available: String,
     },
+    /// No size of that name.
+    #[error("unknown input size `{0}` (sizes: ci, default, paper)")]
+    UnknownSize(String),
+    /// The workload has no spec at the size asked for.
+    #[error("workload {workload} has no `{size}` size (its sizes: {available})")]
+    NoSize {
+        /// Workload name.
+        workload: &'static str,
+        /// The size asked for.
+        size: &'static str,
+        /// Comma-separated sizes it has.
+        available: String,
+    },
+    /// A scalar launch argument the reference reads is missing or not a whole number.
+    #[error("workload {workload}: launch {launch} argument {arg}: {reason}")]
+    LaunchArg {
+        /// Workload name.
+        workload: &'static str,
+        /// Launch index.
+        launch: usize,
+        /// Argument index.
+        arg: usize,
+        /// What is wrong.
+        reason: String,
+    },
     /// The reference needs a buffer that the inputs lack.
     #[error("workload {workload}: input buffer {buffer:?} is missing")]
     MissingInput {

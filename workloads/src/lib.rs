@@ -31,9 +31,129 @@ pub use refs::nn;
 /// Buffers by name, as the launch loader produces and the simulator dumps them.
 pub type Buffers = BTreeMap<String, HostData>;
 
-/// A reference implementation: initial contents of every buffer in, expected final contents of
-/// every output buffer out.
-pub type ReferenceFn = fn(&Buffers) -> Result<Buffers, WorkloadError>;
+/// A reference implementation: the launch spec (its launches give the problem size) and the
+/// initial contents of every buffer in, expected final contents of every output buffer out.
+pub type ReferenceFn = fn(&Buffers, &LaunchSpec) -> Result<Buffers, WorkloadError>;
+
+/// Input size of a built-in workload (`--size`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Size {
+    /// Small inputs for tests and CI: seconds for the whole suite.
+    Ci,
+    /// The smallest inputs that keep every SM of both presets busy (at least two full waves
+    /// of CTAs per SM and a million warp instructions, where the algorithm allows).
+    Default,
+    /// The inputs the benchmark suites ship as standard (cited in each spec's header).
+    Paper,
+}
+
+impl Size {
+    /// Every size, smallest first.
+    pub const ALL: [Size; 3] = [Size::Ci, Size::Default, Size::Paper];
+
+    /// The size's name (`ci`, `default`, `paper`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Size::Ci => "ci",
+            Size::Default => "default",
+            Size::Paper => "paper",
+        }
+    }
+}
+
+impl std::fmt::Display for Size {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Size {
+    type Err = WorkloadError;
+    fn from_str(s: &str) -> Result<Size, WorkloadError> {
+        Size::ALL
+            .into_iter()
+            .find(|z| z.name() == s.trim())
+            .ok_or_else(|| WorkloadError::UnknownSize(s.to_string()))
+    }
+}
+
+/// The scalar launch arguments a reference reads its problem size from.
+pub struct LaunchArgs<'a> {
+    workload: &'static str,
+    spec: &'a LaunchSpec,
+}
+
+impl<'a> LaunchArgs<'a> {
+    /// The arguments of `spec`, for `workload`'s messages.
+    pub fn new(workload: &'static str, spec: &'a LaunchSpec) -> LaunchArgs<'a> {
+        LaunchArgs { workload, spec }
+    }
+
+    /// Launch `launch`'s argument `arg` as a whole number of at least `min`.
+    pub fn int(&self, launch: usize, arg: usize, min: i64) -> Result<usize, WorkloadError> {
+        let err = |reason: String| WorkloadError::LaunchArg {
+            workload: self.workload,
+            launch,
+            arg,
+            reason,
+        };
+        let l = self.spec.launches.get(launch).ok_or_else(|| {
+            err(format!(
+                "the spec has {} launches",
+                self.spec.launches.len()
+            ))
+        })?;
+        match l.args.get(arg) {
+            Some(regwatt_sim::launch::LaunchArg::Int(v)) if *v >= min => {
+                usize::try_from(*v).map_err(|_| err(format!("{v} is out of range")))
+            }
+            Some(regwatt_sim::launch::LaunchArg::Int(v)) => Err(err(format!("{v} is below {min}"))),
+            Some(_) => Err(err("not an integer".into())),
+            None => Err(err(format!("launch has {} arguments", l.args.len()))),
+        }
+    }
+
+    /// Launch `launch`'s argument `arg` as a number.
+    pub fn float(&self, launch: usize, arg: usize) -> Result<f64, WorkloadError> {
+        let err = |reason: String| WorkloadError::LaunchArg {
+            workload: self.workload,
+            launch,
+            arg,
+            reason,
+        };
+        let l = self.spec.launches.get(launch).ok_or_else(|| {
+            err(format!(
+                "the spec has {} launches",
+                self.spec.launches.len()
+            ))
+        })?;
+        match l.args.get(arg) {
+            Some(regwatt_sim::launch::LaunchArg::Int(v)) => Ok(*v as f64),
+            Some(regwatt_sim::launch::LaunchArg::Float(v)) => Ok(*v),
+            Some(_) => Err(err("not a number".into())),
+            None => Err(err(format!("launch has {} arguments", l.args.len()))),
+        }
+    }
+
+    /// The number of launches.
+    pub fn launches(&self) -> usize {
+        self.spec.launches.len()
+    }
+
+    /// Launch `launch`'s grid and block.
+    pub fn dims(&self, launch: usize) -> Option<([u32; 3], [u32; 3])> {
+        self.spec.launches.get(launch).map(|l| (l.grid, l.block))
+    }
+}
+
+/// A workload's launch spec at one size.
+#[derive(Clone, Copy, Debug)]
+pub struct SizedSpec {
+    /// The size.
+    pub size: Size,
+    /// The spec's TOML text (`<name>.toml` at `ci`, `<name>.<size>.toml` otherwise).
+    pub toml: &'static str,
+}
 
 /// One built-in workload.
 #[derive(Clone, Copy, Debug)]
@@ -44,8 +164,9 @@ pub struct Workload {
     pub summary: &'static str,
     /// True for workloads built around data-dependent control flow (heavy warp divergence).
     pub divergent: bool,
-    /// The launch spec (`<name>.toml`) text.
-    pub spec_toml: &'static str,
+    /// The launch specs by size, `ci` first (`<name>.toml`, `<name>.default.toml`,
+    /// `<name>.paper.toml`).
+    pub specs: &'static [SizedSpec],
     /// The NVRTC-generated PTX (`<name>.ptx`).
     pub ptx: &'static str,
     /// The CUDA source the PTX was generated from (`<name>.cu`).
@@ -58,9 +179,35 @@ pub struct Workload {
 }
 
 impl Workload {
-    /// File name of the spec, `<name>.toml`.
-    pub fn spec_file_name(&self) -> String {
-        format!("{}.toml", self.name)
+    /// File name of the spec at `size`: `<name>.toml` at `ci`, `<name>.<size>.toml` otherwise.
+    pub fn spec_file_name(&self, size: Size) -> String {
+        match size {
+            Size::Ci => format!("{}.toml", self.name),
+            s => format!("{}.{s}.toml", self.name),
+        }
+    }
+
+    /// The sizes the workload has, smallest first.
+    pub fn sizes(&self) -> Vec<Size> {
+        self.specs.iter().map(|s| s.size).collect()
+    }
+
+    /// The spec text at `size`; an error naming the sizes the workload has.
+    pub fn spec_toml(&self, size: Size) -> Result<&'static str, WorkloadError> {
+        self.specs
+            .iter()
+            .find(|s| s.size == size)
+            .map(|s| s.toml)
+            .ok_or_else(|| WorkloadError::NoSize {
+                workload: self.name,
+                size: size.name(),
+                available: self
+                    .sizes()
+                    .iter()
+                    .map(|s| s.name())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
     }
 
     /// File name of the PTX, `<name>.ptx`.
@@ -68,9 +215,9 @@ impl Workload {
         format!("{}.ptx", self.name)
     }
 
-    /// How the spec is named in messages: `builtin:<name>/<name>.toml`.
-    pub fn spec_display_name(&self) -> String {
-        format!("builtin:{}/{}", self.name, self.spec_file_name())
+    /// How the spec is named in messages: `builtin:<name>/<name>[.<size>].toml`.
+    pub fn spec_display_name(&self, size: Size) -> String {
+        format!("builtin:{}/{}", self.name, self.spec_file_name(size))
     }
 
     /// The embedded bytes of a file the spec names (PTX, `.npy`, the spec itself), by the path
@@ -80,8 +227,8 @@ impl Workload {
         if p == self.ptx_file_name() {
             return Some(self.ptx.as_bytes());
         }
-        if p == self.spec_file_name() {
-            return Some(self.spec_toml.as_bytes());
+        if let Some(s) = self.specs.iter().find(|s| p == self.spec_file_name(s.size)) {
+            return Some(s.toml.as_bytes());
         }
         if p == format!("{}.cu", self.name) {
             return Some(self.cuda_source.as_bytes());
@@ -103,11 +250,12 @@ impl Workload {
         files
     }
 
-    /// Parses the embedded launch spec (PTX and `.npy` files resolved from the embedded set).
-    pub fn load_spec(&self) -> Result<LaunchSpec, WorkloadError> {
+    /// Parses the embedded launch spec at `size` (PTX and `.npy` files resolved from the
+    /// embedded set).
+    pub fn load_spec(&self, size: Size) -> Result<LaunchSpec, WorkloadError> {
         LaunchSpec::parse(
-            &self.spec_display_name(),
-            self.spec_toml,
+            &self.spec_display_name(size),
+            self.spec_toml(size)?,
             &self.spec_files(),
         )
         .map_err(|source| WorkloadError::Spec {
@@ -116,25 +264,30 @@ impl Workload {
         })
     }
 
-    /// Expected final contents of every output buffer, given the initial contents of all
-    /// buffers (e.g. [`LaunchSpec::initial_buffers`]).
-    pub fn reference(&self, inputs: &Buffers) -> Result<Buffers, WorkloadError> {
-        (self.reference_fn)(inputs)
+    /// Expected final contents of every output buffer, given the launch spec and the initial
+    /// contents of all buffers (e.g. [`LaunchSpec::initial_buffers`]).
+    pub fn reference(&self, inputs: &Buffers, spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
+        (self.reference_fn)(inputs, spec)
     }
 
     /// Expected final contents of *every* buffer: the reference's outputs, and every other
     /// buffer unchanged from `initial` (issue 25: a stray store into an input buffer is a
     /// wrong result too). Compare it with the simulated buffers with [`check`].
-    pub fn expected_final(&self, initial: &Buffers) -> Result<Buffers, WorkloadError> {
+    pub fn expected_final(
+        &self,
+        initial: &Buffers,
+        spec: &LaunchSpec,
+    ) -> Result<Buffers, WorkloadError> {
         let mut out = initial.clone();
-        out.extend(self.reference(initial)?);
+        out.extend(self.reference(initial, spec)?);
         Ok(out)
     }
 
-    /// Loads the embedded spec, generates its initial buffers and runs the reference on them.
-    pub fn expected_outputs(&self) -> Result<Buffers, WorkloadError> {
-        let spec = self.load_spec()?;
-        self.reference(&spec.initial_buffers())
+    /// Loads the embedded spec at `size`, generates its initial buffers and runs the
+    /// reference on them.
+    pub fn expected_outputs(&self, size: Size) -> Result<Buffers, WorkloadError> {
+        let spec = self.load_spec(size)?;
+        self.reference(&spec.initial_buffers(), &spec)
     }
 
     /// The tolerance for an output buffer ([`Tolerance::Exact`] unless listed).
@@ -146,33 +299,33 @@ impl Workload {
             .unwrap_or(Tolerance::Exact)
     }
 
-    /// The workload's files as (path relative to the spec's directory, bytes): the spec, the
-    /// PTX, the CUDA source and the data files, in that order.
-    pub fn files(&self) -> Vec<(String, &'static [u8])> {
+    /// The workload's files at `size` as (path relative to the spec's directory, bytes): the
+    /// spec, the PTX, the CUDA source and the data files, in that order.
+    pub fn files(&self, size: Size) -> Result<Vec<(String, &'static [u8])>, WorkloadError> {
         let mut v = vec![
-            (self.spec_file_name(), self.spec_toml.as_bytes()),
+            (self.spec_file_name(size), self.spec_toml(size)?.as_bytes()),
             (self.ptx_file_name(), self.ptx.as_bytes()),
             (format!("{}.cu", self.name), self.cuda_source.as_bytes()),
         ];
         v.extend(self.data_files.iter().map(|(p, b)| (p.to_string(), *b)));
-        v
+        Ok(v)
     }
 
-    /// Writes the spec, PTX, CUDA source and data files into `dir` (created if needed) and returns
-    /// the path of the written spec.
-    pub fn write_to(&self, dir: &Path) -> Result<PathBuf, WorkloadError> {
+    /// Writes the spec at `size`, PTX, CUDA source and data files into `dir` (created if
+    /// needed) and returns the path of the written spec.
+    pub fn write_to(&self, dir: &Path, size: Size) -> Result<PathBuf, WorkloadError> {
         std::fs::create_dir_all(dir).map_err(|source| WorkloadError::Write {
             path: dir.display().to_string(),
             source,
         })?;
-        for (path, bytes) in self.files() {
+        for (path, bytes) in self.files(size)? {
             let path = dir.join(path);
             std::fs::write(&path, bytes).map_err(|source| WorkloadError::Write {
                 path: path.display().to_string(),
                 source,
             })?;
         }
-        Ok(dir.join(self.spec_file_name()))
+        Ok(dir.join(self.spec_file_name(size)))
     }
 
     /// What `regwatt workload export` writes, as (path relative to the export directory,
@@ -181,9 +334,9 @@ impl Workload {
     /// ([`Workload::expected_final`]: outputs computed, inputs unchanged). The table gives each
     /// buffer the workload's tolerance ([`Workload::tolerance`]), so that running the exported
     /// spec checks it as `--workload NAME` does.
-    pub fn export_files(&self) -> Result<Vec<(String, Vec<u8>)>, WorkloadError> {
-        let spec = self.load_spec()?;
-        let expected = self.expected_final(&spec.initial_buffers())?;
+    pub fn export_files(&self, size: Size) -> Result<Vec<(String, Vec<u8>)>, WorkloadError> {
+        let spec = self.load_spec(size)?;
+        let expected = self.expected_final(&spec.initial_buffers(), &spec)?;
         let mut checks = BTreeMap::new();
         let mut out = Vec::new();
         for (name, data) in expected {
@@ -204,16 +357,16 @@ impl Workload {
             checks.insert(name, check);
         }
         let spec_text = format!(
-            "{}\n\n# Written by `regwatt workload export {name}`: every buffer's final contents by the\n\
-             # workload's Rust reference (inputs unchanged), with the tolerances of\n\
+            "{}\n\n# Written by `regwatt workload export {name} --size {size}`: every buffer's final\n\
+             # contents by the workload's Rust reference (inputs unchanged), with the tolerances of\n\
              # `regwatt run --workload {name}` (abs = rel = 0: exact). `regwatt exec` and `regwatt run`\n\
              # fail when a buffer differs (sim/src/launch/README.md, \"Checks\").\n{}",
-            self.spec_toml.trim_end(),
+            self.spec_toml(size)?.trim_end(),
             checks_to_toml(&checks),
             name = self.name,
         );
         let mut files: Vec<(String, Vec<u8>)> = self
-            .files()
+            .files(size)?
             .into_iter()
             .map(|(p, b)| (p, b.to_vec()))
             .collect();
@@ -223,13 +376,35 @@ impl Workload {
     }
 }
 
+/// The spec of a size other than `ci`: `<name>/<name>.<size>.toml`.
+macro_rules! sized_spec {
+    ($name:literal, default) => {
+        SizedSpec {
+            size: Size::Default,
+            toml: include_str!(concat!("../", $name, "/", $name, ".default.toml")),
+        }
+    };
+    ($name:literal, paper) => {
+        SizedSpec {
+            size: Size::Paper,
+            toml: include_str!(concat!("../", $name, "/", $name, ".paper.toml")),
+        }
+    };
+}
+
 macro_rules! workload {
-    (@build $name:literal, $module:ident, $reference:ident, $div:expr, $summary:literal, [$($f:literal),*]) => {
+    (@build $name:literal, $module:ident, $reference:ident, $div:expr, $summary:literal, [$($f:literal),*], [$($size:ident),*]) => {
         Workload {
             name: $name,
             summary: $summary,
             divergent: $div,
-            spec_toml: include_str!(concat!("../", $name, "/", $name, ".toml")),
+            specs: &[
+                SizedSpec {
+                    size: Size::Ci,
+                    toml: include_str!(concat!("../", $name, "/", $name, ".toml")),
+                },
+                $(sized_spec!($name, $size)),*
+            ],
             ptx: include_str!(concat!("../", $name, "/", $name, ".ptx")),
             cuda_source: include_str!(concat!("../", $name, "/", $name, ".cu")),
             data_files: &[$(($f, include_bytes!(concat!("../", $name, "/", $f)))),*],
@@ -238,11 +413,11 @@ macro_rules! workload {
         }
     };
     // a module with one reference per workload (`refs::nn`): `module::function`
-    ($name:literal, $module:ident :: $reference:ident, divergent = $div:expr, $summary:literal) => {
-        workload!(@build $name, $module, $reference, $div, $summary, [])
+    ($name:literal, $module:ident :: $reference:ident, divergent = $div:expr, $summary:literal $(, sizes = [$($size:ident),*])?) => {
+        workload!(@build $name, $module, $reference, $div, $summary, [], [$($($size),*)?])
     };
-    ($name:literal, $module:ident, divergent = $div:expr, $summary:literal $(, data = [$($f:literal),*])?) => {
-        workload!(@build $name, $module, reference, $div, $summary, [$($($f),*)?])
+    ($name:literal, $module:ident, divergent = $div:expr, $summary:literal $(, data = [$($f:literal),*])? $(, sizes = [$($size:ident),*])?) => {
+        workload!(@build $name, $module, reference, $div, $summary, [$($($f),*)?], [$($($size),*)?])
     };
 }
 
@@ -251,7 +426,8 @@ static ALL: &[Workload] = &[
         "vectorAdd",
         vector_add,
         divergent = false,
-        "c = a + b over 16384 floats"
+        "c = a + b, one thread per element",
+        sizes = [default, paper]
     ),
     workload!(
         "matrixMul_naive",
@@ -575,8 +751,11 @@ mod tests {
 
     #[test]
     fn specs_load_and_launch_existing_kernels_with_matching_arity() {
-        for w in all() {
-            let spec = w.load_spec().unwrap_or_else(|e| panic!("{e}"));
+        for (w, size) in all()
+            .iter()
+            .flat_map(|w| w.sizes().into_iter().map(move |z| (w, z)))
+        {
+            let spec = w.load_spec(size).unwrap_or_else(|e| panic!("{e}"));
             let ents = entries(w.ptx);
             assert!(!ents.is_empty(), "{}: no entries", w.name);
             for l in &spec.launches {
@@ -631,8 +810,9 @@ mod tests {
     #[test]
     fn issue25_check_catches_a_stray_store_into_an_input() {
         let w = find("vectorAdd").unwrap();
-        let init = w.load_spec().unwrap().initial_buffers();
-        let expected = w.expected_final(&init).unwrap();
+        let spec = w.load_spec(Size::Ci).unwrap();
+        let init = spec.initial_buffers();
+        let expected = w.expected_final(&init, &spec).unwrap();
         assert!(expected.contains_key("a") && expected.contains_key("c"));
         let mut actual = expected.clone();
         actual.insert("a".into(), perturbed(&actual["a"], 7));
@@ -647,9 +827,9 @@ mod tests {
     #[test]
     fn references_cover_spec_buffers_with_matching_shapes() {
         for w in all() {
-            let spec = w.load_spec().unwrap();
+            let spec = w.load_spec(Size::Ci).unwrap();
             let init = spec.initial_buffers();
-            let out = w.reference(&init).unwrap_or_else(|e| panic!("{e}"));
+            let out = w.reference(&init, &spec).unwrap_or_else(|e| panic!("{e}"));
             assert!(!out.is_empty(), "{}", w.name);
             for (name, data) in &out {
                 let b = spec
@@ -700,7 +880,8 @@ mod tests {
     #[test]
     fn reference_rejects_missing_inputs() {
         for w in all() {
-            assert!(w.reference(&Buffers::new()).is_err(), "{}", w.name);
+            let spec = w.load_spec(Size::Ci).unwrap();
+            assert!(w.reference(&Buffers::new(), &spec).is_err(), "{}", w.name);
         }
     }
 
@@ -721,7 +902,7 @@ mod tests {
     #[test]
     fn check_detects_a_perturbed_output() {
         let w = find("vectorAdd").unwrap();
-        let expected = w.expected_outputs().unwrap();
+        let expected = w.expected_outputs(Size::Ci).unwrap();
         let mut actual = expected.clone();
         if let Some(HostData::F32(c)) = actual.get_mut("c") {
             c[100] += 1e-3;
@@ -753,11 +934,11 @@ mod tests {
         assert!(w.file("missing.npy").is_none());
         let dir =
             std::env::temp_dir().join(format!("regwatt-workloads-test-{}", std::process::id()));
-        let spec_path = w.write_to(&dir).unwrap();
+        let spec_path = w.write_to(&dir, Size::Ci).unwrap();
         let loaded = LaunchSpec::load(&spec_path).unwrap();
         assert_eq!(
             loaded.initial_buffers(),
-            w.load_spec().unwrap().initial_buffers()
+            w.load_spec(Size::Ci).unwrap().initial_buffers()
         );
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -769,7 +950,7 @@ mod tests {
     fn issue34_exports_load_with_checks_that_match_the_builtin_check() {
         for w in all() {
             let files = w
-                .export_files()
+                .export_files(Size::Ci)
                 .unwrap_or_else(|e| panic!("{}: {e}", w.name));
             let mut mem = MemFiles::new(format!("export:{}", w.name));
             for (p, b) in &files {
@@ -777,9 +958,9 @@ mod tests {
                 mem.insert(p, b.clone());
             }
             let text = String::from_utf8(files[0].1.clone()).unwrap();
-            let spec = LaunchSpec::parse(&w.spec_file_name(), &text, &mem)
+            let spec = LaunchSpec::parse(&w.spec_file_name(Size::Ci), &text, &mem)
                 .unwrap_or_else(|e| panic!("{}: {e}", w.name));
-            let expected = w.expected_final(&spec.initial_buffers()).unwrap();
+            let expected = w.expected_final(&spec.initial_buffers(), &spec).unwrap();
             assert_eq!(
                 spec.checks.keys().collect::<Vec<_>>(),
                 spec.buffers.keys().collect::<Vec<_>>(),
@@ -794,7 +975,7 @@ mod tests {
                 assert_eq!((c.abs, c.rel), t, "{}: {name}", w.name);
             }
             assert_eq!(check_spec(&spec, &expected), Ok(()), "{}", w.name);
-            let out = w.reference(&spec.initial_buffers()).unwrap();
+            let out = w.reference(&spec.initial_buffers(), &spec).unwrap();
             let (name, data) = out.iter().next().unwrap();
             let mut bad = expected.clone();
             bad.insert(name.clone(), perturbed(data, 0));

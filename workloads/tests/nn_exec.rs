@@ -40,10 +40,10 @@ fn in_last_row_or_column(k: usize, side: usize) -> bool {
 fn lreg_and_smem_outputs_equal_the_baseline_bit_for_bit() {
     for (prefix, input) in INPUTS {
         let workload = |v: &str| regwatt_workloads::get(&format!("{prefix}{v}")).unwrap();
-        let base = run(&workload("").load_spec().unwrap());
+        let base = run(&workload("").load_spec(regwatt_workloads::Size::Ci).unwrap());
         for v in VERSIONS.into_iter().filter(|v| !v.is_empty()) {
             let w = workload(v);
-            let got = run(&w.load_spec().unwrap());
+            let got = run(&w.load_spec(regwatt_workloads::Size::Ci).unwrap());
             for name in OUTPUTS {
                 let (b, g) = (f32s(&base, name), f32s(&got, name));
                 match (v, name) {
@@ -72,7 +72,8 @@ fn lreg_and_smem_outputs_equal_the_baseline_bit_for_bit() {
 fn batched(w: &Workload, batch: usize) -> LaunchSpec {
     let mut section = String::new();
     let text: Vec<String> = w
-        .spec_toml
+        .spec_toml(regwatt_workloads::Size::Ci)
+        .expect("ci spec")
         .lines()
         .map(|l| {
             if let Some(s) = l.strip_prefix("[buffers.") {
@@ -102,13 +103,13 @@ fn a_batch_of_two_images_is_indexed_by_block_y() {
     for (prefix, input) in INPUTS {
         for v in VERSIONS {
             let w = regwatt_workloads::get(&format!("{prefix}{v}")).unwrap();
-            let one = run(&w.load_spec().unwrap());
+            let one = run(&w.load_spec(regwatt_workloads::Size::Ci).unwrap());
             let spec = batched(w, 2);
             assert!(spec.launches.iter().all(|l| l.grid[1] == 2));
             let init = spec.initial_buffers();
             assert_eq!(f32s(&init, "img").len(), 2 * input.side * input.side);
             let two = run(&spec);
-            let expected = w.expected_final(&init).unwrap();
+            let expected = w.expected_final(&init, &spec).unwrap();
             check(w, &expected, &two).unwrap_or_else(|m| panic!("{} batch 2: {m}", w.name));
             for name in OUTPUTS {
                 let (a, b) = (f32s(&one, name), f32s(&two, name));

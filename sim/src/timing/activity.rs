@@ -111,6 +111,38 @@ impl StallBreakdown {
     }
 }
 
+/// A share kept as its numerator and denominator, so that merging launches (adding both)
+/// gives the share of the whole run; written in JSON as the number `num / den` (0 when
+/// `den` is 0).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Ratio {
+    pub num: u64,
+    pub den: u64,
+}
+
+impl Ratio {
+    /// `num / den`, 0 for an empty denominator.
+    pub fn value(self) -> f64 {
+        if self.den == 0 {
+            0.0
+        } else {
+            self.num as f64 / self.den as f64
+        }
+    }
+
+    /// Adds both parts.
+    pub fn merge(&mut self, o: Ratio) {
+        self.num += o.num;
+        self.den += o.den;
+    }
+}
+
+impl Serialize for Ratio {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(self.value())
+    }
+}
+
 /// Pipeline activity, summed over SMs. Per-bank vectors are indexed
 /// `sub_core * banks_per_sub_core + bank`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -158,6 +190,13 @@ pub struct CoreActivity {
     /// 32-bit uniform-register writes.
     #[serde(skip_serializing_if = "is_zero")]
     pub uniform_writes: u64,
+    /// How busy the GPU was: the share of the kernels' SM-cycles in which the SM held at least
+    /// one CTA (mean over SMs of the share of kernel cycles with a resident warp; the launch
+    /// latencies are not kernel cycles).
+    pub sm_busy_frac: Ratio,
+    /// Warp instructions issued per issue slot: warp instructions / (kernel cycles ×
+    /// schedulers per SM × SMs).
+    pub issue_utilisation_frac: Ratio,
 }
 
 impl CoreActivity {
@@ -187,6 +226,8 @@ impl CoreActivity {
         self.uncollected_reads += o.uncollected_reads;
         self.uniform_reads += o.uniform_reads;
         self.uniform_writes += o.uniform_writes;
+        self.sm_busy_frac.merge(o.sm_busy_frac);
+        self.issue_utilisation_frac.merge(o.issue_utilisation_frac);
     }
 }
 

@@ -36,7 +36,7 @@ use std::cmp::Reverse;
 use std::collections::VecDeque;
 
 use super::activity::{
-    fold_series, Activity, CoreActivity, MemActivity, RfActivity, SeriesCounter,
+    fold_series, Activity, CoreActivity, MemActivity, Ratio, RfActivity, SeriesCounter,
 };
 use super::config::{ConfigError, GpuConfig, OpTiming, SchedulerPolicy};
 use super::functional::{
@@ -684,6 +684,10 @@ struct Sm<D: RegisterFileDesign> {
     /// Scheduler cycles per [`StallKind`] (index: the discriminant), folded into
     /// `act.stalls` at the end of the run ([`Sm::fold_stalls`]).
     stalls: [u64; N_STALL_KINDS],
+    /// Cycles with at least one CTA resident, up to the last time the SM emptied
+    /// (`CoreActivity::sm_busy_frac`), and the cycle the current busy stretch began.
+    busy_cycles: u64,
+    busy_since: u64,
     /// The w-merge collector slot ([`MemRoute::Merge`]).
     merge: MergeSlot,
     /// Memory instructions served by the design's tagged array waiting for bank ports
@@ -1065,6 +1069,7 @@ where
     // its cycles count (idle on every scheduler)
     let mut now: u64 = u64::from(cfg.kernel_launch_latency)
         + u64::from(cfg.cta_launch_latency) * u64::from(grid.ctas);
+    let kernel_start = now;
     for s in sms.iter_mut() {
         s.account_skipped(now);
     }
@@ -1140,9 +1145,19 @@ where
     let mut memact = MemActivity::default();
     let mut stats = D::Stats::default();
     let mut name = String::new();
+    // the kernel's own cycles (launch latency apart): what the busy shares are of
+    let kernel_cycles = (now + 1).saturating_sub(kernel_start);
     for sm in sms.iter_mut() {
         sm.flush_idle();
         sm.fold_stalls();
+        sm.act.sm_busy_frac = Ratio {
+            num: sm.busy_cycles,
+            den: kernel_cycles,
+        };
+        sm.act.issue_utilisation_frac = Ratio {
+            num: sm.act.warp_instructions,
+            den: kernel_cycles * u64::from(cfg.sm.sub_cores),
+        };
         for (k, c) in CLASSES.iter().enumerate() {
             if sm.by_class[k] > 0 {
                 *sm.act
@@ -1315,6 +1330,8 @@ impl<D: RegisterFileDesign> Sm<D> {
             idle_exec_busy: 0,
             idle_operand_wait: 0,
             idle_pending: 0,
+            busy_cycles: 0,
+            busy_since: 0,
             stalls: [0; N_STALL_KINDS],
             merge: MergeSlot::IDLE,
             array: ArraySlots::default(),
@@ -1430,6 +1447,9 @@ impl<D: RegisterFileDesign> Sm<D> {
             shared: sh.shared_per_cta,
             threads,
         });
+        if self.used_ctas == 0 {
+            self.busy_since = now;
+        }
         self.used_ctas += 1;
         self.used_threads += threads;
         self.used_warps += wpc;
@@ -1840,6 +1860,10 @@ impl<D: RegisterFileDesign> Sm<D> {
             let c = self.ctas[cslot].take();
             if let Some(c) = c {
                 self.used_ctas -= 1;
+                if self.used_ctas == 0 {
+                    // busy from the cycle its first CTA launched to this one, both included
+                    self.busy_cycles += now + 1 - self.busy_since;
+                }
                 self.used_threads -= c.threads;
                 self.used_warps -= c.warps.len() as u32;
                 self.used_regs -= c.regs;

@@ -9,7 +9,7 @@
 //! come out of `powf`: [`LRN_TOL`]. Everything after norm1 is computed from the reference's own
 //! LRN output: [`DOWNSTREAM_TOL`].
 
-use regwatt_sim::launch::HostData;
+use regwatt_sim::launch::{HostData, LaunchSpec};
 
 use super::cnn::{conv_relu, fc, lrn, maxpool3x3s2, Conv, Lrn, DOWNSTREAM_TOL, LRN_TOL};
 use super::{outputs, Inputs};
@@ -92,7 +92,7 @@ pub const TOLERANCES: &[(&str, Tolerance)] = &[
 ];
 
 /// Reference for the spec in `alexnet.toml`.
-pub fn reference(inputs: &Buffers) -> Result<Buffers, WorkloadError> {
+pub fn reference(inputs: &Buffers, _spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
     let i = Inputs::new("alexnet", inputs);
     let img = i.f32("img", CONV1.in_len())?;
     let conv = |g: &Conv, x: &[f32], l: usize| -> Result<Vec<f32>, WorkloadError> {
@@ -143,7 +143,7 @@ mod tests {
     #[test]
     fn spec_activations_stay_in_a_useful_range() {
         let w = crate::find("alexnet").unwrap();
-        let out = w.expected_outputs().unwrap();
+        let out = w.expected_outputs(crate::Size::Ci).unwrap();
         for name in ["c1", "c2", "c3", "c4", "c5", "h6", "h7"] {
             let HostData::F32(v) = &out[name] else {
                 panic!("dtype")

@@ -6,7 +6,7 @@
 //! ~3e-5) and it inherits `tmp`'s own rounding differences: the unfused host evaluation is
 //! within 1.2e-4 of the fused one, so `y` has an absolute floor of 5e-4 (`tmp`: [`MATVEC`]).
 
-use regwatt_sim::launch::HostData;
+use regwatt_sim::launch::{HostData, LaunchSpec};
 
 use super::polybench::{col_sums, row_sums, MATVEC};
 use super::{outputs, Inputs};
@@ -30,7 +30,7 @@ pub const TOLERANCES: &[(&str, Tolerance)] = &[
 ];
 
 /// Reference for the spec in `atax.toml`.
-pub fn reference(inputs: &Buffers) -> Result<Buffers, WorkloadError> {
+pub fn reference(inputs: &Buffers, _spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
     let i = Inputs::new("atax", inputs);
     let a = i.f32("A", NX * NY)?;
     let tmp = row_sums(a, i.f32("x", NY)?, i.f32("tmp", NX)?, NY);

@@ -7,7 +7,7 @@
 //! Tolerances: partial exact-ish (`abs 1e-6`), hidden/delta `abs 1e-6 + rel 1e-5`,
 //! w/oldw `abs 1e-6 + rel 1e-5` (|dw| <= 0.1).
 
-use regwatt_sim::launch::HostData;
+use regwatt_sim::launch::{HostData, LaunchSpec};
 
 use super::{outputs, Inputs};
 use crate::{Buffers, Tolerance, WorkloadError};
@@ -132,7 +132,7 @@ pub fn adjust(
 }
 
 /// Reference for the spec in `backprop.toml`.
-pub fn reference(inputs: &Buffers) -> Result<Buffers, WorkloadError> {
+pub fn reference(inputs: &Buffers, _spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
     let i = Inputs::new("backprop", inputs);
     let input = i.f32("in", N_IN)?;
     let w = i.f32("w", N_IN * N_HID)?;

@@ -4,7 +4,7 @@
 //! of `changed`. The reference runs the same level loop on plain arrays: expansion stops once a
 //! level reached nothing new (`changed[level-1] == 0`). All integer: exact.
 
-use regwatt_sim::launch::HostData;
+use regwatt_sim::launch::{HostData, LaunchSpec};
 
 use super::{outputs, Inputs};
 use crate::{Buffers, Tolerance, WorkloadError};
@@ -63,7 +63,7 @@ pub fn bfs(
 }
 
 /// Reference for the spec in `bfs.toml`.
-pub fn reference(inputs: &Buffers) -> Result<Buffers, WorkloadError> {
+pub fn reference(inputs: &Buffers, _spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
     let i = Inputs::new("bfs", inputs);
     let row_ptr = i.i32("row_ptr", N + 1)?;
     let col = i.i32("col", i.len_of("col")?)?;

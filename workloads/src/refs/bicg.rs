@@ -2,7 +2,7 @@
 //! one thread per row), A 410 x 390. Each kernel zeroes its element first (the spec starts `s`
 //! and `q` non-zero), then fused steps in loop order ([`super::polybench`]).
 
-use regwatt_sim::launch::HostData;
+use regwatt_sim::launch::{HostData, LaunchSpec};
 
 use super::polybench::{col_sums, row_sums, MATVEC};
 use super::{outputs, Inputs};
@@ -17,7 +17,7 @@ pub const NY: usize = 390;
 pub const TOLERANCES: &[(&str, Tolerance)] = &[("s", MATVEC), ("q", MATVEC)];
 
 /// Reference for the spec in `bicg.toml`.
-pub fn reference(inputs: &Buffers) -> Result<Buffers, WorkloadError> {
+pub fn reference(inputs: &Buffers, _spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
     let i = Inputs::new("bicg", inputs);
     let a = i.f32("A", NX * NY)?;
     // the old contents are overwritten, but must be there (the spec's buffers)

@@ -5,7 +5,7 @@
 //! separately rounded f32 operations. Prices lie in [0, 100]; `abs 1e-4 + rel 1e-4` covers these
 //! rounding differences with margin, while any formula error is far larger.
 
-use regwatt_sim::launch::HostData;
+use regwatt_sim::launch::{HostData, LaunchSpec};
 
 use super::{outputs, Inputs};
 use crate::{Buffers, Tolerance, WorkloadError};
@@ -64,7 +64,7 @@ pub fn price(s: f32, x: f32, t: f32, r: f32, v: f32) -> (f32, f32) {
 }
 
 /// Reference for the spec in `BlackScholes.toml`.
-pub fn reference(inputs: &Buffers) -> Result<Buffers, WorkloadError> {
+pub fn reference(inputs: &Buffers, _spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
     let i = Inputs::new("BlackScholes", inputs);
     let (s, x, t) = (i.f32("S", N)?, i.f32("X", N)?, i.f32("T", N)?);
     let (call, put): (Vec<f32>, Vec<f32>) = (0..N).map(|k| price(s[k], x[k], t[k], R, V)).unzip();

@@ -8,7 +8,7 @@
 //! chain, `max`, copies): exact. `n1` and `n2` come out of `powf`: [`LRN_TOL`]. Everything
 //! after norm1 is computed from the reference's own LRN output: [`DOWNSTREAM_TOL`].
 
-use regwatt_sim::launch::HostData;
+use regwatt_sim::launch::{HostData, LaunchSpec};
 
 use super::cnn::{conv_relu, fc, lrn, maxpool3x3s2, pad2d, Conv, Lrn, DOWNSTREAM_TOL, LRN_TOL};
 use super::{outputs, Inputs};
@@ -65,7 +65,7 @@ pub const TOLERANCES: &[(&str, Tolerance)] = &[
 ];
 
 /// Reference for the spec in `cifarnet.toml`.
-pub fn reference(inputs: &Buffers) -> Result<Buffers, WorkloadError> {
+pub fn reference(inputs: &Buffers, _spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
     let i = Inputs::new("cifarnet", inputs);
     let (ic, is) = IMG;
     let img = i.f32("img", ic * is * is)?;
@@ -117,7 +117,7 @@ mod tests {
     #[test]
     fn spec_activations_stay_in_a_useful_range() {
         let w = crate::find("cifarnet").unwrap();
-        let out = w.expected_outputs().unwrap();
+        let out = w.expected_outputs(crate::Size::Ci).unwrap();
         for (name, live) in [("c1", 0.2), ("c2", 0.2), ("h3", 0.1), ("h4", 0.1)] {
             let HostData::F32(v) = &out[name] else {
                 panic!("dtype")

@@ -1,7 +1,7 @@
 //! `collatz`: step counts and peaks of the Collatz trajectories of 1..=4096 (64-bit, cap 1000
 //! steps), and the longest count folded into `max_steps`; integer, exact.
 
-use regwatt_sim::launch::HostData;
+use regwatt_sim::launch::{HostData, LaunchSpec};
 
 use super::{outputs, Inputs};
 use crate::{Buffers, Tolerance, WorkloadError};
@@ -33,7 +33,7 @@ pub fn trajectory(mut x: u64, cap: u32) -> (u32, u64) {
 }
 
 /// Reference for the spec in `collatz.toml`.
-pub fn reference(inputs: &Buffers) -> Result<Buffers, WorkloadError> {
+pub fn reference(inputs: &Buffers, _spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
     let i = Inputs::new("collatz", inputs);
     let mut max_steps = i.u32("max_steps", 1)?[0];
     i.u32("steps", N)?;

@@ -1,7 +1,7 @@
 //! `conv_large`: 5x5 conv on a 73x73 input (see [`super::conv`]); the shared-memory tiled
 //! kernel accumulates in the same c, ky, kx order as the direct one.
 
-use regwatt_sim::launch::HostData;
+use regwatt_sim::launch::{HostData, LaunchSpec};
 
 use super::conv::{conv5x5, Conv, CONV_TOL};
 use super::{outputs, Inputs};
@@ -32,7 +32,7 @@ pub const S2: Conv = Conv {
 pub const TOLERANCES: &[(&str, Tolerance)] = &[("out1", CONV_TOL), ("out2", CONV_TOL)];
 
 /// Reference for the spec in `conv_large.toml`.
-pub fn reference(inputs: &Buffers) -> Result<Buffers, WorkloadError> {
+pub fn reference(inputs: &Buffers, _spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
     let i = Inputs::new("conv_large", inputs);
     let img = i.f32("img", S1.in_len())?;
     let (w, b) = (i.f32("w", S1.w_len())?, i.f32("b", S1.k)?);

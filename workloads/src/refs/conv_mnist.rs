@@ -2,7 +2,7 @@
 //! Layer 2 consumes layer 1's output, so the reference feeds its own layer-1 result forward;
 //! tanh differences (~1e-7) shrink through the 150-term layer-2 sums with |w| <= 0.1.
 
-use regwatt_sim::launch::HostData;
+use regwatt_sim::launch::{HostData, LaunchSpec};
 
 use super::conv::{conv5x5, Conv, CONV_TOL};
 use super::{outputs, Inputs};
@@ -44,7 +44,7 @@ pub const TOLERANCES: &[(&str, Tolerance)] =
     &[("c1s2", CONV_TOL), ("c2", CONV_TOL), ("c1s1", CONV_TOL)];
 
 /// Reference for the spec in `conv_mnist.toml`.
-pub fn reference(inputs: &Buffers) -> Result<Buffers, WorkloadError> {
+pub fn reference(inputs: &Buffers, _spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
     let i = Inputs::new("conv_mnist", inputs);
     let img = i.f32("img", L1S2.in_len())?;
     let (w1, b1) = (i.f32("w1", L1S2.w_len())?, i.f32("b1", L1S2.k)?);

@@ -10,7 +10,7 @@
 //! allowance is a few ulps at the largest magnitudes and ~12 ulps around 1 — far below any
 //! wrong coefficient, index or pass order (those change values by O(1) or more).
 
-use regwatt_sim::launch::HostData;
+use regwatt_sim::launch::{HostData, LaunchSpec};
 
 use super::{outputs, Inputs};
 use crate::{Buffers, Tolerance, WorkloadError};
@@ -115,7 +115,7 @@ pub fn dct_blocks(img: &[f32], width: usize, height: usize, inverse: bool) -> Ve
 }
 
 /// Reference for the spec in `dct8x8.toml`.
-pub fn reference(inputs: &Buffers) -> Result<Buffers, WorkloadError> {
+pub fn reference(inputs: &Buffers, _spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
     let i = Inputs::new("dct8x8", inputs);
     let img = i.f32("img", WIDTH * HEIGHT)?;
     let coef = dct_blocks(img, WIDTH, HEIGHT, false);
@@ -181,8 +181,8 @@ mod tests {
     #[test]
     fn spec_image_round_trips() {
         let w = crate::find("dct8x8").unwrap();
-        let out = w.expected_outputs().unwrap();
-        let init = w.load_spec().unwrap().initial_buffers();
+        let out = w.expected_outputs(crate::Size::Ci).unwrap();
+        let init = w.load_spec(crate::Size::Ci).unwrap().initial_buffers();
         let (HostData::F32(img), HostData::F32(recon)) = (&init["img"], &out["recon"]) else {
             panic!("dtypes")
         };

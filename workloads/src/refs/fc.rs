@@ -7,7 +7,7 @@
 //! ~2^-21 plus range reduction): `h` in (0, 1) gets `abs 1e-5`; `y` sums 100 such values with
 //! |W2| <= 0.3, so `abs 1e-4`.
 
-use regwatt_sim::launch::HostData;
+use regwatt_sim::launch::{HostData, LaunchSpec};
 
 use super::{outputs, Inputs};
 use crate::{Buffers, Tolerance, WorkloadError};
@@ -84,7 +84,7 @@ pub fn layer(
 }
 
 /// Reference for the spec in `fc.toml`.
-pub fn reference(inputs: &Buffers) -> Result<Buffers, WorkloadError> {
+pub fn reference(inputs: &Buffers, _spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
     let i = Inputs::new("fc", inputs);
     let h = layer(
         i.f32("x", BATCH * IN1)?,

@@ -5,7 +5,7 @@
 //! pivot order — the reference does the same, so results should be bit-identical; the tolerance
 //! allows a few ulps (|a| <~ 40).
 
-use regwatt_sim::launch::HostData;
+use regwatt_sim::launch::{HostData, LaunchSpec};
 
 use super::{outputs, Inputs};
 use crate::{Buffers, Tolerance, WorkloadError};
@@ -57,7 +57,7 @@ pub fn eliminate(a: &mut [f32], b: &mut [f32], m: &mut [f32], n: usize) {
 }
 
 /// Reference for the spec in `gaussian.toml`.
-pub fn reference(inputs: &Buffers) -> Result<Buffers, WorkloadError> {
+pub fn reference(inputs: &Buffers, _spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
     let i = Inputs::new("gaussian", inputs);
     let mut a = i.f32("a", N * N)?.to_vec();
     let mut b = i.f32("b", N)?.to_vec();

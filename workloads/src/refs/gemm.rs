@@ -2,7 +2,7 @@
 //! [`scaled_update`] with `x = A`, `y = B` (one `mul` for `beta`, then `fma(alpha a, b, c)` in k
 //! order).
 
-use regwatt_sim::launch::HostData;
+use regwatt_sim::launch::{HostData, LaunchSpec};
 
 use super::polybench::{scaled_update, SCALED};
 use super::{outputs, Inputs};
@@ -23,7 +23,7 @@ pub const BETA: f32 = 2123.0;
 pub const TOLERANCES: &[(&str, Tolerance)] = &[("c", SCALED)];
 
 /// Reference for the spec in `gemm.toml`.
-pub fn reference(inputs: &Buffers) -> Result<Buffers, WorkloadError> {
+pub fn reference(inputs: &Buffers, _spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
     let i = Inputs::new("gemm", inputs);
     let (a, b) = (i.f32("a", NI * NK)?, i.f32("b", NK * NJ)?);
     let c = scaled_update(

@@ -1,7 +1,7 @@
 //! `histogram`: 256-bin histogram of 65536 bytes added onto the initial `bins`, and the byte
 //! minimum / maximum folded into the initial `vmin` / `vmax`. Integer atomics: exact.
 
-use regwatt_sim::launch::HostData;
+use regwatt_sim::launch::{HostData, LaunchSpec};
 
 use super::{outputs, Inputs};
 use crate::{Buffers, Tolerance, WorkloadError};
@@ -20,7 +20,7 @@ pub fn histogram(data: &[u8], bins: &mut [u32]) {
 }
 
 /// Reference for the spec in `histogram.toml`.
-pub fn reference(inputs: &Buffers) -> Result<Buffers, WorkloadError> {
+pub fn reference(inputs: &Buffers, _spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
     let i = Inputs::new("histogram", inputs);
     let data = i.u8("data", N)?;
     let mut bins = i.u32("bins", 256)?.to_vec();

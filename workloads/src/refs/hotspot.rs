@@ -5,7 +5,7 @@
 //! `fma(sink, rz, fma(horz, rx, fma(vert, ry, power)))` and `t' = fma(that, cap_inv, t)`.
 //! Temperatures are ~300-340 (ulp 3e-5): tolerance `abs 2e-4`, a few ulps.
 
-use regwatt_sim::launch::HostData;
+use regwatt_sim::launch::{HostData, LaunchSpec};
 
 use super::{outputs, Inputs};
 use crate::{Buffers, Tolerance, WorkloadError};
@@ -82,7 +82,7 @@ pub fn step(power: &[f32], t: &[f32], rows: usize, cols: usize, k: &Coeffs) -> V
 }
 
 /// Reference for the spec in `hotspot.toml` (a -> b -> a -> b -> a).
-pub fn reference(inputs: &Buffers) -> Result<Buffers, WorkloadError> {
+pub fn reference(inputs: &Buffers, _spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
     let i = Inputs::new("hotspot", inputs);
     let power = i.f32("power", SIDE * SIDE)?;
     let mut a = i.f32("temp_a", SIDE * SIDE)?.to_vec();

@@ -6,7 +6,7 @@
 //! tolerance allows reassociation of ~600 terms in [0, 1] (sums <~ 600, ulp 6e-5):
 //! `abs 1e-3 + rel 1e-5`; `new_centroids = sums / count` likewise `abs 1e-5 + rel 1e-5`.
 
-use regwatt_sim::launch::HostData;
+use regwatt_sim::launch::{HostData, LaunchSpec};
 
 use super::{outputs, Inputs};
 use crate::{Buffers, Tolerance, WorkloadError};
@@ -54,7 +54,7 @@ pub fn nearest(p: &[f32], centroids: &[f32]) -> (usize, f32) {
 }
 
 /// Reference for the spec in `kmeans.toml`.
-pub fn reference(inputs: &Buffers) -> Result<Buffers, WorkloadError> {
+pub fn reference(inputs: &Buffers, _spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
     let i = Inputs::new("kmeans", inputs);
     let points = i.f32("points", 4 * N)?;
     let centroids = i.f32("centroids", 4 * K)?;

@@ -12,7 +12,7 @@
 //! where it matters (U's diagonal ~128: 9 ulps; U off the diagonal ~1: ~25 ulps; L ~0.01), far
 //! below the effect of a missed or repeated update (>= ~1e-4 relative).
 
-use regwatt_sim::launch::HostData;
+use regwatt_sim::launch::{HostData, LaunchSpec};
 
 use super::{outputs, Inputs};
 use crate::{Buffers, Tolerance, WorkloadError};
@@ -111,7 +111,7 @@ pub fn lu_blocked(a: &mut [f32], n: usize) {
 }
 
 /// Reference for the spec in `lud.toml`.
-pub fn reference(inputs: &Buffers) -> Result<Buffers, WorkloadError> {
+pub fn reference(inputs: &Buffers, _spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
     let i = Inputs::new("lud", inputs);
     let mut a = i.f32("a", N * N)?.to_vec();
     for d in 0..N {
@@ -192,11 +192,11 @@ mod tests {
     #[test]
     fn spec_matrix_factorises_accurately() {
         let w = crate::find("lud").unwrap();
-        let init = w.load_spec().unwrap().initial_buffers();
+        let init = w.load_spec(crate::Size::Ci).unwrap().initial_buffers();
         let HostData::F32(a0) = &init["a"] else {
             panic!("dtype")
         };
-        let out = w.reference(&init).unwrap();
+        let out = w.reference(&init, &crate::refs::ci_spec("lud")).unwrap();
         let HostData::F32(lu) = &out["a"] else {
             panic!("dtype")
         };

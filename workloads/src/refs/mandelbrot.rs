@@ -2,7 +2,7 @@
 //! iterations. The kernel uses only explicitly rounded f32 intrinsics (no FMA contraction), which
 //! the reference repeats operation for operation: exact.
 
-use regwatt_sim::launch::HostData;
+use regwatt_sim::launch::{HostData, LaunchSpec};
 
 use super::{outputs, Inputs};
 use crate::{Buffers, Tolerance, WorkloadError};
@@ -59,7 +59,7 @@ pub fn image(
 }
 
 /// Reference for the spec in `mandelbrot.toml`.
-pub fn reference(inputs: &Buffers) -> Result<Buffers, WorkloadError> {
+pub fn reference(inputs: &Buffers, _spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
     let i = Inputs::new("mandelbrot", inputs);
     i.i32("iters", SIDE * SIDE)?;
     Ok(outputs([(

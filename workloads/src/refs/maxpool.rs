@@ -1,7 +1,7 @@
 //! `maxpool`: 2x2 stride-2 max pooling of 16 maps of 64x64 with the window argmax (0..3, row
 //! major, first maximum wins). Comparisons and copies only: exact.
 
-use regwatt_sim::launch::HostData;
+use regwatt_sim::launch::{HostData, LaunchSpec};
 
 use super::{outputs, Inputs};
 use crate::{Buffers, Tolerance, WorkloadError};
@@ -40,7 +40,7 @@ pub fn maxpool(x: &[f32], c: usize, h: usize, w: usize) -> (Vec<f32>, Vec<i32>) 
 }
 
 /// Reference for the spec in `maxpool.toml`.
-pub fn reference(inputs: &Buffers) -> Result<Buffers, WorkloadError> {
+pub fn reference(inputs: &Buffers, _spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
     let i = Inputs::new("maxpool", inputs);
     let (out, arg) = maxpool(i.f32("in", C * H * H)?, C, H, H);
     Ok(outputs([

@@ -1,6 +1,6 @@
 //! Reference implementations, one module per workload.
 //!
-//! Each module has `reference(&Buffers) -> Result<Buffers, WorkloadError>` and `TOLERANCES`.
+//! Each module has `reference(&Buffers, &LaunchSpec) -> Result<Buffers, WorkloadError>` and `TOLERANCES`.
 //! References implement the algorithm with plain loops; where the kernel's floating-point
 //! evaluation order is fixed by its source (explicit `fmaf`, a reduction tree, a warp-shuffle
 //! butterfly) the reference evaluates in the same order so the tolerance can stay tight.
@@ -132,4 +132,12 @@ pub(crate) fn outputs<const N: usize>(items: [(&str, HostData); N]) -> Buffers {
 #[cfg(test)]
 pub(crate) fn buffers<const N: usize>(items: [(&str, HostData); N]) -> Buffers {
     outputs(items)
+}
+
+/// The `ci` launch spec of workload `name` (tests: the spec a reference reads its sizes from).
+#[cfg(test)]
+pub(crate) fn ci_spec(name: &str) -> regwatt_sim::launch::LaunchSpec {
+    crate::get(name)
+        .and_then(|w| w.load_spec(crate::Size::Ci))
+        .unwrap_or_else(|e| panic!("{e}"))
 }

@@ -2,7 +2,7 @@
 //! (`mvt_kernel2`, one thread per column of A), A 400 x 400, onto the buffers' initial contents
 //! with fused steps in loop order ([`super::polybench`]).
 
-use regwatt_sim::launch::HostData;
+use regwatt_sim::launch::{HostData, LaunchSpec};
 
 use super::polybench::{col_sums, row_sums, MATVEC};
 use super::{outputs, Inputs};
@@ -15,7 +15,7 @@ pub const N: usize = 400;
 pub const TOLERANCES: &[(&str, Tolerance)] = &[("x1", MATVEC), ("x2", MATVEC)];
 
 /// Reference for the spec in `mvt.toml`.
-pub fn reference(inputs: &Buffers) -> Result<Buffers, WorkloadError> {
+pub fn reference(inputs: &Buffers, _spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
     let i = Inputs::new("mvt", inputs);
     let a = i.f32("a", N * N)?;
     let x1 = row_sums(a, i.f32("y_1", N)?, i.f32("x1", N)?, N);

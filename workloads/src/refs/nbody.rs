@@ -6,7 +6,7 @@
 //! through 512 accumulated terms scaled by dt = 0.001, so velocities/positions (|.| <~ 1) agree
 //! to well within `abs 1e-5 + rel 1e-5`.
 
-use regwatt_sim::launch::HostData;
+use regwatt_sim::launch::{HostData, LaunchSpec};
 
 use super::{outputs, Inputs};
 use crate::{Buffers, Tolerance, WorkloadError};
@@ -67,7 +67,7 @@ pub fn step(pos: &[f32], vel: &[f32], n: usize, dt: f32, eps2: f32) -> (Vec<f32>
 }
 
 /// Reference for the spec in `nbody.toml`.
-pub fn reference(inputs: &Buffers) -> Result<Buffers, WorkloadError> {
+pub fn reference(inputs: &Buffers, _spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
     let i = Inputs::new("nbody", inputs);
     let (p, v) = step(i.f32("pos", 4 * N)?, i.f32("vel", 4 * N)?, N, DT, EPS2);
     Ok(outputs([

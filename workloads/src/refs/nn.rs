@@ -20,7 +20,7 @@
 //! spread through its sums (|w| <= sqrt(3 / fan_in)): `abs 1e-5, rel 1e-5` for every output,
 //! as `conv_mnist` (the executor's results use at most a few % of it, `simcheck`'s `tol_used`).
 
-use regwatt_sim::launch::HostData;
+use regwatt_sim::launch::{HostData, LaunchSpec};
 
 use super::conv::{act, CONV_TOL};
 use super::{outputs, Inputs};
@@ -246,7 +246,7 @@ pub fn skip_mse(input: Input, buffers: &Buffers) -> Result<[f64; 4], WorkloadErr
 macro_rules! references {
     ($($f:ident: $input:expr, $skip:expr;)*) => {$(
         #[doc = concat!("Reference of `", stringify!($f), "`.")]
-        pub fn $f(buffers: &Buffers) -> Result<Buffers, WorkloadError> {
+        pub fn $f(buffers: &Buffers, _spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
             reference_of(stringify!($f), $input, $skip, buffers)
         }
     )*};
@@ -357,7 +357,7 @@ mod tests {
     fn spec_buffers(name: &str) -> Buffers {
         crate::find(name)
             .unwrap()
-            .load_spec()
+            .load_spec(crate::Size::Ci)
             .unwrap()
             .initial_buffers()
     }
@@ -372,7 +372,7 @@ mod tests {
                 let w = crate::find(&name).unwrap();
                 let b = spec_buffers(&name);
                 assert_eq!(b, base, "{name}: not the baseline's initial buffers");
-                let out = w.reference(&b).unwrap();
+                let out = w.reference(&b, &crate::refs::ci_spec(&name)).unwrap();
                 if v == "_lskip" {
                     assert_ne!(out["out"], expected["out"], "{name}");
                     assert_eq!(out, reference_of("t", input, true, &b).unwrap());
@@ -393,7 +393,10 @@ mod tests {
             d.extend(v.iter().map(|x| 1.0 - x));
             two.insert(n.into(), HostData::F32(d));
         }
-        let (r1, r2) = (mnist29(&one).unwrap(), mnist29(&two).unwrap());
+        let (r1, r2) = (
+            mnist29(&one, &crate::refs::ci_spec("mnist29")).unwrap(),
+            mnist29(&two, &crate::refs::ci_spec("mnist29")).unwrap(),
+        );
         for (n, d) in &r1 {
             let (HostData::F32(a), HostData::F32(b)) = (d, &r2[n]) else {
                 panic!()
@@ -403,11 +406,15 @@ mod tests {
         }
         let mut bad = one.clone();
         bad.insert("img".into(), HostData::F32(vec![0.0; 840]));
-        assert!(mnist29(&bad).is_err());
+        assert!(mnist29(&bad, &crate::refs::ci_spec("mnist29")).is_err());
         let mut bad = one;
         bad.insert("c2".into(), HostData::F32(vec![0.0; 1249]));
-        assert!(mnist29(&bad).is_err());
-        assert!(mnist29(&buffers([("img", HostData::F32(vec![0.0; 841]))])).is_err());
+        assert!(mnist29(&bad, &crate::refs::ci_spec("mnist29")).is_err());
+        assert!(mnist29(
+            &buffers([("img", HostData::F32(vec![0.0; 841]))]),
+            &crate::refs::ci_spec("mnist29")
+        )
+        .is_err());
     }
 
     /// Seed 001 Fig. 23 on this suite's synthetic data: the per-layer MSE of the `_lskip`

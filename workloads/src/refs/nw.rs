@@ -1,7 +1,7 @@
 //! `nw`: Needleman-Wunsch score matrix for two length-128 sequences (match 5, mismatch -3,
 //! gap penalty 2); integer, exact.
 
-use regwatt_sim::launch::HostData;
+use regwatt_sim::launch::{HostData, LaunchSpec};
 
 use super::{outputs, Inputs};
 use crate::{Buffers, Tolerance, WorkloadError};
@@ -46,7 +46,7 @@ pub fn score_matrix(s1: &[u8], s2: &[u8], penalty: i32, matched: i32, mismatched
 }
 
 /// Reference for the spec in `nw.toml`.
-pub fn reference(inputs: &Buffers) -> Result<Buffers, WorkloadError> {
+pub fn reference(inputs: &Buffers, _spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
     let i = Inputs::new("nw", inputs);
     let h = score_matrix(i.u8("s1", N)?, i.u8("s2", N)?, PENALTY, MATCH, MISMATCH);
     Ok(outputs([("score", HostData::I32(h))]))

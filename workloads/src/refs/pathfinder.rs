@@ -1,7 +1,7 @@
 //! `pathfinder`: min-cost DP over a 65 x 2048 int grid; integer, exact.
 //! res_a ends with row 64, res_b with row 48 (the launches ping-pong 16 rows at a time).
 
-use regwatt_sim::launch::HostData;
+use regwatt_sim::launch::{HostData, LaunchSpec};
 
 use super::{outputs, Inputs};
 use crate::{Buffers, Tolerance, WorkloadError};
@@ -37,7 +37,7 @@ pub fn dp(wall: &[i32], rows: usize, cols: usize) -> Vec<Vec<i32>> {
 }
 
 /// Reference for the spec in `pathfinder.toml`.
-pub fn reference(inputs: &Buffers) -> Result<Buffers, WorkloadError> {
+pub fn reference(inputs: &Buffers, _spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
     let i = Inputs::new("pathfinder", inputs);
     let rows = dp(i.i32("wall", ROWS * COLS)?, ROWS, COLS);
     Ok(outputs([

@@ -134,7 +134,10 @@ mod tests {
                 .map(|&f| f64::from(f))
                 .chain(sizes.iter().map(|&n| n as f64))
                 .collect();
-            let spec = crate::find(name).unwrap().load_spec().unwrap();
+            let spec = crate::find(name)
+                .unwrap()
+                .load_spec(crate::Size::Ci)
+                .unwrap();
             for l in &spec.launches {
                 let got: Vec<f64> = l
                     .args

@@ -5,7 +5,7 @@
 //! shuffle-down butterfly (offsets 16..1). The result is therefore bit-identical; the tolerance
 //! only allows a few ulps of the partial sums (|partial| < 512).
 
-use regwatt_sim::launch::HostData;
+use regwatt_sim::launch::{HostData, LaunchSpec};
 
 use super::{outputs, Inputs};
 use crate::{Buffers, Tolerance, WorkloadError};
@@ -79,7 +79,7 @@ pub fn reduce_launch(x: &[f32], block: usize) -> Vec<f32> {
 }
 
 /// Reference for the spec in `reduction.toml`.
-pub fn reference(inputs: &Buffers) -> Result<Buffers, WorkloadError> {
+pub fn reference(inputs: &Buffers, _spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
     let i = Inputs::new("reduction", inputs);
     let partial = reduce_launch(i.f32("x", N)?, BLOCK1);
     let total = reduce_launch(&partial, BLOCK2);

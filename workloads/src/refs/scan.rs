@@ -1,7 +1,7 @@
 //! `scan`: per-block prefix sums of 8192 int32 values (inclusive over 256-element blocks,
 //! exclusive over 512-element blocks plus block totals). Integer, exact (wrapping like the GPU).
 
-use regwatt_sim::launch::HostData;
+use regwatt_sim::launch::{HostData, LaunchSpec};
 
 use super::{outputs, Inputs};
 use crate::{Buffers, Tolerance, WorkloadError};
@@ -45,7 +45,7 @@ pub fn exclusive(x: &[i32], seg: usize) -> (Vec<i32>, Vec<i32>) {
 }
 
 /// Reference for the spec in `scan.toml`.
-pub fn reference(inputs: &Buffers) -> Result<Buffers, WorkloadError> {
+pub fn reference(inputs: &Buffers, _spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
     let i = Inputs::new("scan", inputs);
     let x = i.i32("in", N)?;
     let (exc, sums) = exclusive(x, EXC_SEG);

@@ -5,7 +5,7 @@
 //! values differ by a few ulps, amplified at most ~100x by the coefficient's rational function
 //! (near-clamped pixels). J ~ 1 and differences ~0.5: tolerance `abs 1e-4 + rel 1e-4`.
 
-use regwatt_sim::launch::HostData;
+use regwatt_sim::launch::{HostData, LaunchSpec};
 
 use super::{outputs, Inputs};
 use crate::{Buffers, Tolerance, WorkloadError};
@@ -96,7 +96,7 @@ pub fn update(
 }
 
 /// Reference for the spec in `srad.toml`.
-pub fn reference(inputs: &Buffers) -> Result<Buffers, WorkloadError> {
+pub fn reference(inputs: &Buffers, _spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
     let i = Inputs::new("srad", inputs);
     let len = SIDE * SIDE;
     let mut j = i.f32("J", len)?.to_vec();

@@ -3,7 +3,7 @@
 //! bit-identical; the tolerance (~2 ulps at |a| <= 4) leaves room for the unfused host
 //! cross-check only.
 
-use regwatt_sim::launch::HostData;
+use regwatt_sim::launch::{HostData, LaunchSpec};
 
 use super::{outputs, Inputs};
 use crate::{Buffers, Tolerance, WorkloadError};
@@ -28,7 +28,7 @@ pub fn triad(b: &[f32], c: &[f32], s: f32) -> Vec<f32> {
 }
 
 /// Reference for the spec in `stream_triad.toml`.
-pub fn reference(inputs: &Buffers) -> Result<Buffers, WorkloadError> {
+pub fn reference(inputs: &Buffers, _spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
     let i = Inputs::new("stream_triad", inputs);
     // `a` is only written, but must be there (the spec's buffer)
     i.f32("a", N)?;

@@ -2,7 +2,7 @@
 //! with `x = A`, `y(k, j) = A[j][k]` (one `mul` for `beta`, then `fma(alpha a_ik, a_jk, c)` in k
 //! order).
 
-use regwatt_sim::launch::HostData;
+use regwatt_sim::launch::{HostData, LaunchSpec};
 
 use super::polybench::{scaled_update, SCALED};
 use super::{outputs, Inputs};
@@ -21,7 +21,7 @@ pub const BETA: f32 = 4546.0;
 pub const TOLERANCES: &[(&str, Tolerance)] = &[("c", SCALED)];
 
 /// Reference for the spec in `syrk.toml`.
-pub fn reference(inputs: &Buffers) -> Result<Buffers, WorkloadError> {
+pub fn reference(inputs: &Buffers, _spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
     let i = Inputs::new("syrk", inputs);
     let a = i.f32("a", N * M)?;
     let c = scaled_update(

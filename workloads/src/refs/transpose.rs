@@ -1,6 +1,6 @@
 //! `transpose`: out = in^T for a 256 x 192 (rows x cols) matrix; data movement only, exact.
 
-use regwatt_sim::launch::HostData;
+use regwatt_sim::launch::{HostData, LaunchSpec};
 
 use super::{outputs, Inputs};
 use crate::{Buffers, Tolerance, WorkloadError};
@@ -25,7 +25,7 @@ pub fn transpose(x: &[f32], rows: usize, cols: usize) -> Vec<f32> {
 }
 
 /// Reference for the spec in `transpose.toml`.
-pub fn reference(inputs: &Buffers) -> Result<Buffers, WorkloadError> {
+pub fn reference(inputs: &Buffers, _spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
     let i = Inputs::new("transpose", inputs);
     Ok(outputs([(
         "out",

@@ -1,12 +1,13 @@
 //! `vectorAdd`: c = a + b. One IEEE addition per element, so the result is exact.
 
-use regwatt_sim::launch::HostData;
+use regwatt_sim::launch::{HostData, LaunchSpec};
 
 use super::{outputs, Inputs};
 use crate::{Buffers, Tolerance, WorkloadError};
 
-/// Elements (spec: `n = 16384`).
-pub const N: usize = 16384;
+/// Elements of the `ci` spec (`n = 16384`; every size passes its `n` as argument 3).
+#[cfg(test)]
+const N: usize = 16384;
 
 /// A single correctly rounded f32 add per element: exact.
 pub const TOLERANCES: &[(&str, Tolerance)] = &[("c", Tolerance::Exact)];
@@ -16,10 +17,11 @@ pub fn add(a: &[f32], b: &[f32]) -> Vec<f32> {
     a.iter().zip(b).map(|(x, y)| x + y).collect()
 }
 
-/// Reference for the spec in `vectorAdd.toml`.
-pub fn reference(inputs: &Buffers) -> Result<Buffers, WorkloadError> {
+/// Reference for every size of `vectorAdd`: `n` is the launch's argument 3.
+pub fn reference(inputs: &Buffers, spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
+    let n = crate::LaunchArgs::new("vectorAdd", spec).int(0, 3, 1)?;
     let i = Inputs::new("vectorAdd", inputs);
-    let c = add(i.f32("a", N)?, i.f32("b", N)?);
+    let c = add(i.f32("a", n)?, i.f32("b", n)?);
     Ok(outputs([("c", HostData::F32(c))]))
 }
 
@@ -43,7 +45,7 @@ mod tests {
             ("b", HostData::F32(vec![0.0; N])),
         ]);
         assert!(matches!(
-            reference(&b),
+            reference(&b, &crate::refs::ci_spec("vectorAdd")),
             Err(WorkloadError::InputLength {
                 expected: N,
                 actual: 3,
@@ -56,7 +58,7 @@ mod tests {
     fn missing_and_mistyped_inputs_are_errors() {
         let b = buffers([("a", HostData::F32(vec![0.0; N]))]);
         assert!(matches!(
-            reference(&b),
+            reference(&b, &crate::refs::ci_spec("vectorAdd")),
             Err(WorkloadError::MissingInput { .. })
         ));
         let b = buffers([
@@ -64,7 +66,7 @@ mod tests {
             ("b", HostData::F32(vec![0.0; N])),
         ]);
         assert!(matches!(
-            reference(&b),
+            reference(&b, &crate::refs::ci_spec("vectorAdd")),
             Err(WorkloadError::InputType { .. })
         ));
     }
