@@ -99,6 +99,46 @@ CONFIG_EDITS = {
         "-power_simulation_enabled 0; removed -gpuwattch_xml_file"),
 }
 
+# --power: the same runs with GPGPU-Sim's AccelWattch power model on, PTX-sim mode
+# (-power_simulation_mode 0: activity from the performance model, no hardware counters). The
+# RTX2060 latency edits are kept (they are part of the reference method); the power model
+# changes no timing, so the cycles equal the power-off runs'. Per config: (edits, description,
+# (tested-cfgs folder, AccelWattch XML) copied into the run directory).
+# SM75_RTX2060's own folder has no XML: AccelWattch's Turing files are in SM75_RTX2060_S.
+POWER_EDITS = {
+    "SM75_RTX2060": (
+        CONFIG_EDITS["SM75_RTX2060"][0]
+        + [("-power_simulation_enabled 0\n",
+            "-power_simulation_enabled 1\n-power_simulation_mode 0\n"
+            "-accelwattch_xml_file accelwattch_ptx_sim.xml\n")],
+        CONFIG_EDITS["SM75_RTX2060"][1] + "; -power_simulation_enabled 1; "
+        "-power_simulation_mode 0; -accelwattch_xml_file accelwattch_ptx_sim.xml "
+        "(from SM75_RTX2060_S)",
+        ("SM75_RTX2060_S", "accelwattch_ptx_sim.xml")),
+    "SM2_GTX480": (
+        [("-power_simulation_enabled 1\n",
+          "-power_simulation_enabled 1\n-power_simulation_mode 0\n"),
+         ("-gpuwattch_xml_file gpuwattch_gtx480.xml\n",
+          "-accelwattch_xml_file gpuwattch_gtx480.xml\n")],
+        "-power_simulation_mode 0; -gpuwattch_xml_file renamed -accelwattch_xml_file "
+        "(gpuwattch_gtx480.xml)",
+        ("SM2_GTX480", "gpuwattch_gtx480.xml")),
+}
+
+# AccelWattch's per-kernel report, written in the run directory (power_config::init in
+# gpu-sim.h) and appended to at the end of every kernel (print_power_kernel_stats).
+POWER_REPORT = "accelwattch_power_report.log"
+# AccelWattch's power components, in report order: pwr_cmp_label in
+# src/accelwattch/gpgpu_sim_wrapper.cc (the report prints them as `gpu_avg_IBP, = ...`).
+POWER_COMPONENTS = ["IBP", "ICP", "DCP", "TCP", "CCP", "SHRDP", "RFP", "INTP", "FPUP", "DPUP",
+                    "INT_MUL24P", "INT_MUL32P", "INT_MULP", "INT_DIVP", "FP_MULP", "FP_DIVP",
+                    "FP_SQRTP", "FP_LGP", "FP_SINP", "FP_EXP", "DP_MULP", "DP_DIVP", "TENSORP",
+                    "TEXP", "SCHEDP", "L2CP", "MCP", "NOCP", "DRAMP", "PIPEP", "IDLE_COREP",
+                    "CONSTP", "STATICP"]
+POWER_COLUMNS = (["workload", "config", "launch", "kernel", "kernel_launch_uid", "gpu_sim_cycle",
+                  "samples", "avg_power_W", "max_power_W", "min_power_W"]
+                 + [c + "_W" for c in POWER_COMPONENTS] + ["note"])
+
 NVCC_SHIM = """#!/bin/sh
 # nvcc shim: GPGPU-Sim's build only reads the release string from `nvcc --version`.
 echo "nvcc: NVIDIA (R) Cuda compiler driver"
@@ -320,13 +360,17 @@ def prepare(name):
 # ---------------------------------------------------------------------------------------------
 # One simulation
 
-def config_dir(cfg, rundir, latency_override=None):
+def config_dir(cfg, rundir, latency_override=None, power=False):
     src = os.path.join(SIM_ROOT, "configs", "tested-cfgs", cfg)
     for fn in os.listdir(src):
         shutil.copy(os.path.join(src, fn), rundir)
     path = os.path.join(rundir, "gpgpusim.config")
     text = open(path).read()
-    edits, desc = CONFIG_EDITS[cfg]
+    if power:
+        edits, desc, (xml_dir, xml) = POWER_EDITS[cfg]
+        shutil.copy(os.path.join(SIM_ROOT, "configs", "tested-cfgs", xml_dir, xml), rundir)
+    else:
+        edits, desc = CONFIG_EDITS[cfg]
     for old, new in edits:
         if old not in text:
             raise SystemExit(f"{cfg}: config line {old!r} not found")
@@ -338,6 +382,67 @@ def config_dir(cfg, rundir, latency_override=None):
         f.write(text)
     m = re.search(r"(?m)^-gpgpu_kernel_launch_latency\s+(\d+)", text)
     return desc, (int(m.group(1)) if m else 0)
+
+
+def sample_period(rundir):
+    """AccelWattch's sampling period in cycles: the first field of -gpgpu_runtime_stat."""
+    text = open(os.path.join(rundir, "gpgpusim.config")).read()
+    m = re.search(r"(?m)^-gpgpu_runtime_stat\s+(\d+)", text)
+    if not m:
+        raise SystemExit(f"{rundir}/gpgpusim.config: no -gpgpu_runtime_stat line")
+    return int(m.group(1))
+
+
+def parse_power_report(path, name, cfg, launches, per, period):
+    """One row per launch from AccelWattch's report (see "AccelWattch report" in the header).
+
+    The report has one block per completed kernel, in completion order; gshost synchronises
+    after every launch, so block i is launch i. samples = the multiples of `period` in the
+    launch's global cycle range (T0, T0 + gpu_sim_cycle], where mcpat_cycle takes a sample."""
+    text = open(path).read()
+    blocks = re.split(r"(?m)^(?=kernel_name = )", text)[1:]
+    if len(blocks) != len(launches):
+        raise SystemExit(f"{path}: {len(blocks)} kernel blocks for {len(launches)} launches")
+    rows = []
+    t0 = 0
+    for i, (b, l, cyc) in enumerate(zip(blocks, launches, per)):
+        head = re.match(r"kernel_name = (\S+)\s*\nkernel_launch_uid = (\d+)", b)
+        if not head or head.group(1) != l["kernel"]:
+            raise SystemExit(f"{path}: block {i + 1} is not a launch of {l['kernel']}")
+        samples = (t0 + cyc) // period - t0 // period
+        t0 += cyc
+        avg_part = b.split("Kernel Maximum Power Data:")[0]
+
+        def num(key, part=b):
+            m = re.search(r"(?m)^" + re.escape(key) + r",? = (\S+)$", part)
+            if not m:
+                raise SystemExit(f"{path}: block {i + 1} has no {key}")
+            return float(m.group(1))
+        row = dict(workload=name, config=cfg, launch=i + 1, kernel=l["kernel"],
+                   kernel_launch_uid=head.group(2), gpu_sim_cycle=cyc, samples=samples,
+                   avg_power_W=num("kernel_avg_power"), max_power_W=num("kernel_max_power"),
+                   min_power_W=num("kernel_min_power"))
+        labels = re.findall(r"(?m)^gpu_avg_(\w+),? = ", avg_part)
+        if labels[:len(POWER_COMPONENTS)] != POWER_COMPONENTS:
+            raise SystemExit(f"{path}: block {i + 1} components {labels[:40]} are not "
+                             f"AccelWattch's {POWER_COMPONENTS}")
+        total = 0.0
+        for c in POWER_COMPONENTS:
+            row[c + "_W"] = num("gpu_avg_" + c, avg_part)
+            total += row[c + "_W"]
+        notes = []
+        if samples == 0:
+            notes.append(f"no sample: the launch spans no multiple of {period} cycles")
+        # AccelWattch's own sample count: gpu_tot_X is the sum over samples, gpu_avg_X the mean
+        avg_inst, tot_inst = num("gpu_avg_TOT_INST", avg_part), num("gpu_tot_TOT_INST")
+        if avg_inst > 0 and abs(tot_inst / avg_inst - samples) > 1e-3 * samples:
+            notes.append(f"gpu_tot_TOT_INST/gpu_avg_TOT_INST = {tot_inst / avg_inst:.4g} "
+                         f"samples, not {samples}")
+        elif not math.isclose(total, row["avg_power_W"], rel_tol=1e-4, abs_tol=1e-6):
+            notes.append(f"components sum to {total:.6g} W, not avg_power_W")
+        row["note"] = "; ".join(notes)
+        rows.append(row)
+    return rows
 
 
 def compare(spec, wdir, outdir, dtypes):
@@ -389,16 +494,20 @@ def parse_time(text):
     return f"{secs:.2f}", get("User time (seconds)"), str(round(int(rss or 0) / 1024))
 
 
-def simulate(name, cfg, limit, latency_override=None):
+def simulate(name, cfg, limit, latency_override=None, power_dir=None):
+    """The result row; with power_dir (--power), also AccelWattch's rows, its report and the
+    edited gpgpusim.config copied into power_dir as NAME.CONFIG.*."""
     spec, wdir, ptx_file, ptx_edits, dtypes = PREPARED[name]
     tag = cfg if latency_override is None else f"{cfg}_lat{latency_override}"
+    if power_dir is not None:
+        tag += "_power"
     tag += os.environ.get("GSHOST_TAG", "")
     rundir = os.path.join(WORK, "runs", name, tag)
     if os.path.isdir(rundir):
         shutil.rmtree(rundir)
     outdir = os.path.join(rundir, "out")
     os.makedirs(outdir)
-    cfg_desc, latency = config_dir(cfg, rundir, latency_override)
+    cfg_desc, latency = config_dir(cfg, rundir, latency_override, power_dir is not None)
     plan = open(os.path.join(wdir, "plan.in")).read().replace("@OUT@", outdir)
     with open(os.path.join(rundir, "plan.txt"), "w") as f:
         f.write(plan)
@@ -425,6 +534,12 @@ def simulate(name, cfg, limit, latency_override=None):
                ptx_edits="; ".join(ptx_edits), config_edits=cfg_desc
                + ("" if latency_override is None
                   else f"; -gpgpu_kernel_launch_latency {latency_override}"))
+    power_rows = []
+
+    def failed(note):
+        if power_dir is not None:
+            power_rows.append(dict(workload=name, config=cfg, note=note))
+        return row, power_rows
     log = open(os.path.join(rundir, "stdout.txt"), "w")
     tfile = os.path.join(rundir, "time.txt")
     t0 = time.time()
@@ -438,7 +553,7 @@ def simulate(name, cfg, limit, latency_override=None):
         p.wait()
         row.update(match="skipped", mismatch=f"over the {limit} s limit")
         print(f"{name} {tag}: skipped after {time.time() - t0:.0f} s", flush=True)
-        return row
+        return failed("skipped")
     log.close()
     out = open(os.path.join(rundir, "stdout.txt"), errors="replace").read()
     wall, user, rss = parse_time(open(tfile).read()) if os.path.exists(tfile) else ("", "", "")
@@ -456,7 +571,7 @@ def simulate(name, cfg, limit, latency_override=None):
         tail = out.strip().splitlines()[-3:]
         row.update(match="crash", mismatch=f"{status}: " + " | ".join(tail)[:300])
         print(f"{name} {tag}: crash ({status})", flush=True)
-        return row
+        return failed("crash")
     per = [int(x) for x in re.findall(r"(?m)^gpu_sim_cycle = (\d+)", out)]
     tot = int(re.findall(r"(?m)^gpu_tot_sim_cycle = (\d+)", out)[-1])
     if len(per) != len(launches) or sum(per) != tot:
@@ -468,7 +583,16 @@ def simulate(name, cfg, limit, latency_override=None):
     match, mismatch, fes = compare(spec, wdir, outdir, dtypes)
     row.update(match=match, mismatch=mismatch, float_err_scaled=fes)
     print(f"{name} {tag}: {tot} cycles, match={match}, wall {wall} s", flush=True)
-    return row
+    if power_dir is not None:
+        report = os.path.join(rundir, POWER_REPORT)
+        if not os.path.exists(report):
+            raise SystemExit(f"{name} {tag}: no {POWER_REPORT} in the run directory")
+        os.makedirs(power_dir, exist_ok=True)
+        shutil.copy(report, os.path.join(power_dir, f"{name}.{cfg}.{POWER_REPORT}"))
+        shutil.copy(os.path.join(rundir, "gpgpusim.config"),
+                    os.path.join(power_dir, f"{name}.{cfg}.gpgpusim.config"))
+        power_rows = parse_power_report(report, name, cfg, launches, per, sample_period(rundir))
+    return row, power_rows
 
 
 PREPARED = {}
@@ -488,8 +612,9 @@ def row_key(r):
             CONFIG_ORDER.index(r["config"]) if r["config"] in CONFIG_ORDER else 9, r["config"])
 
 
-def write_rows(path, rows):
-    """Replace rows with the same (workload, config), keep the others; KEPTBACK order."""
+def write_rows(path, rows, columns=COLUMNS):
+    """Replace rows with the same (workload, config), keep the others; KEPTBACK order (a
+    workload's power rows stay in launch order: the sort is stable)."""
     old = []
     if os.path.exists(path):
         with open(path, newline="") as f:
@@ -499,10 +624,10 @@ def write_rows(path, rows):
                     key=row_key)
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n")
+        w = csv.DictWriter(f, fieldnames=columns, lineterminator="\n")
         w.writeheader()
         for r in merged:
-            w.writerow({c: r.get(c, "") for c in COLUMNS})
+            w.writerow({c: r.get(c, "") for c in columns})
 
 
 def main():
@@ -519,6 +644,9 @@ def main():
     r.add_argument("--limit", type=float, default=900, help="kill limit per run, seconds")
     r.add_argument("--launch-latency", type=int, default=None,
                    help="override -gpgpu_kernel_launch_latency (diagnostic runs)")
+    r.add_argument("--power", action="store_true",
+                   help="AccelWattch on (see the header); writes OUT's stem + _power.csv and "
+                        "copies the reports into OUT's stem + _accelwattch/")
     a = ap.parse_args()
     if a.cmd == "nvcc-shim":
         write_exec(a.path, NVCC_SHIM)
@@ -526,12 +654,19 @@ def main():
     if a.cmd == "setup":
         setup()
         return
+    stem = a.out[:-4] if a.out.endswith(".csv") else a.out
+    power_dir = stem + "_accelwattch" if a.power else None
     for name in a.workloads:
         PREPARED[name] = prepare(name)
         rows = []
+        power_rows = []
         for cfg in a.configs.split(","):
-            rows.append(simulate(name, cfg, a.limit, a.launch_latency))
+            row, prows = simulate(name, cfg, a.limit, a.launch_latency, power_dir)
+            rows.append(row)
+            power_rows += prows
         write_rows(a.out, rows)
+        if a.power:
+            write_rows(stem + "_power.csv", power_rows, POWER_COLUMNS)
 
 
 if __name__ == "__main__":
