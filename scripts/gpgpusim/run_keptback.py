@@ -43,6 +43,55 @@ Prerequisites (all outside the repository; see calibrations/gpgpusim-keptback/RE
   REGWATT (another regwatt binary). The suite check used the same command with vectorAdd
   matrixMul_tiled conv_mnist backprop and a scratch --out.
 
+AccelWattch (--power; use a scratch --out, e.g. DIR/power.csv):
+  python3 scripts/gpgpusim/run_keptback.py run --power --out DIR/power.csv stream_triad
+  runs the same method with GPGPU-Sim's AccelWattch power model on, instead of the power-off
+  edits (POWER_EDITS): both configs get -power_simulation_enabled 1 and -power_simulation_mode 0;
+  SM75_RTX2060 keeps its latency edits and gets -accelwattch_xml_file accelwattch_ptx_sim.xml,
+  copied from configs/tested-cfgs/SM75_RTX2060_S (SM75_RTX2060 has none; the file is
+  byte-identical to SM7_QV100's); SM2_GTX480's -gpuwattch_xml_file gpuwattch_gtx480.xml line
+  becomes -accelwattch_xml_file. The power model changes no timing: cycles, instruction counts
+  and outputs equal the power-off rows. Run directories are CONFIG_power. Besides the usual rows
+  in DIR/power.csv it writes DIR/power_power.csv (one row per launch, replaced per workload and
+  config) and copies each run's report and edited gpgpusim.config into DIR/power_accelwattch/ as
+  NAME.CONFIG.accelwattch_power_report.log and NAME.CONFIG.gpgpusim.config.
+
+AccelWattch report (accelwattch_power_report.log in the run directory; src/accelwattch/
+gpgpu_sim_wrapper.cc, src/gpgpu-sim/power_interface.cc at 667834cf):
+  * Mode 0 ("Sim"): every P = -gpgpu_runtime_stat cycles (500 in both configs) of global cycle
+    count, mcpat_cycle feeds the activity counted by the performance model since the previous
+    sample (per-cycle counters, differenced) to McPAT, whose execution time is P core cycles.
+    Each sample yields a power per component in watts (the component's McPAT energy over the
+    window / window time, or an AccelWattch term: CONSTP = the XML's constant_power, STATICP =
+    the XML's static power of the sample's instruction-mix category, first lane + (active
+    threads per warp - 1) x per lane, x the active-SM fraction; IDLE_COREP = idle SMs x
+    idle_core_power); the sample's total is their sum (checked by an assert). An XML without
+    these parameters gets ParseXML::initialize's defaults: gpuwattch_gtx480.xml has no
+    constant_power (CONSTP = 1 W) and no static_* (STATICP = 0).
+  * At the end of each kernel one block is appended: `kernel_name = K`, `kernel_launch_uid = N`,
+    `kernel_avg_power` and `gpu_avg_<C>, = ` = the mean over the kernel's samples of the total
+    and of each component C; `gpu_avg_<counter>` = the mean activity count per sample and
+    `gpu_tot_<counter>` its sum over the samples (TOT_INST, REG_RD, REG_WR, ... see
+    perf_count_label in src/accelwattch/XML_Parse.cc); `kernel_max_power`/`gpu_max_*` and
+    `kernel_min_power`/`gpu_min_*` = the sample with the highest/lowest total;
+    `gpu_tot_avg_power` etc. = over all samples so far. Then all per-kernel sums are reset.
+  * A kernel's samples are the multiples of P in its global cycle range (T0, T0 + gpu_sim_cycle]
+    (column `samples`, cross-checked against gpu_tot_TOT_INST / gpu_avg_TOT_INST). Activity in
+    the cycles after the last sample is counted in the next kernel's first sample, or in none
+    for the last kernel; a launch shorter than P may have no sample (kernel_avg_power 0, the
+    components NaN; column `note` says so). On SM75_RTX2060 the 5000-cycle launch latency is
+    inside gpu_sim_cycle, so ~10 idle samples per launch are in every average.
+  * Per-sample traces need -power_trace_enabled 1 (gzipped power and metric traces),
+    -power_per_cycle_dump 1 prints McPAT's full tree at every sample; neither is needed for the
+    per-kernel averages. -power_simulation_mode 1/2 read hardware counters from
+    -hw_perf_file_name (-accelwattch_hybrid_perfsim_* pick the simulator's count instead, mode
+    2 only) once per kernel; not used here.
+  Power CSV columns: workload, config, launch (1-based, spec order), kernel, kernel_launch_uid,
+  gpu_sim_cycle (the launch's cycles), samples, avg_power_W/max_power_W/min_power_W
+  (kernel_avg/max/min_power), then <C>_W = gpu_avg_<C> for the 33 components in report order
+  (POWER_COMPONENTS), note (no sample, components not summing to avg_power_W, sample count
+  disagreement, crash/skipped).
+
 Method per workload NAME and configuration, one run at a time:
   1. initial buffers: a copy of the spec whose launches are replaced by one 1x1 launch of a no-op
      kernel, run with `regwatt exec COPY --dump DIR` (writes every buffer's initial contents);
