@@ -98,6 +98,7 @@ pub fn compute(f: &Function, alloc: &Allocation, ud: &UseDef, live: &Liveness) -
     let n = f.instrs.len();
     // divergent branches and the blocks of their regions
     let mut enclosing: Vec<Vec<u32>> = vec![Vec::new(); nb];
+    let (mut scratch, mut region) = (crate::ir::RegionScratch::default(), Vec::new());
     for (d, blk) in cfg.blocks.iter().enumerate() {
         let Some(last) = f.instrs.get(blk.last() as usize) else {
             continue;
@@ -105,7 +106,8 @@ pub fn compute(f: &Function, alloc: &Allocation, ud: &UseDef, live: &Liveness) -
         if !(last.is_branch() && last.may_diverge()) {
             continue;
         }
-        for b in cfg.region(d as u32) {
+        cfg.region_into(d as u32, &mut scratch, &mut region);
+        for &b in &region {
             enclosing[b as usize].push(d as u32);
         }
     }

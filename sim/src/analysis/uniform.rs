@@ -103,6 +103,7 @@ fn uniform_regs_impl(f: &Function, single_def_free: bool) -> Vec<bool> {
 /// region (up to the branch block's immediate post-dominator, [`crate::ir::Cfg::region`]), the
 /// region that diverges when the guard differs between the warp's threads.
 pub(crate) fn branch_regions(f: &Function) -> Vec<(usize, Reg, Vec<u32>)> {
+    let mut scratch = crate::ir::RegionScratch::default();
     f.cfg
         .blocks
         .iter()
@@ -110,7 +111,9 @@ pub(crate) fn branch_regions(f: &Function) -> Vec<(usize, Reg, Vec<u32>)> {
         .filter_map(|(b, blk)| {
             let last = f.instrs.get(blk.last() as usize)?;
             let g = last.guard.filter(|_| last.is_branch())?;
-            Some((b, g.reg, f.cfg.region(b as u32)))
+            let mut region = Vec::new();
+            f.cfg.region_into(b as u32, &mut scratch, &mut region);
+            Some((b, g.reg, region))
         })
         .collect()
 }

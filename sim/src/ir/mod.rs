@@ -10,7 +10,7 @@ pub mod inline;
 pub mod instr;
 pub mod types;
 
-pub use cfg::{Block, Cfg, Loop};
+pub use cfg::{Block, Cfg, Loop, RegionScratch};
 pub use instr::{
     Addr, AddrBase, CallInfo, CallTarget, Guard, Instr, Mods, Opcode, Operand, Reg, Sym,
 };
