@@ -495,11 +495,7 @@ pub fn run_launch_watched<R: RegisterAccess>(
                 });
             }
             if !progressed && !cta.done() {
-                return Err(ExecError::Deadlock {
-                    kernel: kernel.name.clone(),
-                    ctaid,
-                    message: "no warp can issue".into(),
-                });
+                return Err(cta.stall_error());
             }
         }
     }

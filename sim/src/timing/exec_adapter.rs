@@ -17,8 +17,8 @@ use super::profile::{ReuseProfile, WarpReuse};
 use super::rf::RegisterFileDesign;
 use crate::analysis::{analyze_for, Analysis, ArchReg};
 use crate::exec::{
-    BarrierEvent, CtaExec, FlatRegisterFile, Kernel, LaunchConfig, MemKind, MemMeta, Program,
-    RegisterAccess, Scratch, WarpId,
+    CtaExec, FlatRegisterFile, Kernel, LaunchConfig, MemKind, MemMeta, Program, RegisterAccess,
+    Scratch, WarpId,
 };
 use crate::ir::{Function, Mods, Module, Space};
 use crate::launch::{HostData, LaunchSpec};
@@ -369,7 +369,7 @@ impl FunctionalWarpModel for ExecModel<'_> {
         Ok(StepInfo {
             active_mask: s.active_mask,
             mem: s.mem.is_some(),
-            barrier: s.barrier != BarrierEvent::None,
+            barrier: s.arrival,
             exited: s.warp_done,
         })
     }
