@@ -1,7 +1,8 @@
 //! Faults a GPU raises, raised here too, by the functional executor (`exec::run_spec`) and by
 //! the timing model running the same kernel (`timing::run_spec_timed`, rtx2060 and gtx480
 //! presets) with the same fault, line and CTA: misaligned vector accesses, barrier deadlocks and barrier
-//! operands out of range. Each message names the PTX file and line, the CTA and the warp. Correct
+//! operands out of range, and blocks a kernel's `.maxntid`/`.reqntid` exclude. Each message
+//! names the PTX file and line, and (for faults while running) the CTA and the warp. Correct
 //! programs that use named barriers, `bar.arrive` and aligned vectors run, and the timed run's
 //! buffers equal the functional run's.
 
@@ -70,6 +71,23 @@ fn faults(s: &LaunchSpec, common: &[&str], exec_only: &[&str]) {
                 }
             }
         }
+    }
+}
+
+/// [`faults`] for a launch refused before any CTA runs (no CTA or warp to name).
+fn faults_at_launch(s: &LaunchSpec, needles: &[&str]) {
+    let e = match run_spec(s, &ExecOptions::default()) {
+        Ok(_) => panic!("functional run accepted, expected {needles:?}"),
+        Err(e) => e.to_string(),
+    };
+    for (name, cfg) in presets() {
+        match run_spec_timed(s, &cfg, |_| FlatRf::new(&cfg), &RunOptions::default()) {
+            Ok(_) => panic!("{name}: timed run accepted, expected: {e}"),
+            Err(t) => assert!(t.to_string().contains(&e), "{name}: `{t}` is not `{e}`"),
+        }
+    }
+    for n in needles {
+        assert!(e.contains(n), "`{n}` missing from: {e}");
     }
 }
 
@@ -263,4 +281,48 @@ fn named_barriers_and_arrivals_synchronise_their_warps_only() {
     for (t, &v) in out.iter().enumerate().take(128) {
         assert_eq!(v, if t < 64 { 5 } else { 32 }, "thread {t}");
     }
+}
+
+#[test]
+fn blocks_beyond_the_kernels_launch_bounds_are_refused() {
+    let line = 6; // the directive's line
+    let s = spec(
+        &kernel(".maxntid 64, 1, 1", "bar.sync 0;"),
+        1,
+        [128, 1, 1],
+        0,
+    );
+    faults_at_launch(
+        &s,
+        &[
+            &format!("k.ptx:{line}: kernel k: block (128, 1, 1) has 128 threads"),
+            ".maxntid 64, 1, 1",
+        ],
+    );
+    // a 2D block within the total runs
+    runs(&spec(
+        &kernel(".maxntid 64, 1, 1", "bar.sync 0;"),
+        1,
+        [8, 8, 1],
+        0,
+    ));
+    let s = spec(
+        &kernel(".reqntid 32, 2, 1", "bar.sync 0;"),
+        1,
+        [64, 1, 1],
+        0,
+    );
+    faults_at_launch(
+        &s,
+        &[
+            &format!("k.ptx:{line}: kernel k: block (64, 1, 1) differs from"),
+            ".reqntid 32, 2, 1",
+        ],
+    );
+    runs(&spec(
+        &kernel(".reqntid 32, 2, 1", "bar.sync 0;"),
+        1,
+        [32, 2, 1],
+        0,
+    ));
 }

@@ -169,6 +169,9 @@ impl<'a> ExecModel<'a> {
                 kernel.name, launch.grid, launch.block
             )));
         }
+        kernel
+            .check_block(launch.block)
+            .map_err(|e| ModelError(e.to_string()))?;
         // the allocation the kernel was lowered with (its target's uniform file)
         let a = analyze_for(func, kernel.target);
         let mut analyses = vec![None; functions.max(func_index as usize + 1)];
