@@ -66,3 +66,50 @@ fn long_chain_of_loops_is_analysed_in_linear_time() {
     assert_eq!(r.loops, n as u32);
     assert!(r.registers < 16, "{r:?}");
 }
+
+#[test]
+fn long_chain_of_early_exits_is_analysed_in_linear_time() {
+    // `if (tid == i) goto end; r3 += n;` 20 000 times: every branch's divergent region is
+    // every later block, so listing the regions (uniform values, release flags) cost the
+    // square of the chain's length in time and memory (25 s and 1.2 GB)
+    let n = 20_000;
+    let mut src = kernel(n, |i| {
+        format!("\tsetp.eq.u32 %p1, %r2, {i};\n\t@%p1 bra $L__END;\n\tadd.s32 %r3, %r3, %r1;\n")
+    });
+    src = src.replace("\tcvta.to.global", "$L__END:\n\tcvta.to.global");
+    let m = parse("exits.ptx", &src).unwrap_or_else(|e| panic!("{e}"));
+    let f = m.function("chain").expect("kernel");
+    for target in [AllocTarget::SM75, AllocTarget::NO_UNIFORM] {
+        let r = kernel_report(&m, f, &analyze_for(f, target));
+        assert_eq!(r.divergent_branches, n as u32);
+        assert!(r.registers < 16, "{r:?}");
+    }
+}
+
+#[test]
+fn deeply_nested_branches_are_analysed_in_linear_time() {
+    // `if (tid >= 0) { r3 += n; if (tid >= 1) { r3 += n; ... } r3 += 1; } r3 += 0;` nested
+    // 10 000 deep: the regions are nested, their sizes sum to 10^8 blocks; the parameter `n`
+    // dies on every taken branch's edge, inside every enclosing region
+    let n = 10_000;
+    let mut src = kernel(n, |i| {
+        format!("\tsetp.lt.u32 %p1, %r2, {i};\n\t@%p1 bra $L__N{i};\n\tadd.s32 %r3, %r3, %r1;\n")
+    });
+    let joins: String = (0..n)
+        .rev()
+        .map(|i| format!("$L__N{i}:\n\tadd.s32 %r3, %r3, {i};\n"))
+        .collect();
+    src = src.replace("\tcvta.to.global", &format!("{joins}\tcvta.to.global"));
+    let m = parse("nested.ptx", &src).unwrap_or_else(|e| panic!("{e}"));
+    let f = m.function("chain").expect("kernel");
+    for target in [AllocTarget::SM75, AllocTarget::NO_UNIFORM] {
+        let a = analyze_for(f, target);
+        let r = kernel_report(&m, f, &a);
+        assert_eq!(r.divergent_branches, n as u32);
+        // without a uniform file, the parameter's deaths on the taken edges of every branch
+        // but the outermost (which no region encloses) are deferred to the outermost join
+        if target == AllocTarget::NO_UNIFORM {
+            assert_eq!(a.release.deferred, n as u32 - 1);
+        }
+    }
+}

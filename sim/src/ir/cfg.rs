@@ -69,6 +69,10 @@ pub struct Cfg {
     /// constant time instead of a walk up the dominator tree, which is as deep as the
     /// function is long for a chain of branches.
     pub dom_pre: Vec<u32>,
+    /// The block reaches an exit (it is in the post-dominator tree; `ipdom` is `None` both for
+    /// blocks whose immediate post-dominator is the virtual exit and for those that never
+    /// exit).
+    pub reaches_exit: Vec<bool>,
     /// The largest pre-order index in each block's dominator subtree: `a` dominates `b` iff
     /// `dom_pre[a] <= dom_pre[b] <= dom_last[a]` (the ancestor test of a depth-first
     /// numbering; Tarjan, "Finding Dominators in Directed Graphs", 1974, uses the same
@@ -160,6 +164,12 @@ impl Cfg {
         let ipdom = (0..nb)
             .map(|b| ipd[b].filter(|&p| (p as usize) < nb))
             .collect();
+        let mut reaches_exit = vec![false; nb];
+        for &b in &rrpo {
+            if let Some(r) = reaches_exit.get_mut(b as usize) {
+                *r = true;
+            }
+        }
         let (dom_pre, dom_last) = dominator_intervals(nb, &idom);
         let (loops, loop_depth) = natural_loops(nb, &succs, &preds, &dom_pre, &dom_last, &rpo);
         Cfg {
@@ -174,6 +184,7 @@ impl Cfg {
             loop_depth,
             dom_pre,
             dom_last,
+            reaches_exit,
         }
     }
 
@@ -230,6 +241,152 @@ impl Cfg {
             s.stack.extend(self.succs[x as usize].iter().copied());
         }
         out.sort_unstable();
+    }
+    /// The union of the regions ([`Cfg::region`]) of the branches ending blocks `branches`:
+    /// `true` for every block in at least one. Listing the regions costs the sum of their
+    /// sizes, quadratic in the length of a chain of branches to one target or of nested
+    /// branches; this walk visits each block's successors once, so it is linear:
+    ///
+    /// * The regions of branches with the same immediate post-dominator `p` are together the
+    ///   blocks reachable from their successors without passing `p`: one walk per `p`.
+    /// * The walks run in order of decreasing post-dominator-tree depth of `p` (the virtual
+    ///   exit last), and a block is expanded only by the first walk that reaches it. When the
+    ///   walk for `p` reaches a block `y` that the walk for an earlier `q` expanded, what `y`
+    ///   reaches without `p` is what it reaches without `q` (already in the union) plus what
+    ///   `q` reaches without `p`; and when `y` reaches an exit, `q` is in the union: both `p`
+    ///   and `q` strictly post-dominate `y` (a block of a region that reaches an exit is
+    ///   strictly post-dominated by the region's `ipdom`), so they lie on one path of the
+    ///   post-dominator tree, `p` above `q`, and a simple path from `y` to an exit meets `q`
+    ///   before `p`. The walk for `p` therefore continues at `q`. A `y` that reaches no exit
+    ///   reaches no post-dominator either: nothing to add.
+    pub fn region_union(&self, branches: impl IntoIterator<Item = u32>) -> Vec<bool> {
+        let nb = self.blocks.len();
+        let mut out = vec![false; nb];
+        // post-dominator-tree depth of each block (the virtual exit is 0)
+        let mut depth = vec![0u32; nb];
+        for b in 0..nb {
+            if depth[b] != 0 || !self.reaches_exit[b] {
+                continue;
+            }
+            let mut chain = vec![b];
+            let mut x = b;
+            let base = loop {
+                match self.ipdom[x] {
+                    Some(p) if depth[p as usize] == 0 => {
+                        x = p as usize;
+                        chain.push(x);
+                    }
+                    Some(p) => break depth[p as usize],
+                    None => break 0,
+                }
+            };
+            for (i, &c) in chain.iter().rev().enumerate() {
+                depth[c] = base + 1 + i as u32;
+            }
+        }
+        // (depth of the stop, descending; stop; branch): deepest stops first, the virtual exit
+        // (`None`, depth 0) last
+        let mut by_stop: Vec<(std::cmp::Reverse<u32>, Option<u32>, u32)> = branches
+            .into_iter()
+            .filter(|&b| (b as usize) < nb)
+            .map(|b| {
+                let stop = self.ipdom[b as usize];
+                let d = stop.map_or(0, |p| depth[p as usize]);
+                (std::cmp::Reverse(d), stop, b)
+            })
+            .collect();
+        by_stop.sort_unstable();
+        // the stop of the walk that expanded each block
+        let mut first: Vec<Option<Option<u32>>> = vec![None; nb];
+        let mut seen = vec![usize::MAX; nb];
+        let mut stack = Vec::new();
+        for (g, group) in by_stop.chunk_by(|a, b| a.1 == b.1).enumerate() {
+            let stop = group[0].1;
+            for &(_, _, b) in group {
+                stack.extend(self.succs[b as usize].iter().copied());
+            }
+            while let Some(x) = stack.pop() {
+                let xi = x as usize;
+                if Some(x) == stop || seen[xi] == g {
+                    continue;
+                }
+                seen[xi] = g;
+                match first[xi] {
+                    None => {
+                        first[xi] = Some(stop);
+                        out[xi] = true;
+                        stack.extend(self.succs[xi].iter().copied());
+                    }
+                    Some(q) => {
+                        if let (true, Some(q)) = (self.reaches_exit[xi], q) {
+                            stack.push(q);
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// A topological index of each block's strongly connected component (Tarjan, "Depth-first
+    /// search and linear graph algorithms", 1972: components complete in reverse topological
+    /// order): if block `a` reaches block `b`, then `topo[a] <= topo[b]`, so a larger index
+    /// proves that `a` does not reach `b` in constant time.
+    pub fn scc_topo(&self) -> Vec<u32> {
+        let nb = self.blocks.len();
+        const NONE: u32 = u32::MAX;
+        let mut index = vec![NONE; nb];
+        let mut low = vec![0u32; nb];
+        let mut on_stack = vec![false; nb];
+        let mut comp = vec![NONE; nb];
+        let mut stack: Vec<u32> = Vec::new();
+        let mut next = 0u32;
+        let mut ncomp = 0u32;
+        for root in 0..nb as u32 {
+            if index[root as usize] != NONE {
+                continue;
+            }
+            let mut walk: Vec<(u32, usize)> = vec![(root, 0)];
+            index[root as usize] = next;
+            low[root as usize] = next;
+            next += 1;
+            stack.push(root);
+            on_stack[root as usize] = true;
+            while let Some(&mut (v, ref mut k)) = walk.last_mut() {
+                let vi = v as usize;
+                if let Some(&w) = self.succs[vi].get(*k) {
+                    *k += 1;
+                    let wi = w as usize;
+                    if index[wi] == NONE {
+                        index[wi] = next;
+                        low[wi] = next;
+                        next += 1;
+                        stack.push(w);
+                        on_stack[wi] = true;
+                        walk.push((w, 0));
+                    } else if on_stack[wi] {
+                        low[vi] = low[vi].min(index[wi]);
+                    }
+                    continue;
+                }
+                walk.pop();
+                if let Some(&(u, _)) = walk.last() {
+                    low[u as usize] = low[u as usize].min(low[vi]);
+                }
+                if low[vi] == index[vi] {
+                    while let Some(w) = stack.pop() {
+                        on_stack[w as usize] = false;
+                        comp[w as usize] = ncomp;
+                        if w == v {
+                            break;
+                        }
+                    }
+                    ncomp += 1;
+                }
+            }
+        }
+        // components complete sinks first: reverse the numbering
+        comp.iter().map(|&c| ncomp - 1 - c).collect()
     }
 }
 
@@ -316,6 +473,12 @@ fn dominators<'a>(
                 } else {
                     intersect(&idom, p, new)
                 };
+                // the root dominates everything: no other predecessor can change it (without
+                // this, a block that every branch of a long chain jumps to walks the chain
+                // once per predecessor)
+                if new == root as usize {
+                    break;
+                }
             }
             if new != UNDEF && idom[b] != new {
                 idom[b] = new;
@@ -656,6 +819,59 @@ mod tests {
                 })
                 .collect();
             assert_eq!(c.loops, want, "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn component_order_respects_reachability() {
+        for seed in 0..200 {
+            let c = Cfg::build(&random_instrs(seed, 30));
+            let topo = c.scc_topo();
+            let nb = c.blocks.len();
+            let reach: Vec<Vec<bool>> = (0..nb)
+                .map(|a| {
+                    let mut seen = vec![false; nb];
+                    let mut stack = c.succs[a].clone();
+                    while let Some(x) = stack.pop() {
+                        if !std::mem::replace(&mut seen[x as usize], true) {
+                            stack.extend(c.succs[x as usize].iter().copied());
+                        }
+                    }
+                    seen
+                })
+                .collect();
+            for a in 0..nb {
+                for b in 0..nb {
+                    if reach[a][b] {
+                        assert!(topo[a] <= topo[b], "seed {seed}: {a} -> {b}");
+                        // a cycle is one component
+                        assert_eq!(reach[b][a], topo[a] == topo[b], "seed {seed}: {a} <-> {b}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn region_union_equals_the_union_of_the_regions() {
+        for seed in 0..400 {
+            let c = Cfg::build(&random_instrs(seed, 40));
+            let nb = c.blocks.len() as u32;
+            // every block as a branch, and every other one
+            for step in [1, 2, 3] {
+                let bs: Vec<u32> = (0..nb).step_by(step).collect();
+                let mut want = vec![false; nb as usize];
+                for &b in &bs {
+                    for x in c.region(b) {
+                        want[x as usize] = true;
+                    }
+                }
+                assert_eq!(
+                    c.region_union(bs.iter().copied()),
+                    want,
+                    "seed {seed}, step {step}"
+                );
+            }
         }
     }
 }
