@@ -1,6 +1,7 @@
 //! regwatt-sim: PTX front-end, functional SIMT executor, cycle-level SM timing model.
 
 pub mod analysis;
+pub mod barrier;
 pub mod exec;
 pub mod footprint;
 pub mod ir;

@@ -357,3 +357,22 @@ fn resolved_toml_round_trips_with_explicit_defaults() {
         assert_eq!(a.dynamic_shared_bytes, b.dynamic_shared_bytes);
     }
 }
+
+#[test]
+fn spec_with_twenty_thousand_launches_loads_in_linear_time() {
+    // every launch's position is looked up (for its messages): a count of the newlines before
+    // each one made this quadratic (68 s for 20 000 launches); no timing is asserted
+    let n = 20_000;
+    let mut text = String::from(HEAD);
+    for _ in 0..n {
+        text += LAUNCH;
+    }
+    let spec = parse(&text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(spec.launches.len(), n);
+    // a bad value in the last launch is still placed on its own line
+    let bad = text + "[[launch]]\nkernel = \"k\"\ngrid = [1, 1, 1]\nblock = [0, 1, 1]\nargs = []\n";
+    let msg = err_of(&bad);
+    let line = 1 + 5 * n + 4;
+    assert!(msg.contains(&format!("t.toml:{line}:")), "{msg}");
+    assert!(msg.contains(&format!("launch[{n}].block")), "{msg}");
+}

@@ -274,3 +274,52 @@ pub fn shared_bytes(m: &Module, f: &Function) -> u32 {
     );
     u32::try_from(local_shared + u64::from(globals)).unwrap_or(u32::MAX)
 }
+
+/// Random kernels for tests that compare an analysis with a reference implementation: blocks
+/// of integer adds (some guarded), comparisons of thread-dependent and warp-uniform values,
+/// loads and stores, ended by falls, unconditional and conditional branches to any block
+/// (loops, irreducible flow, unreachable code) and (conditional) returns.
+#[cfg(test)]
+pub(crate) mod testgen {
+    /// The PTX text of random kernel `k` number `seed` with up to `max_blocks` blocks.
+    pub(crate) fn random_kernel(seed: u64, max_blocks: u64) -> String {
+        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x5DEE_CE66_D1CE_4E5B;
+        let mut next = move |n: u64| {
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            x.wrapping_mul(0x2545_F491_4F6C_DD1D) % n.max(1)
+        };
+        let nb = 1 + next(max_blocks);
+        let mut s = String::from(
+            ".version 7.0\n.target sm_75\n.address_size 64\n\
+             .visible .entry k(.param .u64 k_p, .param .u32 k_n)\n{\n\
+             .reg .pred %p<4>;\n.reg .b32 %r<8>;\n.reg .b64 %rd<3>;\n\
+             ld.param.u64 %rd0, [k_p];\nmov.u32 %r0, %tid.x;\nld.param.u32 %r6, [k_n];\n\
+             mov.u32 %r7, %ctaid.x;\n",
+        );
+        for i in 0..nb {
+            s += &format!("$B{i}:\n");
+            for _ in 0..next(5) {
+                let (a, b, c) = (next(8), next(8), next(6));
+                s += &match next(7) {
+                    0 | 1 => format!("add.s32 %r{c}, %r{a}, %r{b};\n"),
+                    2 => format!("setp.lt.s32 %p{}, %r{a}, %r{b};\n", next(4)),
+                    3 => format!("@%p{} add.s32 %r{c}, %r{a}, %r{b};\n", next(4)),
+                    4 => format!("st.global.u32 [%rd0+4], %r{a};\n"),
+                    5 => format!("ld.global.u32 %r{c}, [%rd0];\n"),
+                    _ => format!("mul.lo.s32 %r{c}, %r{a}, %r7;\n"),
+                };
+            }
+            s += &match next(11) {
+                0..=2 => String::new(),
+                3 | 4 => format!("bra.uni $B{};\n", next(nb)),
+                5..=8 => format!("@%p{} bra $B{};\n", next(4), next(nb)),
+                9 => "ret;\n".into(),
+                _ => format!("@!%p{} ret;\n", next(4)),
+            };
+        }
+        s += "ret;\n}\n";
+        s
+    }
+}

@@ -463,10 +463,38 @@ pub fn allocate_for(f: &Function, ud: &UseDef, live: &Liveness, target: AllocTar
     // block of the region or defined in it ([`uniform_candidates`])
     if ur_limit > 0 {
         let cand = |v: u32| ur_cand.get(v as usize).copied().unwrap_or(false);
-        for (b, guard, region) in super::uniform::branch_regions(f) {
+        // a region matters only if a candidate is defined in it: unless some block of the
+        // regions' union defines one, no region is walked (the regions of a chain of branches
+        // to one target have sizes that sum to the square of its length); otherwise one
+        // region at a time
+        let mut branches = super::uniform::guarded_branches(f);
+        branches.retain(|(_, g)| !strict.get(g.idx()).copied().unwrap_or(false));
+        let union = f.cfg.region_union(branches.iter().map(|&(b, _)| b as u32));
+        // and a branch that reaches none of those blocks has none in its region
+        let topo = f.cfg.scc_topo();
+        let last_def = f
+            .cfg
+            .blocks
+            .iter()
+            .enumerate()
+            .filter(|&(x, blk)| {
+                union[x]
+                    && blk
+                        .range()
+                        .any(|pc| ud.defs.get(pc).into_iter().flatten().any(|&v| cand(v)))
+            })
+            .map(|(x, _)| topo[x])
+            .max();
+        match last_def {
+            Some(t) => branches.retain(|&(b, _)| topo[b] <= t),
+            None => branches.clear(),
+        }
+        let (mut scratch, mut region) = (crate::ir::RegionScratch::default(), Vec::new());
+        for (b, guard) in branches {
             if strict.get(guard.idx()).copied().unwrap_or(false) {
                 continue;
             }
+            f.cfg.region_into(b as u32, &mut scratch, &mut region);
             let defined: Vec<u32> = region
                 .iter()
                 .filter_map(|&x| f.cfg.blocks.get(x as usize))

@@ -1060,10 +1060,13 @@ fn pressure(wt: &[u32], odd: &[bool], v: &[VInstr], order: &[usize], live_out: &
 /// [`UNROLL_MAX_BODY`] instructions besides its loads; 1 otherwise.
 fn unroll_factor(f: &Function, ud: &UseDef, b: usize) -> u32 {
     let cfg = &f.cfg;
+    // (one loop per header, ordered by header: a search, not a scan of every loop per block)
     let single = cfg
         .loops
-        .iter()
-        .any(|l| l.header as usize == b && l.blocks.len() == 1 && l.latches == [b as u32]);
+        .binary_search_by_key(&b, |l| l.header as usize)
+        .ok()
+        .and_then(|i| cfg.loops.get(i))
+        .is_some_and(|l| l.blocks.len() == 1 && l.latches == [b as u32]);
     let Some(blk) = cfg.blocks.get(b) else {
         return 1;
     };

@@ -51,19 +51,17 @@ fn uniform_regs_impl(f: &Function, single_def_free: bool) -> Vec<bool> {
         return uni;
     }
     let cfg = &f.cfg;
-    let nb = cfg.blocks.len();
-    let regions = branch_regions(f);
+    let branches = guarded_branches(f);
     loop {
         let mut changed = false;
-        // blocks controlled by a non-uniform branch
-        let mut divergent = vec![false; nb];
-        for (_, guard, region) in &regions {
-            if !uni[guard.idx()] {
-                for &x in region {
-                    divergent[x as usize] = true;
-                }
-            }
-        }
+        // blocks controlled by a non-uniform branch (the union of their regions, without
+        // listing each region: a chain of branches to one target makes those quadratic)
+        let divergent = cfg.region_union(
+            branches
+                .iter()
+                .filter(|(_, g)| !uni[g.idx()])
+                .map(|&(b, _)| b as u32),
+        );
         for (pc, ins) in f.instrs.iter().enumerate() {
             let mut defs = Vec::new();
             ins.for_each_write(|r| defs.push(r));
@@ -99,10 +97,8 @@ fn uniform_regs_impl(f: &Function, single_def_free: bool) -> Vec<bool> {
     uni
 }
 
-/// Every conditional branch of `f`: its block, its guard predicate and the blocks of its
-/// region (up to the branch block's immediate post-dominator, [`crate::ir::Cfg::region`]), the
-/// region that diverges when the guard differs between the warp's threads.
-pub(crate) fn branch_regions(f: &Function) -> Vec<(usize, Reg, Vec<u32>)> {
+/// Every conditional branch of `f`: its block and its guard predicate.
+pub(crate) fn guarded_branches(f: &Function) -> Vec<(usize, Reg)> {
     f.cfg
         .blocks
         .iter()
@@ -110,7 +106,28 @@ pub(crate) fn branch_regions(f: &Function) -> Vec<(usize, Reg, Vec<u32>)> {
         .filter_map(|(b, blk)| {
             let last = f.instrs.get(blk.last() as usize)?;
             let g = last.guard.filter(|_| last.is_branch())?;
-            Some((b, g.reg, f.cfg.region(b as u32)))
+            Some((b, g.reg))
+        })
+        .collect()
+}
+
+/// Every conditional branch of `f`: its block, its guard predicate and the blocks of its
+/// region (up to the branch block's immediate post-dominator, [`crate::ir::Cfg::region`]), the
+/// region that diverges when the guard differs between the warp's threads. (The tests'
+/// reference; the analyses avoid listing every region, [`crate::ir::Cfg::region_union`].)
+#[cfg(test)]
+pub(crate) fn branch_regions(f: &Function) -> Vec<(usize, Reg, Vec<u32>)> {
+    let mut scratch = crate::ir::RegionScratch::default();
+    f.cfg
+        .blocks
+        .iter()
+        .enumerate()
+        .filter_map(|(b, blk)| {
+            let last = f.instrs.get(blk.last() as usize)?;
+            let g = last.guard.filter(|_| last.is_branch())?;
+            let mut region = Vec::new();
+            f.cfg.region_into(b as u32, &mut scratch, &mut region);
+            Some((b, g.reg, region))
         })
         .collect()
 }
@@ -235,5 +252,100 @@ mod tests {
         let uni: Vec<&str> = (0..f.regs.len()).filter(|&i| u[i]).map(name).collect();
         // %r5 is defined inside the divergent region of `@%p0 bra` (%p0 depends on %tid)
         assert_eq!(uni, vec!["%r0", "%r1", "%r4", "%rd0", "%rd1"]);
+    }
+
+    /// [`uniform_regs_impl`] as it was written first: every branch's region listed, and the
+    /// divergent blocks their union (the definition the union walk must reproduce).
+    fn uniform_by_listed_regions(f: &Function, single_def_free: bool) -> Vec<bool> {
+        let nv = f.regs.len();
+        let mut ndefs = vec![0u32; nv];
+        for ins in &f.instrs {
+            ins.for_each_write(|r| ndefs[r.idx()] += 1);
+        }
+        let mut uni = vec![f.is_kernel; nv];
+        let regions = branch_regions(f);
+        loop {
+            let mut changed = false;
+            let mut divergent = vec![false; f.cfg.blocks.len()];
+            for (_, guard, region) in &regions {
+                if !uni[guard.idx()] {
+                    for &x in region {
+                        divergent[x as usize] = true;
+                    }
+                }
+            }
+            for (pc, ins) in f.instrs.iter().enumerate() {
+                let mut defs = Vec::new();
+                ins.for_each_write(|r| defs.push(r));
+                if defs.is_empty() || defs.iter().all(|d| !uni[d.idx()]) {
+                    continue;
+                }
+                let single = single_def_free && defs.iter().all(|d| ndefs[d.idx()] == 1);
+                let ok = ins.guard.is_none()
+                    && (single || !divergent[f.cfg.block_of[pc] as usize])
+                    && op_is_uniform_capable(ins)
+                    && ins.src.iter().all(|o| operand_uniform(o, &uni));
+                if !ok {
+                    for d in defs {
+                        changed |= std::mem::replace(&mut uni[d.idx()], false);
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        let mut written = vec![false; nv];
+        for ins in &f.instrs {
+            ins.for_each_write(|r| written[r.idx()] = true);
+        }
+        for (u, w) in uni.iter_mut().zip(written) {
+            *u &= w;
+        }
+        uni
+    }
+
+    #[test]
+    fn union_of_regions_gives_the_uniform_values_of_listed_regions() {
+        let mut uniform = 0;
+        for seed in 0..400 {
+            let src = crate::analysis::testgen::random_kernel(seed, 12);
+            let m = crate::ptx::parse("random.ptx", &src).unwrap_or_else(|e| panic!("{e}\n{src}"));
+            let f = m.function("k").unwrap();
+            for single in [false, true] {
+                let want = uniform_by_listed_regions(f, single);
+                assert_eq!(uniform_regs_impl(f, single), want, "seed {seed}\n{src}");
+                uniform += want.iter().filter(|&&u| u).count();
+            }
+        }
+        // the kernels have uniform values to lose
+        assert!(uniform > 400, "{uniform}");
+    }
+
+    #[test]
+    fn a_chain_of_early_exits_is_divergent_after_its_first_branch() {
+        // `if (tid == i) goto end; r += ctaid` 3000 times: every branch's region is every
+        // later block (the regions' sizes sum to 4.5 M); their union is walked once
+        let mut body = String::new();
+        for i in 0..3000 {
+            body += &format!(
+                "setp.eq.u32 %p1, %r2, {i};\n@%p1 bra END;\nmov.u32 %r5, %ctaid.x;\n\
+                 add.u32 %r3, %r3, %r5;\n"
+            );
+        }
+        let src = format!(
+            ".version 7.0\n.target sm_75\n.address_size 64\n.entry k(.param .u64 p)\n{{\n\
+             .reg .pred %p<2>;\n.reg .b32 %r<6>;\n.reg .b64 %rd<3>;\nmov.u32 %r2, %tid.x;\n\
+             mov.u32 %r3, 0;\n{body}END:\nld.param.u64 %rd1, [p];\nst.global.u32 [%rd1], %r3;\n\
+             ret;\n}}\n"
+        );
+        let m = parse_unscheduled("t.ptx", &src).unwrap();
+        let f = m.function("k").unwrap();
+        let u = uniform_regs(f);
+        let name = |i: usize| f.regs[i].name.as_str();
+        let uni: Vec<&str> = (0..f.regs.len()).filter(|&i| u[i]).map(name).collect();
+        // %r5 (ctaid) is redefined in the divergent blocks: not uniform; the parameter is
+        assert_eq!(uni, vec!["%rd1"]);
+        assert_eq!(u, uniform_by_listed_regions(f, false));
     }
 }

@@ -11,6 +11,7 @@ use super::error::{ExecError, ThreadId};
 use super::lower::{ExecInstr, FastOp, OpClass, RegList, XBase, XOp, NO_RECONV};
 use super::program::{Kernel, LaunchConfig};
 use super::regs::{ArchReg, RegisterAccess, WarpId};
+use crate::barrier::{Arrival, CtaBarriers, BARRIERS};
 use crate::ir::{AtomOp, BoolOp, Cmp, Dim, Mode, Mods, Opcode, Sreg, Ty};
 use crate::mem::{
     self, ConstSpace, GlobalMemory, LocalMemory, MemError, MemSpace, ParamSpace, SharedMemory,
@@ -37,6 +38,8 @@ pub struct WarpState {
     pub cc: u32,
     /// Waiting at a CTA barrier.
     pub at_barrier: bool,
+    /// PTX line of the barrier instruction the warp waits at (for deadlock messages).
+    pub barrier_line: u32,
     /// Lanes that exist (threads of the CTA in this warp).
     pub valid: u32,
     /// Warp instructions executed (also `%clock`).
@@ -111,7 +114,7 @@ pub enum BarrierEvent {
     None,
     /// The warp arrived and waits.
     Arrived,
-    /// The warp's arrival (or exit) completed the barrier: every waiting warp is released.
+    /// The warp's arrival (or exit) completed a barrier: its waiting warps are released.
     Released,
 }
 
@@ -140,6 +143,9 @@ pub struct StepInfo {
     /// reconvergence PC).
     pub reconverged: bool,
     pub barrier: BarrierEvent,
+    /// The warp's arrival at a barrier (`bar.sync`, `bar.arrive`, the first issue of
+    /// `bar.red`), with the barrier's number and expected warps.
+    pub arrival: Option<Arrival>,
     /// Lanes that exited at this instruction.
     pub exited_lanes: u32,
     /// The warp has finished (every lane exited).
@@ -167,6 +173,8 @@ pub struct TimedStep {
     /// Memory access of a ld/st/atom/red (lane addresses in the caller's buffer).
     pub mem: Option<MemMeta>,
     pub barrier: BarrierEvent,
+    /// The warp's arrival at a barrier ([`StepInfo::arrival`]).
+    pub arrival: Option<Arrival>,
     /// The warp has finished (every lane exited).
     pub warp_done: bool,
 }
@@ -181,6 +189,7 @@ struct Outcome {
     diverged: bool,
     reconverged: bool,
     barrier: BarrierEvent,
+    arrival: Option<Arrival>,
     exited_lanes: u32,
     warp_done: bool,
     /// The step read no register (second issue of `bar.red`).
@@ -247,8 +256,10 @@ pub struct CtaExec<'a> {
     shared: SharedMemory,
     local: Vec<LocalMemory>,
     gridid: u64,
-    /// Reduction of the `bar.red` currently collecting arrivals.
-    red_acc: BarRedAcc,
+    /// Reduction of the `bar.red` collecting arrivals at each barrier.
+    red_acc: [BarRedAcc; BARRIERS],
+    /// Which warps wait at which of the CTA's 16 barriers.
+    barriers: CtaBarriers,
     /// Operand buffers of the whole-warp kernels for [`CtaExec::step_into`] (taken for a step,
     /// then put back).
     scratch: Option<Box<Scratch>>,
@@ -305,7 +316,8 @@ impl<'a> CtaExec<'a> {
             shared,
             local,
             gridid,
-            red_acc: BarRedAcc::default(),
+            red_acc: [BarRedAcc::default(); BARRIERS],
+            barriers: CtaBarriers::new(nw),
             scratch: Some(Scratch::new()),
             uniform: vec![std::cell::Cell::new(0); nw * kernel.uregs as usize],
         }
@@ -410,6 +422,7 @@ impl<'a> CtaExec<'a> {
         ThreadId {
             ctaid: self.ctaid,
             tid: [lin % bx, (lin / bx) % by, lin / (bx * by)],
+            warp: w as u32,
         }
     }
 
@@ -940,6 +953,7 @@ impl<'a> CtaExec<'a> {
             diverged: false,
             reconverged: false,
             barrier: BarrierEvent::None,
+            arrival: None,
             exited_lanes: 0,
             warp_done: false,
         });
@@ -980,6 +994,7 @@ impl<'a> CtaExec<'a> {
         info.diverged = o.diverged;
         info.reconverged = o.reconverged;
         info.barrier = o.barrier;
+        info.arrival = o.arrival;
         info.exited_lanes = o.exited_lanes;
         info.warp_done = o.warp_done;
         Ok(())
@@ -1006,16 +1021,223 @@ impl<'a> CtaExec<'a> {
             active_mask: o.active,
             mem: o.mem,
             barrier: o.barrier,
+            arrival: o.arrival,
             warp_done: o.warp_done,
         })
     }
 
     /// The step of [`CtaExec::step_into`] and [`CtaExec::step_timed`]: executes the next
     /// instruction of warp `w`, recording its outcome in `out` and the lane addresses of a
-    /// memory instruction in `abuf`. Returns the instruction's PC.
+    /// memory instruction in `abuf`. Returns the instruction's PC. A step after which every
+    /// live warp of the CTA waits at a barrier that cannot complete (its arrival, or its
+    /// exit) fails with [`ExecError::Deadlock`]: a GPU would hang there.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn step_impl<R: RegisterAccess, B: AddrBuf>(
+        &mut self,
+        w: usize,
+        regs: &mut R,
+        global: &mut GlobalMemory,
+        abuf: &mut B,
+        sc: &mut Scratch,
+        out: &mut Outcome,
+    ) -> Result<u32, ExecError> {
+        let pc = self.step_body(w, regs, global, abuf, sc, out)?;
+        if (out.barrier == BarrierEvent::Arrived || out.warp_done) && self.barriers.deadlocked() {
+            return Err(self.deadlock_error(w, pc, out.warp_done));
+        }
+        Ok(pc)
+    }
+
+    /// The deadlock error after warp `w`'s step at `pc` (its arrival at a barrier, or its exit
+    /// when `exited`): names the instruction, the CTA, the warp and what each barrier waits
+    /// for.
+    #[cold]
+    fn deadlock_error(&self, w: usize, pc: u32, exited: bool) -> ExecError {
+        let ins = self.kernel.instrs.get(pc as usize);
+        let line = ins.map_or(0, |i| i.line);
+        let what = if exited {
+            format!("warp {w} exited, and every other live warp waits at a barrier")
+        } else {
+            "every live warp waits at a barrier".to_string()
+        };
+        ExecError::Deadlock {
+            file: self.kernel.file.clone(),
+            line,
+            kernel: self.kernel.name.clone(),
+            ctaid: self.ctaid,
+            warp: w as u32,
+            message: format!(
+                "{what} that cannot complete: {}",
+                self.barriers
+                    .describe(|x| self.warps.get(x).map_or(0, |ws| ws.barrier_line))
+            ),
+        }
+    }
+
+    /// The error of a CTA in which no warp can issue although some have not exited (every
+    /// waiting warp's arrival was checked for a deadlock, so this is a safety net).
+    #[cold]
+    pub fn stall_error(&self) -> ExecError {
+        let w = (0..self.warps.len())
+            .find(|&x| self.warps[x].at_barrier)
+            .unwrap_or(0);
+        ExecError::Deadlock {
+            file: self.kernel.file.clone(),
+            line: self.warps.get(w).map_or(0, |ws| ws.barrier_line),
+            kernel: self.kernel.name.clone(),
+            ctaid: self.ctaid,
+            warp: w as u32,
+            message: format!(
+                "no warp can issue: {}",
+                self.barriers
+                    .describe(|x| self.warps.get(x).map_or(0, |ws| ws.barrier_line))
+            ),
+        }
+    }
+
+    /// Records warp `w`'s arrival `a` at a barrier (`out.arrival`), releasing the barrier's
+    /// warps if it completes (`out.barrier = Released`); a waiting arrival parks the warp
+    /// (`out.barrier = Arrived`).
+    fn arrive(&mut self, w: usize, a: Arrival, line: u32, out: &mut Outcome) {
+        out.arrival = Some(a);
+        if a.wait {
+            let ws = &mut self.warps[w];
+            ws.at_barrier = true;
+            ws.barrier_line = line;
+            out.barrier = BarrierEvent::Arrived;
+        }
+        if let Some(m) = self.barriers.arrive(w, a) {
+            self.release(usize::from(a.id), m);
+            out.barrier = BarrierEvent::Released;
+        }
+    }
+
+    /// Releases the warps `m` waiting at barrier `id`, handing a `bar.red`'s waiters its
+    /// reduction.
+    fn release(&mut self, id: usize, m: u64) {
+        let acc = self
+            .red_acc
+            .get_mut(id)
+            .map(std::mem::take)
+            .unwrap_or_default();
+        for (x, ws) in self.warps.iter_mut().enumerate() {
+            if x < 64 && m & (1u64 << x) != 0 {
+                ws.at_barrier = false;
+                if std::mem::take(&mut ws.red_waiting) {
+                    ws.red_result = Some(acc);
+                }
+            }
+        }
+    }
+
+    /// The barrier arrival of `bar` instruction `ins` for warp `w` (lanes `exec`): the barrier
+    /// number `a` and, when `counted`, the thread count `b` (PTX ISA §9.7.13.1). Both must be
+    /// the same in every executing thread; `a` must be in 0..15 ("sixteen barriers numbered
+    /// 0..15"); `b` a non-zero multiple of the warp size ("must be a multiple of the warp
+    /// size") no larger than the CTA's warps can supply (a barrier waiting for more threads
+    /// than the CTA has never completes). Immediates are checked by the PTX checker already;
+    /// register operands only here, at run time.
+    #[allow(clippy::too_many_arguments)]
+    fn bar_arrival<R: RegisterAccess>(
+        &self,
+        regs: &mut R,
+        w: usize,
+        pc: u32,
+        ins: &ExecInstr,
+        exec: u32,
+        counted: bool,
+        wait: bool,
+    ) -> Result<Arrival, ExecError> {
+        let lane0 = exec.trailing_zeros();
+        let mut uniform = |o: &XOp, what: &str| -> Result<u64, ExecError> {
+            let v = match o {
+                XOp::Imm(v) => return Ok(*v),
+                o => self
+                    .fetch(regs, w, o)
+                    .map_err(|m| self.rt_err(w, lane0, pc, ins, m))?,
+            };
+            let first = v[lane0 as usize] & 0xffff_ffff;
+            let mut m = exec;
+            while m != 0 {
+                let l = m.trailing_zeros();
+                m &= m - 1;
+                let x = v[l as usize] & 0xffff_ffff;
+                if x != first {
+                    return Err(self.rt_err(
+                        w,
+                        l,
+                        pc,
+                        ins,
+                        format!(
+                            "the barrier's {what} differs between the warp's threads                              ({first} in lane {lane0}, {x} in lane {l}; PTX ISA §9.7.13.1)"
+                        ),
+                    ));
+                }
+            }
+            Ok(first)
+        };
+        let Some(a) = ins.src.first() else {
+            return Err(self.unsupported(ins, "bar without a barrier number".into()));
+        };
+        let id = uniform(a, "number")?;
+        if id >= BARRIERS as u64 {
+            return Err(self.rt_err(
+                w,
+                lane0,
+                pc,
+                ins,
+                format!(
+                    "barrier number {id} out of range 0..15 (PTX ISA §9.7.13.1: sixteen \
+                     barriers per CTA)"
+                ),
+            ));
+        }
+        let mut warps = 0u8;
+        if counted {
+            let Some(b) = ins.src.get(1) else {
+                return Err(self.unsupported(ins, "bar without a thread count".into()));
+            };
+            let b = uniform(b, "thread count")?;
+            let nw = self.warps.len() as u64;
+            let threads = self.launch.threads_per_cta();
+            let why = if b == 0 {
+                Some("a thread count of 0: no thread could take part".to_string())
+            } else if b % 32 != 0 {
+                Some(format!(
+                    "thread count {b} is not a multiple of the warp size (32)"
+                ))
+            } else if b > nw * 32 {
+                Some(format!(
+                    "thread count {b} exceeds the CTA's {threads} threads ({nw} warp{} of 32): \
+                     the barrier can never complete",
+                    if nw == 1 { "" } else { "s" }
+                ))
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                return Err(self.rt_err(
+                    w,
+                    lane0,
+                    pc,
+                    ins,
+                    format!("barrier {id}: {why} (PTX ISA §9.7.13.1)"),
+                ));
+            }
+            warps = u8::try_from(b / 32).unwrap_or(u8::MAX);
+        }
+        Ok(Arrival {
+            id: id as u8,
+            warps,
+            wait,
+        })
+    }
+
+    /// [`Self::step_impl`] without the deadlock check.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn step_body<R: RegisterAccess, B: AddrBuf>(
         &mut self,
         w: usize,
         regs: &mut R,
@@ -1113,22 +1335,25 @@ impl<'a> CtaExec<'a> {
                     return Err(self.lane_err(w, pc, ins, exec, format!("{:?} executed", ins.op)));
                 }
             }
-            // §9.7.12.1 bar.sync / barrier.sync (all warps of the CTA); bar.arrive does not wait
+            // §9.7.13.1 bar.sync / barrier.sync a{, b} waits at barrier a (for every warp of
+            // the CTA, or b threads); bar.arrive a, b counts towards it without waiting
             Opcode::Bar => match ins.mode {
                 Mode::BarSync | Mode::None if exec != 0 => {
-                    self.warps[w].at_barrier = true;
-                    out.barrier = BarrierEvent::Arrived;
+                    let counted = ins.src.len() >= 2;
+                    let a = self.bar_arrival(regs, w, pc, ins, exec, counted, true)?;
                     if let Some(e) = self.warps[w].stack.last_mut() {
                         e.pc = next_pc;
                     }
-                    if self.try_release() {
-                        out.barrier = BarrierEvent::Released;
-                    }
+                    self.arrive(w, a, ins.line, out);
                     self.normalize(w, out);
                     return Ok(pc);
                 }
+                Mode::BarArrive if exec != 0 => {
+                    let a = self.bar_arrival(regs, w, pc, ins, exec, true, false)?;
+                    self.arrive(w, a, ins.line, out);
+                }
                 Mode::BarArrive | Mode::BarSync | Mode::None => {}
-                // §9.7.12.1 barrier.red.{popc.u32,and.pred,or.pred} d, a{, b}, {!}c: the
+                // §9.7.13.1 barrier.red.{popc.u32,and.pred,or.pred} d, a{, b}, {!}c: the
                 // barrier of bar.sync plus a reduction of `c` over the CTA's threads. Issued in
                 // two steps, as the SASS does (BAR.RED, then B2R.RESULT reading the barrier's
                 // result): the first step contributes and waits; after the release the second
@@ -1151,22 +1376,21 @@ impl<'a> CtaExec<'a> {
                         let c = ins.src.last().ok_or_else(|| {
                             self.unsupported(ins, "bar.red without a predicate".into())
                         })?;
+                        let counted = ins.src.len() >= 3;
+                        let a = self.bar_arrival(regs, w, pc, ins, exec, counted, true)?;
                         let mut vals = [0u64; 32];
                         self.fetch_into(regs, w, c, &mut vals)
                             .map_err(|m| self.lane_err(w, pc, ins, exec, m))?;
                         let bits = (0..32).fold(0u32, |b, l| b | (((vals[l] & 1) as u32) << l));
                         let t = bits & exec;
-                        self.red_acc.count += t.count_ones();
-                        self.red_acc.all &= t == exec;
-                        self.red_acc.any |= t != 0;
-                        let ws = &mut self.warps[w];
-                        ws.red_waiting = true;
-                        ws.at_barrier = true;
-                        out.barrier = BarrierEvent::Arrived;
-                        // the pc stays here: the warp issues the instruction again for the result
-                        if self.try_release() {
-                            out.barrier = BarrierEvent::Released;
+                        if let Some(acc) = self.red_acc.get_mut(usize::from(a.id)) {
+                            acc.count += t.count_ones();
+                            acc.all &= t == exec;
+                            acc.any |= t != 0;
                         }
+                        self.warps[w].red_waiting = true;
+                        // the pc stays here: the warp issues the instruction again for the result
+                        self.arrive(w, a, ins.line, out);
                         self.normalize(w, out);
                         return Ok(pc);
                     }
@@ -1230,7 +1454,8 @@ impl<'a> CtaExec<'a> {
         self.normalize(w, out);
     }
 
-    /// Pops finished and reconverged entries; releases the barrier if this warp finished.
+    /// Pops finished and reconverged entries; a warp that finished no longer counts towards
+    /// the barriers that wait for every live warp, which may complete them.
     fn normalize(&mut self, w: usize, info: &mut Outcome) {
         let ws = &mut self.warps[w];
         while let Some(e) = ws.stack.last() {
@@ -1246,27 +1471,10 @@ impl<'a> CtaExec<'a> {
         if ws.stack.is_empty() {
             info.warp_done = true;
             ws.at_barrier = false;
-            if self.try_release() {
+            for (id, m) in self.barriers.exit(w) {
+                self.release(usize::from(id), m);
                 info.barrier = BarrierEvent::Released;
             }
-        }
-    }
-
-    /// Releases the CTA barrier when every live warp waits at it.
-    fn try_release(&mut self) -> bool {
-        let any_waiting = self.warps.iter().any(|w| w.at_barrier);
-        let all = self.warps.iter().all(|w| w.done() || w.at_barrier);
-        if any_waiting && all {
-            let acc = std::mem::take(&mut self.red_acc);
-            for w in &mut self.warps {
-                w.at_barrier = false;
-                if std::mem::take(&mut w.red_waiting) {
-                    w.red_result = Some(acc);
-                }
-            }
-            true
-        } else {
-            false
         }
     }
 
@@ -1701,6 +1909,31 @@ impl<'a> CtaExec<'a> {
             return Ok(meta);
         }
         let memerr = |s: &Self, l: u32, a: u64, e: MemError| s.mem_err(w, l, pc, ins, a, e);
+        // a vector is accessed as a whole and must be aligned to its whole size, not only to
+        // its elements' (PTX ISA §9.7.9.8 ld, §9.7.9.10 st: the address must be naturally
+        // aligned to a multiple of the access size; a GPU raises a misaligned-address error),
+        // in every state space; the first misaligned lane is reported
+        if elems.len() > 1 {
+            let vsize = (esize * elems.len()) as u64;
+            let mut m = exec;
+            while m != 0 {
+                let l = m.trailing_zeros();
+                m &= m - 1;
+                let a = addrs[l as usize];
+                if !a.is_multiple_of(vsize) {
+                    let (sp, at) = match space {
+                        Some(sp) => (sp, a),
+                        None => mem::classify_generic(a),
+                    };
+                    let e = MemError::Misaligned {
+                        space: sp,
+                        addr: at,
+                        size: vsize as usize,
+                    };
+                    return Err(memerr(self, l, a, e));
+                }
+            }
+        }
         let bits = ins.ty.bits();
         if store {
             let mut vals = Vec::with_capacity(elems.len());

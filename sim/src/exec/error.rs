@@ -8,13 +8,19 @@ use crate::mem::MemError;
 pub struct ThreadId {
     pub ctaid: [u32; 3],
     pub tid: [u32; 3],
+    /// The thread's warp within its CTA.
+    pub warp: u32,
 }
 
 impl std::fmt::Display for ThreadId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let [a, b, c] = self.ctaid;
         let [x, y, z] = self.tid;
-        write!(f, "ctaid ({a}, {b}, {c}) tid ({x}, {y}, {z})")
+        write!(
+            f,
+            "ctaid ({a}, {b}, {c}) tid ({x}, {y}, {z}) warp {}",
+            self.warp
+        )
     }
 }
 
@@ -66,11 +72,21 @@ pub enum ExecError {
     /// The run exceeded its instruction budget (an infinite loop, most likely).
     #[error("kernel {kernel}: exceeded the limit of {limit} warp instructions")]
     InstructionLimit { kernel: String, limit: u64 },
-    /// Every live warp of a CTA waits and none can proceed.
-    #[error("kernel {kernel}: CTA {ctaid:?} deadlocked ({message})")]
+    /// Every live warp of a CTA waits at a barrier and none can complete (a GPU hangs). `line`
+    /// and `warp` are those of the step that left the CTA so: the last arrival, or an exit.
+    #[error(
+        "{file}:{line}: kernel {kernel}, ctaid ({}, {}, {}), warp {warp}: barrier deadlock: \
+         {message}",
+        ctaid[0],
+        ctaid[1],
+        ctaid[2]
+    )]
     Deadlock {
+        file: String,
+        line: u32,
         kernel: String,
         ctaid: [u32; 3],
+        warp: u32,
         message: String,
     },
 }

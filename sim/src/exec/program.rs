@@ -8,7 +8,7 @@ use super::error::ExecError;
 use super::lower::{lower_function, ExecInstr, SymbolMap};
 use super::regs::{FlatRegisterFile, RegisterAccess};
 use crate::analysis::{self, AllocTarget};
-use crate::ir::{CallTarget, Function, Instr, Module, Opcode, Space, Ty};
+use crate::ir::{CallTarget, Function, Instr, Module, Opcode, Space, Tuning, Ty};
 use crate::launch::{HostData, LaunchSpec, ParamDesc};
 use crate::mem::{self, ConstSpace, GlobalMemory, ParamSpace};
 
@@ -47,9 +47,45 @@ pub struct Kernel {
     pub local_bytes: usize,
     /// Kernel parameters: `(name, type, size, align)`.
     pub params: Vec<(String, Ty, u32, u32)>,
+    /// The kernel's performance-tuning directives (`.maxntid`, `.reqntid`, ...), which bound
+    /// the blocks it may be launched with ([`Kernel::check_block`]).
+    pub tuning: Tuning,
 }
 
 impl Kernel {
+    /// Refuses a block the kernel's directives exclude (PTX ISA §11.4, performance-tuning
+    /// directives): more threads than `.maxntid` allows (§11.4.2: the maximum number of
+    /// threads of a CTA, the product of the extents given), or other extents than `.reqntid`
+    /// declares (§11.4.3: the CTA's extents; ptxas may compile `%ntid` to those constants).
+    /// The ISA makes exceeding these limits a launch failure or runtime error; the message
+    /// names the directive's line.
+    pub fn check_block(&self, block: [u32; 3]) -> Result<(), ExecError> {
+        let threads: u64 = block.iter().map(|&d| u64::from(d)).product();
+        let [x, y, z] = block;
+        if let Some(m) = self.tuning.maxntid {
+            let max: u64 = m.iter().map(|&d| u64::from(d)).product();
+            if threads > max {
+                return Err(ExecError::Setup(format!(
+                    "{}:{}: kernel {}: block ({x}, {y}, {z}) has {threads} threads, more than \
+                     the {max} its `.maxntid {}, {}, {}` allows (PTX ISA §11.4.2): the launch \
+                     would fail on a GPU",
+                    self.file, self.tuning.maxntid_line, self.name, m[0], m[1], m[2]
+                )));
+            }
+        }
+        if let Some(r) = self.tuning.reqntid {
+            if r != block {
+                return Err(ExecError::Setup(format!(
+                    "{}:{}: kernel {}: block ({x}, {y}, {z}) differs from its `.reqntid {}, {}, \
+                     {}` (PTX ISA §11.4.3: the block must have exactly these extents): the \
+                     launch would fail on a GPU",
+                    self.file, self.tuning.reqntid_line, self.name, r[0], r[1], r[2]
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// Shared bytes of one CTA with `dynamic` bytes of dynamic shared memory.
     pub fn shared_bytes(&self, dynamic: u32) -> usize {
         (self.dynamic_offset as usize).max(self.static_shared) + dynamic as usize
@@ -287,6 +323,7 @@ fn lower_kernel(
             .iter()
             .map(|p| (p.name.clone(), p.ty, p.size, p.align))
             .collect(),
+        tuning: f.tuning.clone(),
     })
 }
 
@@ -450,6 +487,7 @@ pub fn run_launch_watched<R: RegisterAccess>(
             kernel.name
         )));
     }
+    kernel.check_block(launch.block)?;
     let mut st = LaunchStats {
         kernel: kernel.name.clone(),
         grid: launch.grid,
@@ -495,11 +533,7 @@ pub fn run_launch_watched<R: RegisterAccess>(
                 });
             }
             if !progressed && !cta.done() {
-                return Err(ExecError::Deadlock {
-                    kernel: kernel.name.clone(),
-                    ctaid,
-                    message: "no warp can issue".into(),
-                });
+                return Err(cta.stall_error());
             }
         }
     }

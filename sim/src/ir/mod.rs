@@ -10,7 +10,7 @@ pub mod inline;
 pub mod instr;
 pub mod types;
 
-pub use cfg::{Block, Cfg, Loop};
+pub use cfg::{Block, Cfg, Loop, RegionScratch};
 pub use instr::{
     Addr, AddrBase, CallInfo, CallTarget, Guard, Instr, Mods, Opcode, Operand, Reg, Sym,
 };
@@ -129,6 +129,10 @@ pub struct Tuning {
     pub reqntid: Option<[u32; 3]>,
     pub minnctapersm: Option<u32>,
     pub maxnreg: Option<u32>,
+    /// Source line of the `.maxntid` directive (0 without one), for messages.
+    pub maxntid_line: u32,
+    /// Source line of the `.reqntid` directive (0 without one), for messages.
+    pub reqntid_line: u32,
 }
 
 /// One `.entry` or `.func`.

@@ -202,15 +202,34 @@ struct RawLaunch {
 struct Ctx<'a> {
     file: &'a str,
     text: &'a str,
+    /// Byte offset of the start of each line of `text` (the first is 0), so that
+    /// [`Ctx::loc`] is a binary search instead of a count of the newlines before the offset
+    /// (which made a spec with thousands of launches quadratic to load).
+    line_starts: Vec<usize>,
 }
 
-impl Ctx<'_> {
+impl<'a> Ctx<'a> {
+    fn new(file: &'a str, text: &'a str) -> Self {
+        let line_starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        Ctx {
+            file,
+            text,
+            line_starts,
+        }
+    }
+
     fn loc(&self, span: &Range<usize>) -> Location {
         let start = span.start.min(self.text.len());
-        let before = self.text.get(..start).unwrap_or("");
-        let line = before.matches('\n').count() + 1;
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        let col = before.get(line_start..).map_or(0, |s| s.chars().count()) + 1;
+        // the last line starting at or before `start` (line_starts[0] = 0 <= start)
+        let line = self.line_starts.partition_point(|&s| s <= start).max(1);
+        let line_start = self.line_starts.get(line - 1).copied().unwrap_or(0);
+        let col = self
+            .text
+            .get(line_start..start)
+            .map_or(0, |s| s.chars().count())
+            + 1;
         Location { line, col }
     }
 
@@ -388,7 +407,7 @@ impl LaunchSpec {
 
     /// Parses spec text named `file` (for messages), reading referenced files through `files`.
     pub fn parse(file: &str, text: &str, files: &dyn SpecFiles) -> Result<LaunchSpec, SpecError> {
-        let ctx = Ctx { file, text };
+        let ctx = Ctx::new(file, text);
         let raw: RawSpec = toml::from_str(text).map_err(|e| {
             let message = regwatt_inputs::excerpt_n(e.message().trim(), 320);
             // a key missing from the top level: its "span" is empty at offset 0 (or the whole
@@ -1121,6 +1140,19 @@ fn struct_value(fields: &[crate::launch::StructField]) -> toml::Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn locations_from_the_line_index_match_a_count_of_newlines() {
+        let text = "a = 1\n\n# é ü\nkey = \"ß\" # x\n\nlast";
+        let ctx = Ctx::new("t.toml", text);
+        for (start, _) in text.char_indices().chain([(text.len(), ' ')]) {
+            let before = &text[..start];
+            let line = before.matches('\n').count() + 1;
+            let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+            let col = before[line_start..].chars().count() + 1;
+            assert_eq!(ctx.loc(&(start..start)), Location { line, col }, "{start}");
+        }
+    }
 
     /// issue 4: u64 values above i64::MAX are written as strings (decimal or hex).
     #[test]

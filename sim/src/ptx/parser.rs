@@ -669,8 +669,14 @@ impl<'a> Parser<'a> {
                     let w = w.clone();
                     self.i += 1;
                     match w.as_str() {
-                        ".maxntid" => tuning.maxntid = Some(self.dim3()?),
-                        ".reqntid" => tuning.reqntid = Some(self.dim3()?),
+                        ".maxntid" => {
+                            tuning.maxntid_line = self.toks[k].loc.line;
+                            tuning.maxntid = Some(self.dim3()?)
+                        }
+                        ".reqntid" => {
+                            tuning.reqntid_line = self.toks[k].loc.line;
+                            tuning.reqntid = Some(self.dim3()?)
+                        }
                         ".minnctapersm" => {
                             tuning.minnctapersm = Some(self.expect_u32(".minnctapersm")?)
                         }
@@ -1622,6 +1628,8 @@ mod tests {
         );
         assert_eq!(f.param_bytes, 28);
         assert_eq!(f.tuning.maxntid, Some([128, 1, 1]));
+        // the directive's line, for the launch-bounds message
+        assert_eq!((f.tuning.maxntid_line, f.tuning.reqntid_line), (9, 0));
         assert_eq!(f.regs.len(), 3 + 3 + 10 + 5 + 6 + 2);
         assert_eq!(f.regs[3].name, "%rs0");
     }

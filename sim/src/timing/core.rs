@@ -50,6 +50,7 @@ use super::rf::{
     MERGE_READ,
 };
 use crate::analysis::{Analysis, ArchReg};
+use crate::barrier::{Arrival, CtaBarriers};
 
 /// Why a timed run failed.
 #[derive(Debug, thiserror::Error)]
@@ -560,7 +561,11 @@ struct CtaState {
     id: u32,
     warps: Vec<u16>,
     live: u32,
-    at_barrier: u32,
+    /// Which warps (by index in `warps`) wait at which barrier: the rules of the functional
+    /// executor ([`crate::barrier`]), fed with arrivals when an instruction executes and exits
+    /// when a warp retires (so a barrier for every warp completes here no earlier than in
+    /// the executor, which counts an exit when the last lane exits).
+    barriers: CtaBarriers,
     regs: u32,
     shared: u32,
     threads: u32,
@@ -1442,7 +1447,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             id: cta,
             warps: slots,
             live: wpc,
-            at_barrier: 0,
+            barriers: CtaBarriers::new(wpc as usize),
             regs,
             shared: sh.shared_per_cta,
             threads,
@@ -1871,23 +1876,30 @@ impl<D: RegisterFileDesign> Sm<D> {
                 model.finish_cta(c.id);
             }
         } else {
-            self.check_barrier(cslot);
+            // the warp no longer counts towards the barriers that wait for every live warp
+            let local = c
+                .warps
+                .iter()
+                .position(|&s| s == slot)
+                .unwrap_or(usize::MAX);
+            for (_, m) in c.barriers.exit(local) {
+                self.release_barrier(cslot, m);
+            }
         }
     }
 
-    /// Releases a CTA barrier once every live warp arrived.
+    /// Releases the warps `m` (bit `i`: the CTA's warp `i`) of a completed barrier.
     #[cold]
     #[inline(never)]
-    fn check_barrier(&mut self, cslot: usize) {
-        let Some(c) = self.ctas[cslot].as_mut() else {
+    fn release_barrier(&mut self, cslot: usize, m: u64) {
+        let Some(c) = self.ctas[cslot].as_ref() else {
             return;
         };
-        if c.at_barrier == 0 || c.at_barrier < c.live {
-            return;
-        }
-        c.at_barrier = 0;
         let slots = c.warps.clone();
-        for s in slots {
+        for (i, s) in slots.into_iter().enumerate() {
+            if i >= 64 || m & (1u64 << i) == 0 {
+                continue;
+            }
             if let Some(w) = self.warps[usize::from(s)].as_mut() {
                 w.at_barrier = false;
                 let sc = usize::from(w.sub_core);
@@ -2414,7 +2426,7 @@ impl<D: RegisterFileDesign> Sm<D> {
         }
         // warp state
         let next = sh.next_sid(model, key);
-        let mut barrier_arrived = false;
+        let mut arrival = None;
         if let Some(w) = warps[usize::from(slot)].as_mut() {
             w.in_collector = false;
             w.inflight += 1;
@@ -2439,9 +2451,9 @@ impl<D: RegisterFileDesign> Sm<D> {
                 }
             }
             w.exited |= step.exited | next.is_none();
-            if step.barrier && !w.exited {
-                w.at_barrier = true;
-                barrier_arrived = true;
+            if let Some(a) = step.barrier.filter(|_| !w.exited) {
+                w.at_barrier |= a.wait;
+                arrival = Some(a);
             }
         }
         let e = &mut wb[idx];
@@ -2461,17 +2473,29 @@ impl<D: RegisterFileDesign> Sm<D> {
             events.push(ready, idx);
         }
         self.refresh_gate(usize::from(slot));
-        if barrier_arrived {
-            if let Some(c) = self.ctas[cta].as_mut() {
-                c.at_barrier += 1;
-            }
-            self.check_barrier(cta);
+        if let Some(a) = arrival {
+            self.arrive(cta, key, a);
         }
         // (most instructions start no block with a release list: no call)
         if next.is_some_and(|i| sh.st(i).pbr_block.is_some()) {
             self.apply_pbr(sh, slot, now);
         }
         Ok(true)
+    }
+
+    /// Warp `key` of CTA slot `cta` arrives at a barrier; releases the barrier's warps if
+    /// that completes it.
+    #[cold]
+    #[inline(never)]
+    fn arrive(&mut self, cta: usize, key: WarpKey, a: Arrival) {
+        let Some(c) = self.ctas[cta].as_mut() else {
+            return;
+        };
+        // warp keys are `cta id × warps per CTA + index`
+        let local = key.wrapping_sub(c.id.wrapping_mul(c.warps.len() as u32)) as usize;
+        if let Some(m) = c.barriers.arrive(local, a) {
+            self.release_barrier(cta, m);
+        }
     }
 
     /// Recomputes the [`Gate`] of warp slot `slot` from the warp.

@@ -17,8 +17,8 @@ use super::profile::{ReuseProfile, WarpReuse};
 use super::rf::RegisterFileDesign;
 use crate::analysis::{analyze_for, Analysis, ArchReg};
 use crate::exec::{
-    BarrierEvent, CtaExec, FlatRegisterFile, Kernel, LaunchConfig, MemKind, MemMeta, Program,
-    RegisterAccess, Scratch, WarpId,
+    CtaExec, FlatRegisterFile, Kernel, LaunchConfig, MemKind, MemMeta, Program, RegisterAccess,
+    Scratch, WarpId,
 };
 use crate::ir::{Function, Mods, Module, Space};
 use crate::launch::{HostData, LaunchSpec};
@@ -169,6 +169,9 @@ impl<'a> ExecModel<'a> {
                 kernel.name, launch.grid, launch.block
             )));
         }
+        kernel
+            .check_block(launch.block)
+            .map_err(|e| ModelError(e.to_string()))?;
         // the allocation the kernel was lowered with (its target's uniform file)
         let a = analyze_for(func, kernel.target);
         let mut analyses = vec![None; functions.max(func_index as usize + 1)];
@@ -369,7 +372,7 @@ impl FunctionalWarpModel for ExecModel<'_> {
         Ok(StepInfo {
             active_mask: s.active_mask,
             mem: s.mem.is_some(),
-            barrier: s.barrier != BarrierEvent::None,
+            barrier: s.arrival,
             exited: s.warp_done,
         })
     }

@@ -17,6 +17,7 @@ use serde::Serialize;
 use super::memory::CarriedCaches;
 use super::profile::ReuseProfile;
 use crate::analysis::{analyze, Analysis, ArchReg};
+use crate::barrier::Arrival;
 use crate::ir::{Function, Mods, Module, Opcode, Space, Ty};
 
 /// A warp as the functional model names it: `cta * warps_per_cta + warp_in_cta`.
@@ -169,8 +170,9 @@ pub struct StepInfo {
     /// to [`FunctionalWarpModel::step`] (written in place: no 256-byte address array is
     /// moved through return values per instruction, issue 5).
     pub mem: bool,
-    /// The warp reached a CTA barrier and must wait for the others.
-    pub barrier: bool,
+    /// The warp arrived at a CTA barrier ([`Arrival::wait`]: it waits for the barrier to
+    /// complete); the timing core counts it in its own [`crate::barrier::CtaBarriers`].
+    pub barrier: Option<Arrival>,
     /// The warp has finished.
     pub exited: bool,
 }
@@ -490,7 +492,7 @@ impl SyntheticModel {
                 while self.next_instr(key).is_some() {
                     let s = self.step(key, &mut regs, &mut mem)?;
                     guard += 1;
-                    if s.barrier {
+                    if s.barrier.is_some() {
                         // straight-line code: barriers are no-ops for a lone warp
                     }
                     if guard > 10_000_000 {
@@ -637,7 +639,14 @@ impl FunctionalWarpModel for SyntheticModel {
                     ins.line, ins.op
                 )))
             }
-            UnitClass::Barrier => out.barrier = ins.op == Opcode::Bar,
+            // every warp at barrier 0 (the synthetic model does not evaluate operands)
+            UnitClass::Barrier => {
+                out.barrier = (ins.op == Opcode::Bar).then_some(Arrival {
+                    id: 0,
+                    warps: 0,
+                    wait: true,
+                })
+            }
             UnitClass::Exit => {
                 out.exited = true;
                 next = u32::MAX;
