@@ -4,7 +4,7 @@
 //! meeting the kernel's OOM killer.
 //!
 //! The estimate adds the structures whose size the inputs choose, each from the size of its
-//! elements in the model (`timing/core/`, `timing/memory.rs`, the RF designs,
+//! elements in the model (`timing/core/`, `timing/memory/`, the RF designs,
 //! `mem/global.rs`, `exec/cta.rs`), rounded up:
 //!
 //! | part | bytes |

@@ -1,0 +1,478 @@
+//! Sectored set-associative tag arrays with LRU replacement ([`Tags`]), used by the L1D, the
+//! L2 slices and the instruction and constant caches.
+
+use crate::timing::config::CacheConfig;
+
+pub(super) const INVALID: u64 = u64::MAX;
+/// No way / empty slot in the 32-bit way links and the line index.
+pub(super) const NIL: u32 = u32::MAX;
+
+/// Sectored set-associative tags with LRU; every valid sector knows the cycle its data
+/// arrives (in the future while its fill is in flight).
+///
+/// Ways are never invalidated, so a set fills its ways in index order (`used` counts them)
+/// and the victim of a full set is its least recently used way. Recency is kept as a
+/// doubly-linked list per set (most recent at `mru`), and lines are found through a hash
+/// index, so neither a lookup nor a replacement scans the ways: the same way is chosen as by
+/// a scan for the first invalid way, else the oldest access stamp. Everything a hit reads
+/// or writes of a way (tag, valid and dirty sectors, recency links, latest fill) shares one
+/// 32-byte [`Way`] record.
+#[derive(Clone, Debug)]
+pub(super) struct Tags {
+    sets: u64,
+    /// `sets − 1` when `sets` is a power of two (set = line & mask), else `u64::MAX`.
+    set_mask: u64,
+    ways: usize,
+    spl: usize,
+    pub(super) way: Vec<Way>,
+    /// Fill cycle of every sector (`spl` per way).
+    fill: Vec<u64>,
+    set: Vec<SetState>,
+    pub(super) index: LineIndex,
+}
+
+/// One way of a [`Tags`] set.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Way {
+    /// Line held (`INVALID`: none).
+    tag: u64,
+    /// At least the latest fill cycle of the valid sectors (0 after allocation): at any
+    /// cycle `>= ready` every valid sector is present, without reading `fill`.
+    ready: u64,
+    valid: u32,
+    pub(super) dirty: u32,
+    /// Recency links between the ways of a set (global way numbers, `NIL` at the ends).
+    newer: u32,
+    older: u32,
+}
+
+/// Per-set state of a [`Tags`].
+#[derive(Clone, Copy, Debug)]
+pub(super) struct SetState {
+    /// Valid ways.
+    used: u32,
+    /// Most and least recently used way (`NIL`: empty set).
+    mru: u32,
+    lru: u32,
+}
+
+/// Line → way index of a [`Tags`]: open addressing with linear probing over way numbers
+/// (the key is the way's tag), Fibonacci hashing, at most half full, backward-shift
+/// deletion. Only answers "which way holds this line", so iteration order never reaches any
+/// output.
+#[derive(Clone, Debug)]
+pub(super) struct LineIndex {
+    slots: Vec<u32>,
+    shift: u32,
+}
+
+impl LineIndex {
+    fn new(lines: usize) -> LineIndex {
+        let n = lines.saturating_mul(2).max(2).next_power_of_two();
+        LineIndex {
+            slots: vec![NIL; n],
+            shift: 64 - n.trailing_zeros(),
+        }
+    }
+
+    /// Home slot of `line` (Knuth's multiplicative hashing, 2^64 / golden ratio).
+    #[inline(always)]
+    fn home(&self, line: u64) -> usize {
+        (line.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
+    }
+
+    #[inline(always)]
+    pub(super) fn find(&self, ways: &[Way], line: u64) -> Option<usize> {
+        let mask = self.slots.len() - 1;
+        let mut i = self.home(line);
+        loop {
+            let w = *self.slots.get(i)?;
+            if w == NIL {
+                return None;
+            }
+            if ways.get(w as usize)?.tag == line {
+                return Some(w as usize);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Adds `way` (holding `ways[way].tag`, not yet indexed).
+    fn insert(&mut self, ways: &[Way], way: usize) {
+        let mask = self.slots.len() - 1;
+        let mut i = self.home(ways[way].tag);
+        while self.slots[i] != NIL {
+            i = (i + 1) & mask;
+        }
+        self.slots[i] = way as u32;
+    }
+
+    /// Removes `way` (still holding its indexed line in `ways[way].tag`).
+    fn remove(&mut self, ways: &[Way], way: usize) {
+        let mask = self.slots.len() - 1;
+        let mut i = self.home(ways[way].tag);
+        while self.slots[i] != way as u32 {
+            if self.slots[i] == NIL {
+                return;
+            }
+            i = (i + 1) & mask;
+        }
+        // backward-shift deletion: move later entries of the probe run into the hole when
+        // their home slot does not lie cyclically in (hole, their slot]
+        let mut j = i;
+        loop {
+            j = (j + 1) & mask;
+            let w = self.slots[j];
+            if w == NIL {
+                break;
+            }
+            let k = self.home(ways[w as usize].tag);
+            let stays = if i <= j {
+                i < k && k <= j
+            } else {
+                i < k || k <= j
+            };
+            if !stays {
+                self.slots[i] = w;
+                i = j;
+            }
+        }
+        self.slots[i] = NIL;
+    }
+}
+
+/// State of the sectors of one line at a lookup.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Lookup {
+    pub(super) way: usize,
+    /// Sectors whose data is present at the lookup cycle.
+    pub(super) present: u32,
+    /// Latest fill cycle among the requested sectors still in flight (0: none).
+    pub(super) inflight_until: u64,
+    pub(super) inflight: u32,
+    /// Requested sectors not in the cache.
+    pub(super) missing: u32,
+    /// A line evicted to make room: (line, dirty sectors).
+    pub(super) victim: Option<(u64, u32)>,
+}
+
+impl Tags {
+    pub(super) fn new(cfg: CacheConfig) -> Tags {
+        let sets = cfg.sets.max(1) as usize;
+        let ways = cfg.ways.max(1) as usize;
+        let n = sets * ways;
+        let spl = (cfg.line_bytes / cfg.sector_bytes.max(1)).max(1) as usize;
+        Tags {
+            sets: sets as u64,
+            set_mask: if sets.is_power_of_two() {
+                sets as u64 - 1
+            } else {
+                u64::MAX
+            },
+            ways,
+            spl,
+            way: vec![
+                Way {
+                    tag: INVALID,
+                    ready: 0,
+                    valid: 0,
+                    dirty: 0,
+                    newer: NIL,
+                    older: NIL,
+                };
+                n
+            ],
+            fill: vec![0; n * spl],
+            set: vec![
+                SetState {
+                    used: 0,
+                    mru: NIL,
+                    lru: NIL,
+                };
+                sets
+            ],
+            index: LineIndex::new(n),
+        }
+    }
+
+    /// Set of `line`: `line mod sets`.
+    #[inline(always)]
+    fn set_of(&self, line: u64) -> usize {
+        if self.set_mask != u64::MAX {
+            (line & self.set_mask) as usize
+        } else {
+            (line % self.sets) as usize
+        }
+    }
+
+    /// Makes `way` (of `set`) the most recently used way; `linked`: it is in the list already.
+    #[inline(always)]
+    fn touch(&mut self, set: usize, way: usize, linked: bool) {
+        let w = way as u32;
+        let m = self.set[set].mru;
+        if m == w {
+            return;
+        }
+        if linked {
+            // unlink (not the MRU, so it has a newer neighbour)
+            let (n, o) = (self.way[way].newer, self.way[way].older);
+            self.way[n as usize].older = o;
+            if o == NIL {
+                self.set[set].lru = n;
+            } else {
+                self.way[o as usize].newer = n;
+            }
+        }
+        self.way[way].older = m;
+        self.way[way].newer = NIL;
+        if m == NIL {
+            self.set[set].lru = w;
+        } else {
+            self.way[m as usize].newer = w;
+        }
+        self.set[set].mru = w;
+    }
+
+    /// Looks `sectors` of `line` up at cycle `t`. With `allocate` a missing line takes the LRU
+    /// way (its sectors invalid) and a dirty victim is reported; without, `way` is
+    /// `usize::MAX` when the line is absent.
+    #[inline(always)]
+    pub(super) fn lookup(&mut self, line: u64, sectors: u32, t: u64, allocate: bool) -> Lookup {
+        let (way, victim) = match self.index.find(&self.way, line) {
+            Some(w) => {
+                self.touch(self.set_of(line), w, true);
+                (w, None)
+            }
+            None if allocate => self.allocate(line),
+            None => {
+                return Lookup {
+                    way: usize::MAX,
+                    present: 0,
+                    inflight_until: 0,
+                    inflight: 0,
+                    missing: sectors,
+                    victim: None,
+                }
+            }
+        };
+        let mut r = self.sectors(way, sectors, t);
+        r.victim = victim;
+        r
+    }
+
+    /// State of `sectors` of the line in `way` at cycle `t` (no recency update, no victim).
+    #[inline(always)]
+    pub(super) fn sectors(&self, way: usize, sectors: u32, t: u64) -> Lookup {
+        let w = &self.way[way];
+        let valid = w.valid & sectors;
+        let mut r = Lookup {
+            way,
+            present: valid,
+            inflight_until: 0,
+            inflight: 0,
+            missing: sectors & !valid,
+            victim: None,
+        };
+        if w.ready > t {
+            // some valid sector may still be in flight: check them one by one
+            r.present = 0;
+            let fills = &self.fill[way * self.spl..];
+            let mut v = valid;
+            while v != 0 {
+                let s = v.trailing_zeros() as usize;
+                v &= v - 1;
+                let f = fills[s];
+                if f > t {
+                    r.inflight |= 1 << s;
+                    r.inflight_until = r.inflight_until.max(f);
+                } else {
+                    r.present |= 1 << s;
+                }
+            }
+        }
+        r
+    }
+
+    /// Places absent `line` in the first unused way of its set, else in the LRU way, with
+    /// no valid sectors; returns the way and the evicted line with its dirty sectors, if any.
+    #[inline(never)]
+    fn allocate(&mut self, line: u64) -> (usize, Option<(u64, u32)>) {
+        let set = self.set_of(line);
+        let n = self.set[set].used as usize;
+        let mut victim = None;
+        let w = if n < self.ways {
+            self.set[set].used += 1;
+            set * self.ways + n
+        } else {
+            let w = self.set[set].lru as usize;
+            if self.way[w].dirty != 0 {
+                victim = Some((self.way[w].tag, self.way[w].dirty));
+            }
+            self.index.remove(&self.way, w);
+            w
+        };
+        let way = &mut self.way[w];
+        way.tag = line;
+        way.valid = 0;
+        way.dirty = 0;
+        way.ready = 0;
+        self.index.insert(&self.way, w);
+        self.touch(set, w, n >= self.ways);
+        (w, victim)
+    }
+
+    /// Makes every valid sector present from cycle 0 (a new launch's time base).
+    pub(super) fn settle(&mut self) {
+        for w in &mut self.way {
+            w.ready = 0;
+        }
+        self.fill.fill(0);
+    }
+
+    /// Marks `sectors` of the line in `way` valid with data from cycle `at`.
+    #[inline]
+    pub(super) fn fill(&mut self, way: usize, sectors: u32, at: u64) {
+        let w = &mut self.way[way];
+        w.valid |= sectors;
+        // the largest cycle filled since the allocation bounds every valid sector's
+        w.ready = w.ready.max(at);
+        let mut v = sectors;
+        while v != 0 {
+            let s = v.trailing_zeros() as usize;
+            v &= v - 1;
+            self.fill[way * self.spl + s] = at;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::timing::memory::bits;
+    use crate::timing::memory::tests::Lcg;
+    /// The tag model of the original implementation (scan for the line; allocate the first
+    /// invalid way, else the way with the oldest stamp): the reference for [`Tags`].
+    struct ScanTags {
+        sets: u64,
+        ways: usize,
+        tags: Vec<u64>,
+        stamp: Vec<u64>,
+        dirty: Vec<u32>,
+        clock: u64,
+    }
+
+    impl ScanTags {
+        /// (way or `usize::MAX`, victim) of a lookup.
+        fn lookup(&mut self, line: u64, allocate: bool) -> (usize, Option<(u64, u32)>) {
+            self.clock += 1;
+            let base = (line % self.sets) as usize * self.ways;
+            let mut victim = None;
+            let way = match (base..base + self.ways).find(|&i| self.tags[i] == line) {
+                Some(w) => w,
+                None if allocate => {
+                    let w = (base..base + self.ways)
+                        .find(|&i| self.tags[i] == INVALID)
+                        .or_else(|| (base..base + self.ways).min_by_key(|&i| self.stamp[i]))
+                        .unwrap_or(base);
+                    if self.tags[w] != INVALID && self.dirty[w] != 0 {
+                        victim = Some((self.tags[w], self.dirty[w]));
+                    }
+                    self.tags[w] = line;
+                    self.dirty[w] = 0;
+                    w
+                }
+                None => return (usize::MAX, None),
+            };
+            self.stamp[way] = self.clock;
+            (way, victim)
+        }
+    }
+
+    /// Issue 5: the hashed, linked-LRU tags choose the same ways and victims as a scan of the
+    /// set with access stamps (power-of-two and other set counts, one and many ways, hits,
+    /// non-allocating probes, dirty victims).
+    #[test]
+    fn issue5_tags_match_the_scanning_lru() {
+        for (sets, ways) in [(4u32, 4u32), (3, 5), (1, 1), (2, 16), (4, 128), (1, 3)] {
+            let cfg = CacheConfig {
+                sets,
+                ways,
+                line_bytes: 128,
+                sector_bytes: 32,
+            };
+            let mut t = Tags::new(cfg);
+            let n = (sets * ways) as usize;
+            let mut r = ScanTags {
+                sets: u64::from(sets),
+                ways: ways as usize,
+                tags: vec![INVALID; n],
+                stamp: vec![0; n],
+                dirty: vec![0; n],
+                clock: 0,
+            };
+            let mut rng = Lcg(u64::from(sets * 1000 + ways));
+            let span = u64::from(sets * ways) * 3;
+            for step in 0..20_000u64 {
+                let line = rng.next() % span;
+                let sectors = (rng.next() % 15 + 1) as u32;
+                let allocate = !rng.next().is_multiple_of(4);
+                let now = step;
+                let look = t.lookup(line, sectors, now, allocate);
+                let (way, victim) = r.lookup(line, allocate);
+                assert_eq!(
+                    (look.way, look.victim),
+                    (way, victim),
+                    "{sets}x{ways} {step}"
+                );
+                if way != usize::MAX {
+                    t.fill(look.way, look.missing, now + rng.next() % 8);
+                    if rng.next().is_multiple_of(3) {
+                        let d = (rng.next() % 15 + 1) as u32;
+                        t.way[way].dirty |= d;
+                        r.dirty[way] |= d;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Issue 5: the per-way `ready` bound only skips the per-sector scan when it cannot
+    /// change the answer: `sectors` agrees with a scan of every sector's fill cycle.
+    #[test]
+    fn issue5_way_ready_bound_keeps_sector_states() {
+        let cfg = CacheConfig {
+            sets: 2,
+            ways: 4,
+            line_bytes: 128,
+            sector_bytes: 32,
+        };
+        let mut t = Tags::new(cfg);
+        let mut rng = Lcg(9);
+        for step in 0..20_000u64 {
+            let line = rng.next() % 24;
+            let req = (rng.next() % 15 + 1) as u32;
+            let at = step + rng.next() % 50;
+            let look = t.lookup(line, req, at, true);
+            // the reference: every valid requested sector by its fill cycle
+            let w = look.way;
+            let (mut present, mut inflight, mut until) = (0u32, 0u32, 0u64);
+            for s in bits(t.way[w].valid & req) {
+                let f = t.fill[w * t.spl + s as usize];
+                if f > at {
+                    inflight |= 1 << s;
+                    until = until.max(f);
+                } else {
+                    present |= 1 << s;
+                }
+            }
+            assert_eq!(
+                (look.present, look.inflight, look.inflight_until),
+                (present, inflight, until),
+                "step {step}"
+            );
+            assert_eq!(look.missing, req & !t.way[w].valid, "step {step}");
+            let fill = (rng.next() % 16) as u32;
+            t.fill(w, fill, at + rng.next() % 100);
+        }
+    }
+}
