@@ -5,7 +5,7 @@
 //!
 //! The estimate adds the structures whose size the inputs choose, each from the size of its
 //! elements in the model (`timing/core/`, `timing/memory/`, the RF designs,
-//! `mem/global.rs`, `exec/cta.rs`), rounded up:
+//! `mem/global.rs`, `exec/cta/`), rounded up:
 //!
 //! | part | bytes |
 //! |---|---|
