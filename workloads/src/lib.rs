@@ -433,49 +433,57 @@ static ALL: &[Workload] = &[
         "matrixMul_naive",
         matmul_naive,
         divergent = false,
-        "128x128 SGEMM, one thread per output, global loads"
+        "n x n SGEMM, one thread per output, global loads",
+        sizes = [default, paper]
     ),
     workload!(
         "matrixMul_tiled",
         matmul_tiled,
         divergent = false,
-        "128x128 SGEMM with 16x16 shared-memory tiles"
+        "n x n SGEMM with 16x16 shared-memory tiles",
+        sizes = [default, paper]
     ),
     workload!(
         "reduction",
         reduction,
         divergent = false,
-        "sum of 32768 floats: shared tree + warp shuffle, 2 launches"
+        "float sum: shared tree + warp shuffle, a chain of launches down to one value",
+        sizes = [default, paper]
     ),
     workload!(
         "transpose",
         transpose,
         divergent = false,
-        "256x192 transpose through a padded shared tile"
+        "matrix transpose through a padded 32x33 shared tile",
+        sizes = [default, paper]
     ),
     workload!(
         "scan",
         scan,
         divergent = false,
-        "block prefix sums (Hillis-Steele inclusive, Blelloch exclusive)"
+        "block prefix sums (Hillis-Steele inclusive, Blelloch exclusive)",
+        sizes = [default, paper]
     ),
     workload!(
         "histogram",
         histogram,
         divergent = false,
-        "256-bin byte histogram, shared + global atomics"
+        "256-bin byte histogram, shared + global atomics",
+        sizes = [default, paper]
     ),
     workload!(
         "BlackScholes",
         black_scholes,
         divergent = false,
-        "Black-Scholes pricing of 8192 options (expf/logf/sqrtf)"
+        "Black-Scholes option pricing, one option per thread (expf/logf/sqrtf)",
+        sizes = [default, paper]
     ),
     workload!(
         "nbody",
         nbody,
         divergent = false,
-        "all-pairs n-body step, 512 float4 bodies, rsqrtf"
+        "all-pairs n-body step, float4 bodies, rsqrtf",
+        sizes = [default, paper]
     ),
     workload!(
         "conv_mnist",
@@ -590,37 +598,43 @@ static ALL: &[Workload] = &[
         "atax",
         atax,
         divergent = false,
-        "PolyBench/GPU atax: tmp = A x, y = A^T tmp, A 390x410, thread per row / column; 2 launches"
+        "PolyBench/GPU atax: tmp = A x, y = A^T tmp, thread per row / column; 2 launches",
+        sizes = [default, paper]
     ),
     workload!(
         "bicg",
         bicg,
         divergent = false,
-        "PolyBench/GPU bicg: s = A^T r, q = A p, A 410x390, thread per column / row; 2 launches"
+        "PolyBench/GPU bicg: s = A^T r, q = A p, thread per column / row; 2 launches",
+        sizes = [default, paper]
     ),
     workload!(
         "mvt",
         mvt,
         divergent = false,
-        "PolyBench/GPU mvt: x1 += A y1, x2 += A^T y2, A 400x400, thread per row / column; 2 launches"
+        "PolyBench/GPU mvt: x1 += A y1, x2 += A^T y2, thread per row / column; 2 launches",
+        sizes = [default, paper]
     ),
     workload!(
         "gemm",
         gemm,
         divergent = false,
-        "PolyBench/GPU gemm: C = alpha A B + beta C, 96x64x64, thread per element, global loads"
+        "PolyBench/GPU gemm: C = alpha A B + beta C, thread per element, global loads",
+        sizes = [default, paper]
     ),
     workload!(
         "syrk",
         syrk,
         divergent = false,
-        "PolyBench/GPU syrk: C = alpha A A^T + beta C, A 64x128, thread per element, global loads"
+        "PolyBench/GPU syrk: C = alpha A A^T + beta C, thread per element, global loads",
+        sizes = [default, paper]
     ),
     workload!(
         "stream_triad",
         stream_triad,
         divergent = false,
-        "STREAM triad a = b + s c over 65536 floats, grid-stride, 64 x 256 threads"
+        "STREAM triad a = b + s c, grid-stride, 4 elements per thread",
+        sizes = [default, paper]
     ),
     workload!(
         "mnist29",
