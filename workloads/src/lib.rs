@@ -135,6 +135,55 @@ impl<'a> LaunchArgs<'a> {
         }
     }
 
+    /// Launch `launch`'s argument `arg` as a buffer name.
+    pub fn buffer(&self, launch: usize, arg: usize) -> Result<&'a str, WorkloadError> {
+        let err = |reason: String| WorkloadError::LaunchArg {
+            workload: self.workload,
+            launch,
+            arg,
+            reason,
+        };
+        let l = self.spec.launches.get(launch).ok_or_else(|| {
+            err(format!(
+                "the spec has {} launches",
+                self.spec.launches.len()
+            ))
+        })?;
+        match l.args.get(arg) {
+            Some(regwatt_sim::launch::LaunchArg::Buffer(name)) => Ok(name),
+            Some(_) => Err(err("not a buffer name".into())),
+            None => Err(err(format!("launch has {} arguments", l.args.len()))),
+        }
+    }
+
+    /// Launch `launch`'s kernel, which must be `kernel`.
+    pub fn expect_kernel(&self, launch: usize, kernel: &str) -> Result<(), WorkloadError> {
+        match self.spec.launches.get(launch) {
+            Some(l) if l.kernel == kernel => Ok(()),
+            Some(l) => Err(self.launch_error(
+                launch,
+                format!("launches kernel {}, expected {kernel}", l.kernel),
+            )),
+            None => Err(self.launch_error(
+                launch,
+                format!(
+                    "missing (the spec has {} launches; expected {kernel} here)",
+                    self.spec.launches.len()
+                ),
+            )),
+        }
+    }
+
+    /// A [`WorkloadError::Launch`] about launch `launch` (a spec whose launch sequence does not
+    /// compute what the reference computes).
+    pub fn launch_error(&self, launch: usize, reason: impl Into<String>) -> WorkloadError {
+        WorkloadError::Launch {
+            workload: self.workload,
+            launch,
+            reason: reason.into(),
+        }
+    }
+
     /// The number of launches.
     pub fn launches(&self) -> usize {
         self.spec.launches.len()
