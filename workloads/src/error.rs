@@ -38,6 +38,17 @@ pub enum WorkloadError {
         /// What is wrong.
         reason: String,
     },
+    /// The spec's launch sequence is not the one the reference computes (a kernel out of place,
+    /// a step missing, launches that disagree on the problem size).
+    #[error("workload {workload}: launch {launch}: {reason}")]
+    Launch {
+        /// Workload name.
+        workload: &'static str,
+        /// Launch index.
+        launch: usize,
+        /// What is wrong.
+        reason: String,
+    },
     /// The reference needs a buffer that the inputs lack.
     #[error("workload {workload}: input buffer {buffer:?} is missing")]
     MissingInput {

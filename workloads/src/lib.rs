@@ -135,6 +135,55 @@ impl<'a> LaunchArgs<'a> {
         }
     }
 
+    /// Launch `launch`'s argument `arg` as a buffer name.
+    pub fn buffer(&self, launch: usize, arg: usize) -> Result<&'a str, WorkloadError> {
+        let err = |reason: String| WorkloadError::LaunchArg {
+            workload: self.workload,
+            launch,
+            arg,
+            reason,
+        };
+        let l = self.spec.launches.get(launch).ok_or_else(|| {
+            err(format!(
+                "the spec has {} launches",
+                self.spec.launches.len()
+            ))
+        })?;
+        match l.args.get(arg) {
+            Some(regwatt_sim::launch::LaunchArg::Buffer(name)) => Ok(name),
+            Some(_) => Err(err("not a buffer name".into())),
+            None => Err(err(format!("launch has {} arguments", l.args.len()))),
+        }
+    }
+
+    /// Launch `launch`'s kernel, which must be `kernel`.
+    pub fn expect_kernel(&self, launch: usize, kernel: &str) -> Result<(), WorkloadError> {
+        match self.spec.launches.get(launch) {
+            Some(l) if l.kernel == kernel => Ok(()),
+            Some(l) => Err(self.launch_error(
+                launch,
+                format!("launches kernel {}, expected {kernel}", l.kernel),
+            )),
+            None => Err(self.launch_error(
+                launch,
+                format!(
+                    "missing (the spec has {} launches; expected {kernel} here)",
+                    self.spec.launches.len()
+                ),
+            )),
+        }
+    }
+
+    /// A [`WorkloadError::Launch`] about launch `launch` (a spec whose launch sequence does not
+    /// compute what the reference computes).
+    pub fn launch_error(&self, launch: usize, reason: impl Into<String>) -> WorkloadError {
+        WorkloadError::Launch {
+            workload: self.workload,
+            launch,
+            reason: reason.into(),
+        }
+    }
+
     /// The number of launches.
     pub fn launches(&self) -> usize {
         self.spec.launches.len()
@@ -513,74 +562,92 @@ static ALL: &[Workload] = &[
         "backprop",
         backprop,
         divergent = false,
-        "one training step of a 1024->16 sigmoid layer"
+        "one training step of a sigmoid layer: shared-tree forward, delta, momentum update",
+        sizes = [default, paper]
     ),
     workload!(
         "bfs",
         bfs,
         divergent = true,
-        "level-synchronous BFS on a 4096-vertex CSR graph",
-        data = ["graph_row_ptr.npy", "graph_col.npy"]
+        "level-synchronous BFS on a CSR graph, one expand + commit launch pair per level",
+        data = [
+            "graph_row_ptr.npy",
+            "graph_col.npy",
+            "graph64k_row_ptr.npy",
+            "graph64k_col.npy"
+        ],
+        sizes = [default, paper]
     ),
     workload!(
         "hotspot",
         hotspot,
         divergent = false,
-        "thermal 5-point stencil, 128x128, 4 steps, shared halo tiles"
+        "thermal 5-point stencil, one step per launch, shared halo tiles",
+        sizes = [default, paper]
     ),
     workload!(
         "pathfinder",
         pathfinder,
         divergent = false,
-        "min-cost path DP, 65x2048, ghost-zone rows in shared memory"
+        "min-cost path DP, ghost-zone rows in shared memory",
+        sizes = [default, paper]
     ),
     workload!(
         "kmeans",
         kmeans,
         divergent = false,
-        "k-means assignment + update, 4096 points, k = 8, atomics"
+        "k-means assignment + update of 4-feature points, atomics",
+        sizes = [default, paper]
     ),
     workload!(
         "gaussian",
         gaussian,
         divergent = false,
-        "Gaussian elimination of a 32x32 system, 63 launches"
+        "Gaussian elimination, fan1 + fan2 launches per pivot",
+        data = ["matrix_s16.npy"],
+        sizes = [default, paper]
     ),
     workload!(
         "srad",
         srad,
         divergent = false,
-        "speckle-reducing anisotropic diffusion, 64x64, 2 iterations"
+        "speckle-reducing anisotropic diffusion, two launches per iteration",
+        sizes = [default, paper]
     ),
     workload!(
         "nw",
         nw,
         divergent = false,
-        "Needleman-Wunsch 128x128, tiled anti-diagonal wavefront"
+        "Needleman-Wunsch, tiled anti-diagonal wavefront",
+        sizes = [default, paper]
     ),
     workload!(
         "collatz",
         collatz,
         divergent = true,
-        "Collatz step counts of 1..4096, data-dependent loop"
+        "Collatz step counts, data-dependent loop",
+        sizes = [default, paper]
     ),
     workload!(
         "mandelbrot",
         mandelbrot,
         divergent = true,
-        "Mandelbrot escape counts, 64x64, data-dependent loop"
+        "Mandelbrot escape counts, data-dependent loop",
+        sizes = [default, paper]
     ),
     workload!(
         "dct8x8",
         dct8x8,
         divergent = false,
-        "forward + inverse 8x8-block DCT of a 256x256 image, 64-thread CTAs"
+        "forward + inverse 8x8-block DCT of an image, 64-thread CTAs",
+        sizes = [default, paper]
     ),
     workload!(
         "lud",
         lud,
         divergent = false,
-        "blocked LU decomposition of a 128x128 matrix, 16x16 blocks, 23 launches"
+        "blocked LU decomposition, 16x16 blocks, three launches per block step",
+        sizes = [default, paper]
     ),
     workload!(
         "cifarnet",
