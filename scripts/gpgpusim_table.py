@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""README.md, "Timing against GPGPU-Sim 4.2": regwatt's cycles beside GPGPU-Sim's.
+"""regwatt's cycles beside GPGPU-Sim's: the tables of docs/timing.md ("Against GPGPU-Sim 4.2 on
+the suite", "... on a kept-back set").
 
     cargo build --release
     python3 scripts/gpgpusim_table.py [calibrations/gpgpusim-suite/cycles.csv] [WORKLOAD ...]
