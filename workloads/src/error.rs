@@ -38,6 +38,17 @@ pub enum WorkloadError {
         /// What is wrong.
         reason: String,
     },
+    /// A launch of the spec does not fit the workload's structure (a different kernel, a grid
+    /// or size arguments that disagree with another launch or with the kernel's geometry).
+    #[error("workload {workload}: launch {launch}: {reason}")]
+    LaunchShape {
+        /// Workload name.
+        workload: &'static str,
+        /// Launch index.
+        launch: usize,
+        /// What is wrong.
+        reason: String,
+    },
     /// The reference needs a buffer that the inputs lack.
     #[error("workload {workload}: input buffer {buffer:?} is missing")]
     MissingInput {

@@ -626,73 +626,85 @@ static ALL: &[Workload] = &[
         "mnist29",
         nn::mnist29,
         divergent = false,
-        "seed-001 NN (4-layer CNN), 29x29 MNIST-sized input, baseline: direct global loads, one thread per neuron"
+        "seed-001 NN (4-layer CNN), 29x29 MNIST-sized input, baseline: direct global loads, one thread per neuron",
+        sizes = [default, paper]
     ),
     workload!(
         "mnist29_smem",
         nn::mnist29_smem,
         divergent = false,
-        "seed-001 NN (4-layer CNN), 29x29 MNIST-sized input, conv input maps staged in shared memory"
+        "seed-001 NN (4-layer CNN), 29x29 MNIST-sized input, conv input maps staged in shared memory",
+        sizes = [default, paper]
     ),
     workload!(
         "mnist29_lreg",
         nn::mnist29_lreg,
         divergent = false,
-        "seed-001 NN (4-layer CNN), 29x29 MNIST-sized input, L-register version: annotated convs, worker threads for the corner cases"
+        "seed-001 NN (4-layer CNN), 29x29 MNIST-sized input, L-register version: annotated convs, worker threads for the corner cases",
+        sizes = [default, paper]
     ),
     workload!(
         "mnist29_lskip",
         nn::mnist29_lskip,
         divergent = false,
-        "seed-001 NN (4-layer CNN), 29x29 MNIST-sized input, L-register version: annotated convs, corner-case threads skipped"
+        "seed-001 NN (4-layer CNN), 29x29 MNIST-sized input, L-register version: annotated convs, corner-case threads skipped",
+        sizes = [default, paper]
     ),
     workload!(
         "mnist33",
         nn::mnist33,
         divergent = false,
-        "seed-001 NN (4-layer CNN), 33x33 MNIST-sized input, baseline: direct global loads, one thread per neuron"
+        "seed-001 NN (4-layer CNN), 33x33 MNIST-sized input, baseline: direct global loads, one thread per neuron",
+        sizes = [default, paper]
     ),
     workload!(
         "mnist33_smem",
         nn::mnist33_smem,
         divergent = false,
-        "seed-001 NN (4-layer CNN), 33x33 MNIST-sized input, conv input maps staged in shared memory"
+        "seed-001 NN (4-layer CNN), 33x33 MNIST-sized input, conv input maps staged in shared memory",
+        sizes = [default, paper]
     ),
     workload!(
         "mnist33_lreg",
         nn::mnist33_lreg,
         divergent = false,
-        "seed-001 NN (4-layer CNN), 33x33 MNIST-sized input, L-register version: annotated convs, worker threads for the corner cases"
+        "seed-001 NN (4-layer CNN), 33x33 MNIST-sized input, L-register version: annotated convs, worker threads for the corner cases",
+        sizes = [default, paper]
     ),
     workload!(
         "mnist33_lskip",
         nn::mnist33_lskip,
         divergent = false,
-        "seed-001 NN (4-layer CNN), 33x33 MNIST-sized input, L-register version: annotated convs, corner-case threads skipped"
+        "seed-001 NN (4-layer CNN), 33x33 MNIST-sized input, L-register version: annotated convs, corner-case threads skipped",
+        sizes = [default, paper]
     ),
     workload!(
         "cifar32g",
         nn::cifar32g,
         divergent = false,
-        "seed-001 NN (4-layer CNN), 32x32 CIFAR-10-sized grey input, baseline: direct global loads, one thread per neuron"
+        "seed-001 NN (4-layer CNN), 32x32 CIFAR-10-sized grey input, baseline: direct global loads, one thread per neuron",
+        sizes = [default, paper]
     ),
     workload!(
         "cifar32g_smem",
         nn::cifar32g_smem,
         divergent = false,
-        "seed-001 NN (4-layer CNN), 32x32 CIFAR-10-sized grey input, conv input maps staged in shared memory"
+        "seed-001 NN (4-layer CNN), 32x32 CIFAR-10-sized grey input, conv input maps staged in shared memory",
+        sizes = [default, paper]
     ),
     workload!(
         "cifar32g_lreg",
         nn::cifar32g_lreg,
         divergent = false,
-        "seed-001 NN (4-layer CNN), 32x32 CIFAR-10-sized grey input, L-register version: annotated convs, worker threads for the corner cases"
+        "seed-001 NN (4-layer CNN), 32x32 CIFAR-10-sized grey input, L-register version: annotated convs, worker threads for the corner cases",
+        sizes = [default, paper]
     ),
     workload!(
         "cifar32g_lskip",
         nn::cifar32g_lskip,
         divergent = false,
-        "seed-001 NN (4-layer CNN), 32x32 CIFAR-10-sized grey input, L-register version: annotated convs, corner-case threads skipped"
+        "seed-001 NN (4-layer CNN), 32x32 CIFAR-10-sized grey input, L-register version: annotated convs, corner-case threads skipped",
+        sizes = [default, paper]
     ),
 ];
 
