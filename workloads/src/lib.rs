@@ -481,25 +481,29 @@ static ALL: &[Workload] = &[
         "conv_mnist",
         conv_mnist,
         divergent = false,
-        "5x5 CNN conv layers on a 29x29 MNIST input (stride 2 and 1)"
+        "5x5 CNN conv layers on a 29x29 MNIST input (stride 2 and 1)",
+        sizes = [default, paper]
     ),
     workload!(
         "conv_large",
         conv_large,
         divergent = false,
-        "5x5 conv on a 73x73 input: shared-tiled stride 1, direct stride 2"
+        "5x5 conv on a 73x73 input: shared-tiled stride 1, direct stride 2",
+        sizes = [default, paper]
     ),
     workload!(
         "maxpool",
         maxpool,
         divergent = false,
-        "2x2 max pooling of 16 64x64 maps with argmax"
+        "2x2/2 max pooling with argmax, one thread per output",
+        sizes = [default, paper]
     ),
     workload!(
         "fc",
         fc,
         divergent = false,
-        "fully-connected 1250-100-10 layers, warp per output, shuffle reduce"
+        "fully-connected 1250-100-10 layers, warp per output, shuffle reduce",
+        sizes = [default, paper]
     ),
     workload!(
         "backprop",
@@ -578,13 +582,15 @@ static ALL: &[Workload] = &[
         "cifarnet",
         cifarnet,
         divergent = false,
-        "CifarNet-shaped CNN forward pass (seed 000): 5x5 convs, 3x3/2 pools, LRN, fc; 10 launches"
+        "CifarNet-shaped CNN forward pass (seed 000): 5x5 convs, 3x3/2 pools, LRN, fc; 10 launches",
+        sizes = [default, paper]
     ),
     workload!(
         "alexnet",
         alexnet,
         divergent = false,
-        "AlexNet-shaped CNN forward pass (seed 000): 11x11/4, 5x5, 3x3 convs, pools, LRN, fc; 13 launches"
+        "AlexNet-shaped CNN forward pass (seed 000): 11x11/4, 5x5, 3x3 convs, pools, LRN, fc; 13 launches",
+        sizes = [default, paper]
     ),
     workload!(
         "atax",
