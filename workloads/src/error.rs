@@ -38,8 +38,9 @@ pub enum WorkloadError {
         /// What is wrong.
         reason: String,
     },
-    /// The spec's launch sequence is not the one the reference computes (a kernel out of place,
-    /// a step missing, launches that disagree on the problem size).
+    /// The spec's launch sequence or shape is not the one the reference computes (a kernel
+    /// out of place, a step missing, a grid or size arguments that disagree with another
+    /// launch or with the kernel's geometry).
     #[error("workload {workload}: launch {launch}: {reason}")]
     Launch {
         /// Workload name.

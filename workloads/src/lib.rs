@@ -538,25 +538,29 @@ static ALL: &[Workload] = &[
         "conv_mnist",
         conv_mnist,
         divergent = false,
-        "5x5 CNN conv layers on a 29x29 MNIST input (stride 2 and 1)"
+        "5x5 CNN conv layers on a 29x29 MNIST input (stride 2 and 1)",
+        sizes = [default, paper]
     ),
     workload!(
         "conv_large",
         conv_large,
         divergent = false,
-        "5x5 conv on a 73x73 input: shared-tiled stride 1, direct stride 2"
+        "5x5 conv on a 73x73 input: shared-tiled stride 1, direct stride 2",
+        sizes = [default, paper]
     ),
     workload!(
         "maxpool",
         maxpool,
         divergent = false,
-        "2x2 max pooling of 16 64x64 maps with argmax"
+        "2x2/2 max pooling with argmax, one thread per output",
+        sizes = [default, paper]
     ),
     workload!(
         "fc",
         fc,
         divergent = false,
-        "fully-connected 1250-100-10 layers, warp per output, shuffle reduce"
+        "fully-connected 1250-100-10 layers, warp per output, shuffle reduce",
+        sizes = [default, paper]
     ),
     workload!(
         "backprop",
@@ -653,13 +657,15 @@ static ALL: &[Workload] = &[
         "cifarnet",
         cifarnet,
         divergent = false,
-        "CifarNet-shaped CNN forward pass (seed 000): 5x5 convs, 3x3/2 pools, LRN, fc; 10 launches"
+        "CifarNet-shaped CNN forward pass (seed 000): 5x5 convs, 3x3/2 pools, LRN, fc; 10 launches",
+        sizes = [default, paper]
     ),
     workload!(
         "alexnet",
         alexnet,
         divergent = false,
-        "AlexNet-shaped CNN forward pass (seed 000): 11x11/4, 5x5, 3x3 convs, pools, LRN, fc; 13 launches"
+        "AlexNet-shaped CNN forward pass (seed 000): 11x11/4, 5x5, 3x3 convs, pools, LRN, fc; 13 launches",
+        sizes = [default, paper]
     ),
     workload!(
         "atax",
@@ -707,73 +713,85 @@ static ALL: &[Workload] = &[
         "mnist29",
         nn::mnist29,
         divergent = false,
-        "seed-001 NN (4-layer CNN), 29x29 MNIST-sized input, baseline: direct global loads, one thread per neuron"
+        "seed-001 NN (4-layer CNN), 29x29 MNIST-sized input, baseline: direct global loads, one thread per neuron",
+        sizes = [default, paper]
     ),
     workload!(
         "mnist29_smem",
         nn::mnist29_smem,
         divergent = false,
-        "seed-001 NN (4-layer CNN), 29x29 MNIST-sized input, conv input maps staged in shared memory"
+        "seed-001 NN (4-layer CNN), 29x29 MNIST-sized input, conv input maps staged in shared memory",
+        sizes = [default, paper]
     ),
     workload!(
         "mnist29_lreg",
         nn::mnist29_lreg,
         divergent = false,
-        "seed-001 NN (4-layer CNN), 29x29 MNIST-sized input, L-register version: annotated convs, worker threads for the corner cases"
+        "seed-001 NN (4-layer CNN), 29x29 MNIST-sized input, L-register version: annotated convs, worker threads for the corner cases",
+        sizes = [default, paper]
     ),
     workload!(
         "mnist29_lskip",
         nn::mnist29_lskip,
         divergent = false,
-        "seed-001 NN (4-layer CNN), 29x29 MNIST-sized input, L-register version: annotated convs, corner-case threads skipped"
+        "seed-001 NN (4-layer CNN), 29x29 MNIST-sized input, L-register version: annotated convs, corner-case threads skipped",
+        sizes = [default, paper]
     ),
     workload!(
         "mnist33",
         nn::mnist33,
         divergent = false,
-        "seed-001 NN (4-layer CNN), 33x33 MNIST-sized input, baseline: direct global loads, one thread per neuron"
+        "seed-001 NN (4-layer CNN), 33x33 MNIST-sized input, baseline: direct global loads, one thread per neuron",
+        sizes = [default, paper]
     ),
     workload!(
         "mnist33_smem",
         nn::mnist33_smem,
         divergent = false,
-        "seed-001 NN (4-layer CNN), 33x33 MNIST-sized input, conv input maps staged in shared memory"
+        "seed-001 NN (4-layer CNN), 33x33 MNIST-sized input, conv input maps staged in shared memory",
+        sizes = [default, paper]
     ),
     workload!(
         "mnist33_lreg",
         nn::mnist33_lreg,
         divergent = false,
-        "seed-001 NN (4-layer CNN), 33x33 MNIST-sized input, L-register version: annotated convs, worker threads for the corner cases"
+        "seed-001 NN (4-layer CNN), 33x33 MNIST-sized input, L-register version: annotated convs, worker threads for the corner cases",
+        sizes = [default, paper]
     ),
     workload!(
         "mnist33_lskip",
         nn::mnist33_lskip,
         divergent = false,
-        "seed-001 NN (4-layer CNN), 33x33 MNIST-sized input, L-register version: annotated convs, corner-case threads skipped"
+        "seed-001 NN (4-layer CNN), 33x33 MNIST-sized input, L-register version: annotated convs, corner-case threads skipped",
+        sizes = [default, paper]
     ),
     workload!(
         "cifar32g",
         nn::cifar32g,
         divergent = false,
-        "seed-001 NN (4-layer CNN), 32x32 CIFAR-10-sized grey input, baseline: direct global loads, one thread per neuron"
+        "seed-001 NN (4-layer CNN), 32x32 CIFAR-10-sized grey input, baseline: direct global loads, one thread per neuron",
+        sizes = [default, paper]
     ),
     workload!(
         "cifar32g_smem",
         nn::cifar32g_smem,
         divergent = false,
-        "seed-001 NN (4-layer CNN), 32x32 CIFAR-10-sized grey input, conv input maps staged in shared memory"
+        "seed-001 NN (4-layer CNN), 32x32 CIFAR-10-sized grey input, conv input maps staged in shared memory",
+        sizes = [default, paper]
     ),
     workload!(
         "cifar32g_lreg",
         nn::cifar32g_lreg,
         divergent = false,
-        "seed-001 NN (4-layer CNN), 32x32 CIFAR-10-sized grey input, L-register version: annotated convs, worker threads for the corner cases"
+        "seed-001 NN (4-layer CNN), 32x32 CIFAR-10-sized grey input, L-register version: annotated convs, worker threads for the corner cases",
+        sizes = [default, paper]
     ),
     workload!(
         "cifar32g_lskip",
         nn::cifar32g_lskip,
         divergent = false,
-        "seed-001 NN (4-layer CNN), 32x32 CIFAR-10-sized grey input, L-register version: annotated convs, corner-case threads skipped"
+        "seed-001 NN (4-layer CNN), 32x32 CIFAR-10-sized grey input, L-register version: annotated convs, corner-case threads skipped",
+        sizes = [default, paper]
     ),
 ];
 
