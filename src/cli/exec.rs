@@ -22,7 +22,7 @@ pub struct Args {
     /// Run a built-in workload instead (see `--list`) and check it against its reference.
     #[arg(long)]
     pub workload: Option<String>,
-    /// The built-in workload's input size: ci, default or paper [default: ci].
+    /// The built-in workload's input size: ci, default or paper [default: default].
     #[arg(long, value_parser = super::parse_size, requires = "workload")]
     pub size: Option<regwatt_workloads::Size>,
     /// List the built-in workloads.

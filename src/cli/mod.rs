@@ -40,8 +40,9 @@ pub struct OverrideArgs {
     pub baseline_config: Option<std::path::PathBuf>,
 }
 
-/// The input size of built-in workloads when `--size` is not given.
-pub const DEFAULT_SIZE: regwatt_workloads::Size = regwatt_workloads::Size::Ci;
+/// The input size of built-in workloads when `--size` is not given: the inputs that fill both
+/// GPUs (`ci` is for tests, `paper` for the benchmark suites' standard inputs).
+pub const DEFAULT_SIZE: regwatt_workloads::Size = regwatt_workloads::Size::Default;
 
 /// `--size`: `ci`, `default` or `paper`.
 pub fn parse_size(s: &str) -> Result<regwatt_workloads::Size, String> {

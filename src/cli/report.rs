@@ -79,7 +79,7 @@ pub struct Args {
     #[arg(long, value_delimiter = ',')]
     pub workloads: Vec<String>,
     /// The workloads' input size: ci (tests), default (fills both GPUs), paper (the benchmark
-    /// suites' standard inputs) [default: ci].
+    /// suites' standard inputs) [default: default].
     #[arg(long, value_parser = super::parse_size)]
     pub size: Option<regwatt_workloads::Size>,
     /// What the energy/area totals include: rf (register file) | sm (+ L1D, shared memory,

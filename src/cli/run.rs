@@ -47,7 +47,7 @@ pub struct Args {
     #[arg(long)]
     pub workload: Option<String>,
     /// The built-in workload's input size: ci (tests), default (fills both GPUs), paper (the
-    /// benchmark suites' standard inputs) [default: ci].
+    /// benchmark suites' standard inputs) [default: default].
     #[arg(long, value_parser = super::parse_size, requires = "workload")]
     pub size: Option<regwatt_workloads::Size>,
     /// GPU preset: gtx480 | rtx2060.

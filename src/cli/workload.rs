@@ -29,7 +29,7 @@ pub struct ExportArgs {
     /// Overwrite files that exist.
     #[arg(long)]
     pub force: bool,
-    /// The input size to export: ci, default or paper [default: ci].
+    /// The input size to export: ci, default or paper [default: default].
     #[arg(long, value_parser = super::parse_size)]
     pub size: Option<regwatt_workloads::Size>,
 }

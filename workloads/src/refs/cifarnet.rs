@@ -101,10 +101,7 @@ mod tests {
         spec.launches[4].args[4] = LaunchArg::Int(7);
         let init = spec.initial_buffers();
         let e = reference(&init, &spec).unwrap_err();
-        assert!(
-            matches!(e, WorkloadError::Launch { launch: 4, .. }),
-            "{e}"
-        );
+        assert!(matches!(e, WorkloadError::Launch { launch: 4, .. }), "{e}");
         // fc3 reading 383 of pool2's 384 values
         let mut spec = ci_spec("cifarnet");
         spec.launches[7].args[4] = LaunchArg::Int(383);

@@ -65,10 +65,7 @@ mod tests {
         let mut spec = ci_spec("conv_mnist");
         spec.launches[1].args[4] = LaunchArg::Int(7);
         let e = layers(&spec).unwrap_err();
-        assert!(
-            matches!(e, WorkloadError::Launch { launch: 1, .. }),
-            "{e}"
-        );
+        assert!(matches!(e, WorkloadError::Launch { launch: 1, .. }), "{e}");
         // an output side that is not the valid convolution's
         let mut spec = ci_spec("conv_mnist");
         spec.launches[0].args[9] = LaunchArg::Int(14);
