@@ -37,15 +37,7 @@ fn fails_with(args: &[&str], needle: &str) {
 fn issue5_max_cycles_outside_its_range_is_refused() {
     for args in [
         vector_add(&["--max-cycles", "1099511627777"]),
-        vec![
-            "report",
-            "--size",
-            "ci",
-            "--size",
-            "ci",
-            "--max-cycles",
-            "0",
-        ],
+        vec!["report", "--size", "ci", "--max-cycles", "0"],
     ] {
         fails_with(&args, "is not in 1..=1099511627776");
     }
