@@ -1,5 +1,5 @@
-//! Records the git commit the binary is built from (issue 33: every output directory's
-//! provenance record names it). Outside a checkout, or without git, nothing is recorded and
+//! Records the git commit the binary is built from (every output directory's provenance
+//! record names it). Outside a checkout, or without git, nothing is recorded and
 //! the build goes on.
 
 use std::process::Command;

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Compile a CUDA source file to PTX with NVRTC, exactly as the built-in workloads are compiled
-(issue 34, "bring your own kernel").
+(docs/own-kernel.md, "Bring your own kernel").
 
 Usage:  python3 scripts/cu2ptx.py FILE.cu [-o FILE.ptx] [-I DIR]... [--ptxas]
 
@@ -15,7 +15,7 @@ Usage:  python3 scripts/cu2ptx.py FILE.cu [-o FILE.ptx] [-I DIR]... [--ptxas]
 * Declare kernels `extern "C" __global__` to keep their names unmangled in the PTX (the names
   `regwatt spec new` writes into the launch spec).
 
-Then: regwatt spec new FILE.ptx --out FILE.toml   (see the README, "Bring your own kernel").
+Then: regwatt spec new FILE.ptx --out FILE.toml   (see docs/own-kernel.md).
 """
 import argparse
 import os

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""README.md, "Timing against GPGPU-Sim 4.2": regwatt's cycles beside GPGPU-Sim's.
+"""regwatt's cycles beside GPGPU-Sim's: the tables of docs/timing.md ("Against GPGPU-Sim 4.2 on
+the suite", "... on a kept-back set").
 
     cargo build --release
-    python3 scripts/gpgpusim_table.py [calibrations/gpgpusim-suite/cycles.csv] [WORKLOAD ...]
+    python3 scripts/gpgpusim_table.py [--size ci|default] [calibrations/gpgpusim-suite/cycles.csv] [WORKLOAD ...]
 
 For every workload of the CSV (or those named) and both presets it runs
-`target/release/regwatt run --workload W --gpu G --node 40nm --json` and takes `cycles` minus
+`target/release/regwatt run --workload W --size SIZE --gpu G --node 40nm --json` (SIZE: ci
+unless given; the CSV's GPGPU-Sim runs must be of the same size) and takes `cycles` minus
 `launch_latency.cycles`; GPGPU-Sim's `gpu_tot_sim_cycle` minus `launch_latency_cycles`
 (5 000 per launch on SM75_RTX2060, none on SM2_GTX480). Prints a Markdown table with the
 ratios and, per preset, the mean |ratio - 1| over the rows GPGPU-Sim completed
@@ -20,18 +22,24 @@ from concurrent.futures import ThreadPoolExecutor
 CONFIGS = {"rtx2060": "SM75_RTX2060", "gtx480": "SM2_GTX480"}
 
 
+SIZE = "ci"
+
+
 def regwatt(args):
     w, gpu = args
-    out = subprocess.run(["target/release/regwatt", "run", "--workload", w, "--gpu", gpu,
-                          "--node", "40nm", "--json"], check=True, capture_output=True,
-                         text=True).stdout
+    out = subprocess.run(["target/release/regwatt", "run", "--workload", w, "--size", SIZE,
+                          "--gpu", gpu, "--node", "40nm", "--json"], check=True,
+                         capture_output=True, text=True).stdout
     d = json.loads(out)
     return args, d["cycles"] - d["launch_latency"]["cycles"]
 
 
 def main():
+    global SIZE
     path = "calibrations/gpgpusim-suite/cycles.csv"
     names = sys.argv[1:]
+    if names[:1] == ["--size"]:
+        SIZE, names = names[1], names[2:]
     if names and names[0].endswith(".csv"):
         path, names = names[0], names[1:]
     ref = {}

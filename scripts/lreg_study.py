@@ -29,7 +29,7 @@ VERSIONS = [("", "baseline"), ("_smem", "shared memory"), ("_lreg", "L-reg, corn
 
 
 def run(binary, workload, gpu, sets=()):
-    cmd = [binary, "run", "--workload", workload, "--gpu", gpu, "--design", "lreg",
+    cmd = [binary, "run", "--size", "ci", "--workload", workload, "--gpu", gpu, "--design", "lreg",
            "--scope", "gpu", "--json"]
     for s in sets:
         cmd += ["--set", s]

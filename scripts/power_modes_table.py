@@ -2,7 +2,7 @@
 """Issue 27's tables in designs/README.md, "Power modes", from a `regwatt report` directory.
 
     cargo build --release
-    target/release/regwatt report --designs baseline \
+    target/release/regwatt report --size ci --designs baseline \
         --power-modes always-on,subarray-gating,register-gating,drowsy,tri-modal \
         --nodes 40nm,12nm --out DIR --jobs 2
     python3 scripts/power_modes_table.py DIR               # static energy per mode
@@ -53,7 +53,7 @@ def node_table():
     print("|---|---|---|---|---|---|")
     for nm in [90, 65, 45, 40, 32, 22, 12]:
         out = subprocess.run(
-            ["target/release/regwatt", "run", "--workload", "vectorAdd", "--gpu", "gtx480",
+            ["target/release/regwatt", "run", "--size", "ci", "--workload", "vectorAdd", "--gpu", "gtx480",
              "--node", f"{nm}nm", "--power-mode", "drowsy", "--json"],
             check=True, capture_output=True, text=True).stdout
         d = json.loads(out)["power_management"]["domains"]

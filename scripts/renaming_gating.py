@@ -29,7 +29,7 @@ POLICY_SET = {"gto": ["sm.scheduler.policy=gto"], "lrr": ["sm.scheduler.policy=l
 
 def run(args):
     w, gpu, design, mode, policy = args
-    cmd = ["target/release/regwatt", "run", "--workload", w, "--gpu", gpu, "--node", "40nm",
+    cmd = ["target/release/regwatt", "run", "--size", "ci", "--workload", w, "--gpu", gpu, "--node", "40nm",
            "--design", design, "--power-mode", mode, "--json"]
     for s in POLICY_SET[policy]:
         cmd += ["--set", s]

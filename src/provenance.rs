@@ -1,4 +1,4 @@
-//! The provenance record every output directory carries (issue 33): `provenance.json` with
+//! The provenance record every output directory carries: `provenance.json` with
 //! the regwatt version, the git commit the binary was built from (when built in a checkout),
 //! the command line, the resolved configurations and the resolved launch specs.
 

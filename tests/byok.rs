@@ -59,7 +59,7 @@ fn both_fail(spec: &Path, needles: &[&str], what: &str) {
 fn issue34_byok_path_export_spec_new_exec_and_check() {
     let dir = tmp_dir("byok", "path");
     // 1. a starting point: the built-in vectorAdd
-    let o = regwatt(&["workload", "export", "vectorAdd", s(&dir)]);
+    let o = regwatt(&["workload", "export", "--size", "ci", "vectorAdd", s(&dir)]);
     assert_success(&o, "workload export vectorAdd");
     let ptx = dir.join("vectorAdd.ptx");
     assert!(ptx.is_file() && dir.join("vectorAdd.cu").is_file());
@@ -149,7 +149,7 @@ fn issue34_exported_builtins_pass_their_checks_and_exports_do_not_overwrite() {
     ] {
         let d = dir.join(name);
         assert_success(
-            &regwatt(&["workload", "export", name, s(&d)]),
+            &regwatt(&["workload", "export", "--size", "ci", name, s(&d)]),
             &format!("export {name}"),
         );
         let spec = d.join(format!("{name}.toml"));
@@ -159,7 +159,7 @@ fn issue34_exported_builtins_pass_their_checks_and_exports_do_not_overwrite() {
     }
     // an export never overwrites without --force
     let d = dir.join("vectorAdd");
-    let o = regwatt(&["workload", "export", "vectorAdd", s(&d)]);
+    let o = regwatt(&["workload", "export", "--size", "ci", "vectorAdd", s(&d)]);
     let err = assert_fails(&o, "export over an export");
     assert!(
         err.contains("vectorAdd.toml exists") && err.contains("--force"),
@@ -172,7 +172,15 @@ fn issue34_exported_builtins_pass_their_checks_and_exports_do_not_overwrite() {
     )
     .contains("check.c.npy"));
     assert_success(
-        &regwatt(&["workload", "export", "vectorAdd", s(&d), "--force"]),
+        &regwatt(&[
+            "workload",
+            "export",
+            "--size",
+            "ci",
+            "vectorAdd",
+            s(&d),
+            "--force",
+        ]),
         "export --force",
     );
     both_pass(&d.join("vectorAdd.toml"), "re-exported");

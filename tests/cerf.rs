@@ -142,6 +142,8 @@ fn issue30_hit_latency_sensitivity_is_monotonic() {
 fn issue30_cli_runs_cerf_and_refuses_rtx2060() {
     let o = regwatt(&[
         "run",
+        "--size",
+        "ci",
         "--workload",
         "vectorAdd",
         "--gpu",
@@ -162,6 +164,8 @@ fn issue30_cli_runs_cerf_and_refuses_rtx2060() {
     );
     let o = regwatt(&[
         "run",
+        "--size",
+        "ci",
         "--workload",
         "vectorAdd",
         "--gpu",
@@ -173,6 +177,8 @@ fn issue30_cli_runs_cerf_and_refuses_rtx2060() {
     assert!(e.contains("sub-cores"), "{e}");
     let o = regwatt(&[
         "run",
+        "--size",
+        "ci",
         "--workload",
         "vectorAdd",
         "--gpu",

@@ -34,7 +34,7 @@ fn exec_spec_dumps_every_buffer_as_npy() {
 
 #[test]
 fn exec_workload_checks_reference_and_prints_json() {
-    let out = regwatt(&["exec", "--workload", "vectorAdd", "--json"]);
+    let out = regwatt(&["exec", "--size", "ci", "--workload", "vectorAdd", "--json"]);
     assert_success(&out, "regwatt exec --workload vectorAdd");
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON output");
     assert_eq!(v["check_passed"], serde_json::Value::Bool(true));
@@ -54,7 +54,7 @@ fn exec_list_and_unknown_workload() {
     let s = String::from_utf8_lossy(&out.stdout);
     assert!(s.contains("matrixMul_naive") && s.contains("bfs"));
     let err = assert_fails(
-        &regwatt(&["exec", "--workload", "nope"]),
+        &regwatt(&["exec", "--size", "ci", "--workload", "nope"]),
         "unknown workload",
     );
     assert!(err.contains("vectorAdd"), "{err}");

@@ -16,6 +16,7 @@ use sha2::{Digest, Sha256};
 /// A grid of 2 groups × 2 designs on the small preset (4 SMs keep each point fast).
 const GRID: &str = r#"
 workloads = ["vectorAdd"]
+sizes = ["ci"]
 gpus = ["gtx480"]
 designs = ["baseline", "renaming"]
 nodes = ["40nm"]
@@ -334,7 +335,7 @@ fn grids_are_bounded_and_checked_before_any_work() {
     // a usage error (clap's exit status 2)
     for a in [
         &["sweep", "g.toml", "--out", "j", "--jobs", "0"][..],
-        &["report", "--out", "j", "--jobs", "0"][..],
+        &["report", "--size", "ci", "--out", "j", "--jobs", "0"][..],
     ] {
         let (o, _) = limited(&dir, a);
         let err = assert_fails(&o, "--jobs 0");
@@ -380,6 +381,8 @@ fn special_files_are_refused_as_inputs() {
             "run",
             "--gpu",
             "gtx480",
+            "--size",
+            "ci",
             "--workload",
             "vectorAdd",
             "--config",
@@ -435,6 +438,8 @@ fn output_folders_hold_only_what_regwatt_wrote() {
             "run",
             "--gpu",
             "gtx480",
+            "--size",
+            "ci",
             "--workload",
             "vectorAdd",
             "--out",
@@ -452,6 +457,8 @@ fn output_folders_hold_only_what_regwatt_wrote() {
         run("fresh", &["--dump", "mine"]),
         vec![
             "exec".into(),
+            "--size".into(),
+            "ci".into(),
             "--workload".into(),
             "vectorAdd".into(),
             "--dump".into(),
@@ -459,6 +466,8 @@ fn output_folders_hold_only_what_regwatt_wrote() {
         ],
         vec![
             "report".into(),
+            "--size".into(),
+            "ci".into(),
             "--workloads".into(),
             "vectorAdd".into(),
             "--out".into(),
@@ -492,7 +501,11 @@ fn output_folders_hold_only_what_regwatt_wrote() {
     // an existing file as --out: refused at once, before the (long) report runs
     std::fs::write(dir.join("afile"), "x").expect("file");
     // (the whole report takes minutes; `refused` bounds this at 20 s)
-    refused(&dir, &["report", "--out", "afile"], &["not a directory"]);
+    refused(
+        &dir,
+        &["report", "--size", "ci", "--out", "afile"],
+        &["not a directory"],
+    );
     std::fs::write(dir.join("g.toml"), GRID).expect("grid");
     refused(
         &dir,
@@ -511,6 +524,8 @@ fn symbolic_links_inside_output_folders_are_never_followed() {
         "run",
         "--gpu",
         "gtx480",
+        "--size",
+        "ci",
         "--workload",
         "vectorAdd",
         "--out",
@@ -536,6 +551,8 @@ fn symbolic_links_inside_output_folders_are_never_followed() {
         &dir,
         &[
             "report",
+            "--size",
+            "ci",
             "--workloads",
             "vectorAdd",
             "--gpus",
@@ -593,6 +610,8 @@ fn errors_quote_only_short_excerpts_and_name_their_place() {
             "run",
             "--gpu",
             "gtx480",
+            "--size",
+            "ci",
             "--workload",
             "vectorAdd",
             "--config",
@@ -604,6 +623,8 @@ fn errors_quote_only_short_excerpts_and_name_their_place() {
             "run",
             "--gpu",
             "gtx480",
+            "--size",
+            "ci",
             "--workload",
             "vectorAdd",
             "--set",
@@ -638,6 +659,8 @@ fn errors_quote_only_short_excerpts_and_name_their_place() {
             "run",
             "--gpu",
             "gtx480",
+            "--size",
+            "ci",
             "--workload",
             "vectorAdd",
             "--design",

@@ -257,7 +257,7 @@ proptest! {
 }
 
 /// A sweep grid over the small preset (its points run in a fraction of a second).
-const GRID: &str = "workloads = [\"vectorAdd\"]\ngpus = [\"gtx480\"]\ndesigns = [\"baseline\", \"renaming\"]\nnodes = [\"40nm\"]\npower_modes = [\"always-on\"]\n[set]\n\"gpu.sms\" = [4, 8]\n";
+const GRID: &str = "workloads = [\"vectorAdd\"]\nsizes = [\"ci\"]\ngpus = [\"gtx480\"]\ndesigns = [\"baseline\", \"renaming\"]\nnodes = [\"40nm\"]\npower_modes = [\"always-on\"]\n[set]\n\"gpu.sms\" = [4, 8]\n";
 
 /// Tokens spliced into grids: the lists' names, values of the right and wrong kinds.
 const GRID_VOCAB: &[&str] = &[

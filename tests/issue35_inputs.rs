@@ -69,6 +69,8 @@ fn run_set(d: &Path, set: &str, needles: &[&str]) {
         d,
         &[
             "run",
+            "--size",
+            "ci",
             "--workload",
             "vectorAdd",
             "--gpu",
@@ -144,7 +146,15 @@ fn issue35_unbounded_configuration_values_are_refused() {
 #[test]
 fn issue35_cli_choices_do_not_hide_overrides() {
     let d = corpus("choices");
-    let base = ["run", "--workload", "vectorAdd", "--gpu", "rtx2060"];
+    let base = [
+        "run",
+        "--size",
+        "ci",
+        "--workload",
+        "vectorAdd",
+        "--gpu",
+        "rtx2060",
+    ];
     let with = |extra: &[&str]| -> Vec<String> {
         base.iter().chain(extra).map(|s| s.to_string()).collect()
     };
@@ -173,6 +183,8 @@ fn issue35_cli_choices_do_not_hide_overrides() {
     // agreeing values are fine, and an override alone is used
     let o = common::regwatt(&[
         "run",
+        "--size",
+        "ci",
         "--workload",
         "vectorAdd",
         "--gpu",
@@ -199,6 +211,8 @@ fn issue35_memory_beyond_the_budget_is_refused_up_front() {
         &d,
         &[
             "run",
+            "--size",
+            "ci",
             "--workload",
             "vectorAdd",
             "--gpu",
@@ -240,6 +254,8 @@ fn issue35_errors_name_the_right_table_and_line() {
         &d,
         &[
             "run",
+            "--size",
+            "ci",
             "--workload",
             "vectorAdd",
             "--gpu",

@@ -106,6 +106,8 @@ fn issue32_every_workload_correct_and_unannotated_ones_run_as_on_the_baseline() 
 fn issue32_cli_runs_lreg_and_checks_its_parameters() {
     let o = regwatt(&[
         "run",
+        "--size",
+        "ci",
         "--workload",
         "vectorAdd",
         "--gpu",
@@ -131,6 +133,8 @@ fn issue32_cli_runs_lreg_and_checks_its_parameters() {
     let e = assert_fails(
         &regwatt(&[
             "run",
+            "--size",
+            "ci",
             "--workload",
             "vectorAdd",
             "--gpu",

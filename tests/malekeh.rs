@@ -209,6 +209,8 @@ fn issue29_profiling_does_not_change_the_timed_run() {
 fn issue29_cli_and_parameter_errors() {
     let o = regwatt(&[
         "run",
+        "--size",
+        "ci",
         "--workload",
         "reduction",
         "--gpu",
@@ -227,6 +229,8 @@ fn issue29_cli_and_parameter_errors() {
     let e = assert_fails(
         &regwatt(&[
             "run",
+            "--size",
+            "ci",
             "--workload",
             "reduction",
             "--gpu",
@@ -242,6 +246,8 @@ fn issue29_cli_and_parameter_errors() {
     let e = assert_fails(
         &regwatt(&[
             "run",
+            "--size",
+            "ci",
             "--workload",
             "reduction",
             "--gpu",
@@ -257,6 +263,8 @@ fn issue29_cli_and_parameter_errors() {
     let e = assert_fails(
         &regwatt(&[
             "run",
+            "--size",
+            "ci",
             "--workload",
             "reduction",
             "--gpu",
@@ -272,6 +280,8 @@ fn issue29_cli_and_parameter_errors() {
     // the profile with the other distance definition, end to end
     let o = regwatt(&[
         "run",
+        "--size",
+        "ci",
         "--workload",
         "reduction",
         "--gpu",

@@ -210,6 +210,8 @@ fn issue27_drowsy_timeout_past_the_run_is_always_on_to_the_last_bit() {
 fn issue27_power_mode_through_the_binary() {
     let o = regwatt(&[
         "run",
+        "--size",
+        "ci",
         "--workload",
         "vectorAdd",
         "--gpu",
@@ -229,6 +231,8 @@ fn issue27_power_mode_through_the_binary() {
     let e = assert_fails(
         &regwatt(&[
             "run",
+            "--size",
+            "ci",
             "--workload",
             "vectorAdd",
             "--gpu",
@@ -242,6 +246,8 @@ fn issue27_power_mode_through_the_binary() {
     let e = assert_fails(
         &regwatt(&[
             "run",
+            "--size",
+            "ci",
             "--workload",
             "vectorAdd",
             "--gpu",
@@ -261,6 +267,8 @@ fn issue27_power_states_csv() {
     let dir = common::tmp_dir("power_modes", "states-csv");
     let o = regwatt(&[
         "run",
+        "--size",
+        "ci",
         "--workload",
         "reduction",
         "--gpu",
@@ -307,6 +315,8 @@ fn issue27_power_states_csv() {
     assert_success(
         &regwatt(&[
             "run",
+            "--size",
+            "ci",
             "--workload",
             "reduction",
             "--gpu",

@@ -187,6 +187,8 @@ fn issue28_every_workload_correct_invariants_hold_and_static_placement_equals_ba
 fn issue28_cli_runs_renaming_with_design_overrides_and_names_bad_keys() {
     let o = regwatt(&[
         "run",
+        "--size",
+        "ci",
         "--workload",
         "vectorAdd",
         "--gpu",
@@ -216,6 +218,8 @@ fn issue28_cli_runs_renaming_with_design_overrides_and_names_bad_keys() {
     let e = assert_fails(
         &regwatt(&[
             "run",
+            "--size",
+            "ci",
             "--workload",
             "vectorAdd",
             "--gpu",
@@ -231,6 +235,8 @@ fn issue28_cli_runs_renaming_with_design_overrides_and_names_bad_keys() {
     let e = assert_fails(
         &regwatt(&[
             "run",
+            "--size",
+            "ci",
             "--workload",
             "vectorAdd",
             "--gpu",
@@ -293,6 +299,8 @@ fn issue28_register_series_adds_up_to_the_run_totals() {
     let dir = common::tmp_dir("renaming", "series");
     let o = regwatt(&[
         "run",
+        "--size",
+        "ci",
         "--workload",
         "vectorAdd",
         "--gpu",

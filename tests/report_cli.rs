@@ -12,6 +12,8 @@ fn report(out: &Path, jobs: &str) -> Output {
     let out = out.to_string_lossy();
     regwatt(&[
         "report",
+        "--size",
+        "ci",
         "--workloads",
         "vectorAdd,reduction",
         "--jobs",

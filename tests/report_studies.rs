@@ -22,6 +22,8 @@ fn fixture() -> &'static Path {
         let dir = common::tmp_dir("report_studies", "fixture");
         let o = regwatt(&[
             "report",
+            "--size",
+            "ci",
             "--workloads",
             "vectorAdd,bfs",
             "--power-modes",
@@ -236,6 +238,8 @@ fn issue33_run_and_sram_json_hold_numbers() {
     for args in [
         &[
             "run",
+            "--size",
+            "ci",
             "--workload",
             "vectorAdd",
             "--gpu",
@@ -325,6 +329,8 @@ fn issue33_doubled_rf_area_is_plus_100_percent_against_the_stock_baseline() {
     let out = dir.join("report");
     let o = regwatt(&[
         "report",
+        "--size",
+        "ci",
         "--gpus",
         "rtx2060",
         "--designs",
@@ -365,6 +371,8 @@ fn issue33_doubled_rf_area_is_plus_100_percent_against_the_stock_baseline() {
     // `run` takes the same reference
     let o = regwatt(&[
         "run",
+        "--size",
+        "ci",
         "--workload",
         "vectorAdd",
         "--gpu",
@@ -385,6 +393,8 @@ fn issue33_doubled_rf_area_is_plus_100_percent_against_the_stock_baseline() {
     let e = assert_fails(
         &regwatt(&[
             "report",
+            "--size",
+            "ci",
             "--workloads",
             "vectorAdd",
             "--baseline-config",
@@ -402,6 +412,8 @@ fn issue33_run_accepts_every_node_of_the_technology_layer() {
     for node in ["90nm", "65nm", "45nm", "32nm", "22nm", "28nm", "55 nm"] {
         let o = regwatt(&[
             "run",
+            "--size",
+            "ci",
             "--workload",
             "vectorAdd",
             "--gpu",
@@ -424,6 +436,8 @@ fn issue33_run_accepts_every_node_of_the_technology_layer() {
         let e = assert_fails(
             &regwatt(&[
                 "run",
+                "--size",
+                "ci",
                 "--workload",
                 "vectorAdd",
                 "--gpu",

@@ -6,7 +6,15 @@ use common::{assert_fails, assert_success, regwatt, text};
 /// `regwatt run --workload vectorAdd --gpu rtx2060` followed by `extra`.
 fn vector_add(extra: &[&'static str]) -> Vec<&'static str> {
     [
-        &["run", "--workload", "vectorAdd", "--gpu", "rtx2060"][..],
+        &[
+            "run",
+            "--size",
+            "ci",
+            "--workload",
+            "vectorAdd",
+            "--gpu",
+            "rtx2060",
+        ][..],
         extra,
     ]
     .concat()
@@ -29,7 +37,7 @@ fn fails_with(args: &[&str], needle: &str) {
 fn issue5_max_cycles_outside_its_range_is_refused() {
     for args in [
         vector_add(&["--max-cycles", "1099511627777"]),
-        vec!["report", "--max-cycles", "0"],
+        vec!["report", "--size", "ci", "--max-cycles", "0"],
     ] {
         fails_with(&args, "is not in 1..=1099511627776");
     }
@@ -38,7 +46,15 @@ fn issue5_max_cycles_outside_its_range_is_refused() {
 #[test]
 fn bad_gpu_design_and_node_names_give_clear_errors() {
     fails_with(
-        &["run", "--workload", "vectorAdd", "--gpu", "gtx1080"],
+        &[
+            "run",
+            "--size",
+            "ci",
+            "--workload",
+            "vectorAdd",
+            "--gpu",
+            "gtx1080",
+        ],
         "unknown GPU preset `gtx1080`",
     );
     fails_with(
@@ -51,7 +67,15 @@ fn bad_gpu_design_and_node_names_give_clear_errors() {
     );
     fails_with(&vector_add(&["--set", "sm.bogus=1"]), "gpu.sm.bogus");
     fails_with(
-        &["run", "--workload", "noSuchWorkload", "--gpu", "rtx2060"],
+        &[
+            "run",
+            "--size",
+            "ci",
+            "--workload",
+            "noSuchWorkload",
+            "--gpu",
+            "rtx2060",
+        ],
         "noSuchWorkload",
     );
 }
@@ -91,6 +115,8 @@ fn dump_matches_functional_exec_and_writes_the_resolved_config() {
     let d2 = common::tmp_dir("run_cli", "exec-dump");
     let o = regwatt(&[
         "run",
+        "--size",
+        "ci",
         "--workload",
         "reduction",
         "--gpu",
@@ -104,6 +130,8 @@ fn dump_matches_functional_exec_and_writes_the_resolved_config() {
     assert!(String::from_utf8_lossy(&o.stdout).contains("check: PASS"));
     let e = regwatt(&[
         "exec",
+        "--size",
+        "ci",
         "--workload",
         "reduction",
         "--dump",

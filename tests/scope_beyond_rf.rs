@@ -149,6 +149,8 @@ fn issue26_sm_and_gpu_scopes_report_memory_and_execution_energy_for_every_worklo
 fn issue26_run_scope_through_the_binary() {
     let o = regwatt(&[
         "run",
+        "--size",
+        "ci",
         "--workload",
         "vectorAdd",
         "--gpu",
@@ -170,6 +172,8 @@ fn issue26_run_scope_through_the_binary() {
     let dir = common::tmp_dir("scope_beyond_rf", "run-out");
     let o = regwatt(&[
         "run",
+        "--size",
+        "ci",
         "--workload",
         "vectorAdd",
         "--gpu",
@@ -201,6 +205,8 @@ fn issue26_run_scope_through_the_binary() {
 
     let o = regwatt(&[
         "run",
+        "--size",
+        "ci",
         "--workload",
         "vectorAdd",
         "--gpu",
@@ -210,7 +216,15 @@ fn issue26_run_scope_through_the_binary() {
     ]);
     let err = assert_fails(&o, "--scope chip");
     assert!(err.contains("unknown energy scope `chip`"), "{}", text(&o));
-    let o = regwatt(&["report", "--scope", "board", "--workloads", "vectorAdd"]);
+    let o = regwatt(&[
+        "report",
+        "--size",
+        "ci",
+        "--scope",
+        "board",
+        "--workloads",
+        "vectorAdd",
+    ]);
     let err = assert_fails(&o, "report --scope board");
     assert!(err.contains("unknown energy scope `board`"), "{}", text(&o));
 }
@@ -222,6 +236,8 @@ fn issue26_report_scope_through_the_binary() {
     let dir = common::tmp_dir("scope_beyond_rf", "report-gpu");
     let o = regwatt(&[
         "report",
+        "--size",
+        "ci",
         "--scope",
         "gpu",
         "--workloads",

@@ -113,6 +113,8 @@ fn issue31_every_workload_correct_with_200_and_unbounded_amt_entries() {
 fn issue31_cli_runs_sharing_and_names_bad_keys() {
     let o = regwatt(&[
         "run",
+        "--size",
+        "ci",
         "--workload",
         "conv_mnist",
         "--gpu",
@@ -132,6 +134,8 @@ fn issue31_cli_runs_sharing_and_names_bad_keys() {
     let e = assert_fails(
         &regwatt(&[
             "run",
+            "--size",
+            "ci",
             "--workload",
             "vectorAdd",
             "--gpu",

@@ -12,6 +12,7 @@ use common::{assert_fails, assert_success, regwatt};
 
 const GRID: &str = r#"
 workloads = ["vectorAdd"]
+sizes = ["ci"]
 gpus = ["gtx480", "rtx2060"]
 designs = ["baseline", "renaming"]
 nodes = ["40nm", "12nm"]

@@ -9,8 +9,8 @@ Usage (from anywhere):  python3 workloads/gen_ptx.py [name ...]
   and the `.file` directive keeps it relative (NVRTC would prefix the current directory).
 * Writes workloads/<name>/<name>.ptx and workloads/ptxas_sm75.csv
   (columns: workload, kernel, registers, shared_bytes, spill, cmd).
-* Also runs workloads/gen_inputs.py and workloads/gen_nn.py first so structured inputs (.npy,
-  generated .toml) and the generated nn sources (.cu) are current.
+* Also runs workloads/gen_inputs.py, workloads/gen_nn.py and workloads/gen_cnn_sizes.py first so
+  structured inputs (.npy, generated .toml) and the generated nn sources (.cu) are current.
 """
 import csv
 import ctypes
@@ -118,6 +118,7 @@ def ptxas_info(ptx_path):
 def main():
     subprocess.run([sys.executable, os.path.join(HERE, "gen_inputs.py")], check=True)
     subprocess.run([sys.executable, os.path.join(HERE, "gen_nn.py")], check=True)
+    subprocess.run([sys.executable, os.path.join(HERE, "gen_cnn_sizes.py")], check=True)
     lib = load_nvrtc()
     print(f"NVRTC {nvrtc_version(lib)}; options: {' '.join(NVRTC_OPTS)}")
     names = sys.argv[1:] or sorted(

@@ -35,7 +35,8 @@ Prerequisites (all outside the repository; see calibrations/gpgpusim-keptback/RE
       mnist33_smem mnist33_lskip cifar32g_smem cifar32g_lskip mnist33_lreg cifar32g_lreg
   python3 scripts/gpgpusim/compare_cycles.py calibrations/gpgpusim-keptback/cycles.csv
 
-  Rows are replaced per (workload, config) and kept in KEPTBACK order. Options: --configs
+  Rows are replaced per (workload, config) and kept in KEPTBACK order. Options: --size
+  (ci | default | paper: the workloads' NAME.toml or NAME.<size>.toml; one --out per size), --configs
   (default SM75_RTX2060,SM2_GTX480), --limit (kill limit, default 900 s), --launch-latency N
   (diagnostic: override -gpgpu_kernel_launch_latency). Diagnostic environment: GSHOST_SIMLIB
   (a directory whose libcudart.so.11.0 is another GPGPU-Sim build), GSHOST_TAG (run-directory
@@ -272,8 +273,13 @@ def relink(target, link):
 # ---------------------------------------------------------------------------------------------
 # Spec handling
 
+# The workloads' input size (`--size`): ci is NAME.toml, the others NAME.<size>.toml.
+SIZE = "ci"
+
+
 def spec_path(name):
-    return os.path.join(REPO, "workloads", name, name + ".toml")
+    stem = name if SIZE == "ci" else f"{name}.{SIZE}"
+    return os.path.join(REPO, "workloads", name, stem + ".toml")
 
 
 def load_spec(name):
@@ -335,7 +341,7 @@ def init_spec_text(name):
 
 def prepare(name):
     """Initial and reference dumps, the edited PTX and the gshost plan for one workload."""
-    wdir = os.path.join(WORK, "workloads", name)
+    wdir = os.path.join(WORK, "workloads", name if SIZE == "ci" else f"{name}@{SIZE}")
     if os.path.isdir(wdir):
         shutil.rmtree(wdir)
     os.makedirs(wdir)
@@ -551,7 +557,7 @@ def simulate(name, cfg, limit, latency_override=None, power_dir=None):
     if power_dir is not None:
         tag += "_power"
     tag += os.environ.get("GSHOST_TAG", "")
-    rundir = os.path.join(WORK, "runs", name, tag)
+    rundir = os.path.join(WORK, "runs", name if SIZE == "ci" else f"{name}@{SIZE}", tag)
     if os.path.isdir(rundir):
         shutil.rmtree(rundir)
     outdir = os.path.join(rundir, "out")
@@ -693,6 +699,9 @@ def main():
     r.add_argument("--limit", type=float, default=900, help="kill limit per run, seconds")
     r.add_argument("--launch-latency", type=int, default=None,
                    help="override -gpgpu_kernel_launch_latency (diagnostic runs)")
+    r.add_argument("--size", default="ci", choices=["ci", "default", "paper"],
+                   help="the workloads' input size (their NAME.<size>.toml specs); the CSV "
+                        "has no size column: keep one --out per size")
     r.add_argument("--power", action="store_true",
                    help="AccelWattch on (see the header); writes OUT's stem + _power.csv and "
                         "copies the reports into OUT's stem + _accelwattch/")
@@ -703,6 +712,8 @@ def main():
     if a.cmd == "setup":
         setup()
         return
+    global SIZE
+    SIZE = a.size
     stem = a.out[:-4] if a.out.endswith(".csv") else a.out
     power_dir = stem + "_accelwattch" if a.power else None
     for name in a.workloads:

@@ -22,7 +22,7 @@ pub struct Args {
     /// Run a built-in workload instead (see `--list`) and check it against its reference.
     #[arg(long)]
     pub workload: Option<String>,
-    /// The built-in workload's input size: ci, default or paper [default: ci].
+    /// The built-in workload's input size: ci, default or paper [default: default].
     #[arg(long, value_parser = super::parse_size, requires = "workload")]
     pub size: Option<regwatt_workloads::Size>,
     /// List the built-in workloads.
@@ -38,7 +38,7 @@ pub struct Args {
     #[arg(long)]
     pub json: bool,
     /// Stop a launch after this many warp instructions (at least 1). The default stops a
-    /// runaway kernel within about 10 s (README, "Limits").
+    /// runaway kernel within about 10 s (docs/configuration.md, "Limits").
     #[arg(long, default_value_t = RunOptions::default().max_warp_instructions,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub max_warp_instructions: u64,

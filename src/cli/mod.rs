@@ -40,8 +40,9 @@ pub struct OverrideArgs {
     pub baseline_config: Option<std::path::PathBuf>,
 }
 
-/// The input size of built-in workloads when `--size` is not given.
-pub const DEFAULT_SIZE: regwatt_workloads::Size = regwatt_workloads::Size::Ci;
+/// The input size of built-in workloads when `--size` is not given: the inputs that fill both
+/// GPUs (`ci` is for tests, `paper` for the benchmark suites' standard inputs).
+pub const DEFAULT_SIZE: regwatt_workloads::Size = regwatt_workloads::Size::Default;
 
 /// `--size`: `ci`, `default` or `paper`.
 pub fn parse_size(s: &str) -> Result<regwatt_workloads::Size, String> {
@@ -138,7 +139,7 @@ pub fn out_and_dump(
 #[derive(clap::Args)]
 pub struct RunLimits {
     /// Stop a launch after this many core cycles (1..=2^40). The default stops a runaway
-    /// kernel with few warps within about 15 s (README, "Limits").
+    /// kernel with few warps within about 15 s (docs/configuration.md, "Limits").
     #[arg(long, default_value_t = regwatt_designs::exec_model::DEFAULT_MAX_CYCLES,
           value_parser = clap::value_parser!(u64).range(1..=regwatt_sim::timing::MAX_CYCLES))]
     pub max_cycles: u64,
@@ -187,7 +188,7 @@ pub fn budget(arg: Option<&str>) -> anyhow::Result<regwatt_sim::footprint::Budge
     })
 }
 
-/// Adds to a run's error how to raise the limit it met (issue 35): the cycle and
+/// Adds to a run's error how to raise the limit it met: the cycle and
 /// warp-instruction limits, the memory budget.
 pub fn explain_limits(e: anyhow::Error) -> anyhow::Error {
     use regwatt_designs::exec_model::SimError;
@@ -230,7 +231,7 @@ pub fn explain_limits(e: anyhow::Error) -> anyhow::Error {
     }
 }
 
-/// Progress of one long simulation on stderr (issue 35): nothing for its first 2 seconds,
+/// Progress of one long simulation on stderr: nothing for its first 2 seconds,
 /// nothing at all when stderr is not a terminal (pipes, tests), then a spinner with the
 /// launch, kernel and warp instructions so far against the limit.
 pub struct LaunchProgress {

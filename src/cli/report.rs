@@ -1,4 +1,4 @@
-//! `regwatt report`: the study driver (issue 33). Every design × every GPU preset it supports
+//! `regwatt report`: the study driver. Every design × every GPU preset it supports
 //! × every built-in workload (filters narrow each list), simulated once per power mode and
 //! priced at the report's nodes (default 40 and 12 nm) and, for the node-scaling study, at
 //! every node of the technology layer.
@@ -79,7 +79,7 @@ pub struct Args {
     #[arg(long, value_delimiter = ',')]
     pub workloads: Vec<String>,
     /// The workloads' input size: ci (tests), default (fills both GPUs), paper (the benchmark
-    /// suites' standard inputs) [default: ci].
+    /// suites' standard inputs) [default: default].
     #[arg(long, value_parser = super::parse_size)]
     pub size: Option<regwatt_workloads::Size>,
     /// What the energy/area totals include: rf (register file) | sm (+ L1D, shared memory,
@@ -344,7 +344,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .clamp(1, jobs.len().max(1));
-    // jobs run side by side: each gets its share of the memory budget (issue 35)
+    // jobs run side by side: each gets its share of the memory budget
     let mut budget = args.limits.budget()?;
     budget.bytes /= threads as u64;
     let results = super::parallel_with_progress(

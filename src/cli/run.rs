@@ -47,7 +47,7 @@ pub struct Args {
     #[arg(long)]
     pub workload: Option<String>,
     /// The built-in workload's input size: ci (tests), default (fills both GPUs), paper (the
-    /// benchmark suites' standard inputs) [default: ci].
+    /// benchmark suites' standard inputs) [default: default].
     #[arg(long, value_parser = super::parse_size, requires = "workload")]
     pub size: Option<regwatt_workloads::Size>,
     /// GPU preset: gtx480 | rtx2060.
@@ -96,7 +96,7 @@ pub struct Args {
     pub limits: super::RunLimits,
 }
 
-/// The power mode's states and wake-ups as CSV (issue 27): one row per state (row- or
+/// The power mode's states and wake-ups as CSV: one row per state (row- or
 /// sub-array-cycles in it, the cells' leakage energy in it) and per kind of wake-up (count,
 /// energy), then the cells' static energy in the mode and always on.
 fn power_states_csv(r: &RunReport) -> anyhow::Result<Option<String>> {
@@ -231,7 +231,7 @@ pub(crate) fn simulate(
 }
 
 /// The output check of a run (`exec`, `run`, `report`, `sweep`): a built-in workload against
-/// its Rust reference, a launch spec against its `[check]` tables (issue 34); `None` when there
+/// its Rust reference, a launch spec against its `[check]` tables; `None` when there
 /// is nothing to compare, `Some(Err(first mismatch))` on a failure.
 pub(crate) fn output_check(
     spec: &LaunchSpec,
@@ -555,7 +555,7 @@ fn run_inner(args: Args) -> anyhow::Result<()> {
     let (spec, sized) =
         super::spec_or_workload(args.spec.as_deref(), args.workload.as_deref(), args.size)?;
     let workload = sized.map(|(w, _)| w);
-    // issue 35: the memory the run needs, checked before anything large is allocated (a
+    // the memory the run needs, checked before anything large is allocated (a
     // design other than the baseline keeps its buffers while the baseline runs after it)
     let copies = if design == DesignSpec::Baseline && args.overrides.baseline_config.is_none() {
         1

@@ -1,4 +1,4 @@
-//! `regwatt spec new FILE.ptx [--out SPEC.toml] [--kernel NAME]... [--force]` (issue 34): a
+//! `regwatt spec new FILE.ptx [--out SPEC.toml] [--kernel NAME]... [--force]`: a
 //! commented launch-spec template for a PTX file's kernels
 //! ([`regwatt_sim::launch::spec_template`]): one buffer per pointer parameter with the element
 //! type inferred from the kernel's global accesses, one `[[launch]]` per kernel, placeholders

@@ -657,7 +657,7 @@ fn cfg_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
-/// Batch estimates: one record per file in input order (issue 34).
+/// Batch estimates: one record per file in input order.
 fn batch(paths: &[PathBuf], args: &Args, techs: &mut TechCache) -> Result<()> {
     let files = cfg_files(paths)?;
     let mut text = String::new();

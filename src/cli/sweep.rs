@@ -3,7 +3,7 @@
 //!
 //! ```toml
 //! workloads = ["vectorAdd", "reduction"]
-//! sizes = ["default"]                              # optional: ["ci"]
+//! sizes = ["ci"]                                   # optional: ["default"]
 //! gpus = ["rtx2060"]
 //! designs = ["baseline", "renaming"]
 //! nodes = ["12nm", "40nm"]
@@ -97,7 +97,7 @@ const META_FORMAT: u32 = 2;
 #[derive(clap::Args)]
 pub struct Args {
     /// Grid file (TOML): lists `workloads`, `gpus`, `designs`, `nodes`, optional `sizes`
-    /// (ci | default | paper; default ["ci"]) and `power_modes` (default ["always-on"]), and an
+    /// (ci | default | paper; default ["default"]) and `power_modes` (default ["always-on"]), and an
     /// optional `[set]` table of override keys with lists of values; every combination is a
     /// point. Example: workloads = ["vectorAdd"], gpus = ["rtx2060"], designs = ["baseline",
     /// "renaming"], nodes = ["12nm"], [set] "gpu.sms" = [10, 30].

@@ -1,5 +1,5 @@
 //! `regwatt workload export NAME DIR [--force]`: a built-in workload as the starting point of a
-//! kernel of one's own (issue 34): its launch spec with a `[check]` table appended, PTX, CUDA
+//! kernel of one's own: its launch spec with a `[check]` table appended, PTX, CUDA
 //! source and input files, and `expected/<buffer>.npy`, the final buffers by its Rust
 //! reference ([`regwatt_workloads::Workload::export_files`]). `regwatt run DIR/NAME.toml` then
 //! checks the output as `regwatt run --workload NAME` does. `regwatt workload list` lists the
@@ -29,7 +29,7 @@ pub struct ExportArgs {
     /// Overwrite files that exist.
     #[arg(long)]
     pub force: bool,
-    /// The input size to export: ci, default or paper [default: ci].
+    /// The input size to export: ci, default or paper [default: default].
     #[arg(long, value_parser = super::parse_size)]
     pub size: Option<regwatt_workloads::Size>,
 }

@@ -189,7 +189,7 @@ pub fn write_index(
     let mut files: Vec<(String, String)> = vec![
         ("summary.csv".into(), "one row per run: cycles, energies (`_j`), static share, average power (`_w`), area (`_mm2`), overheads against the reference (`_frac`), output check".into()),
         ("summary.json".into(), "the same rows as JSON".into()),
-        ("summary.md".into(), "the headline table and the per-run table in markdown (the README's summary)".into()),
+        ("summary.md".into(), "the headline table and the per-run table in markdown".into()),
         ("components.csv".into(), "run × component: events (count, energy per event in pJ, dynamic energy), static energy per power state, wake-ups, area".into()),
         ("kernels.csv".into(), "one row per kernel launch of every run, priced on its own".into()),
     ];

@@ -1,4 +1,4 @@
-//! The tables and studies `regwatt report` writes (issue 33): `summary.csv`,
+//! The tables and studies `regwatt report` writes: `summary.csv`,
 //! `components.csv`, `kernels.csv`, and the three studies users come for, each a CSV and SVG
 //! charts under `studies/`:
 //!
@@ -167,8 +167,8 @@ pub fn kernels_csv(rows: &[KernelRow]) -> anyhow::Result<String> {
     csv_text(&header, rows.iter().map(KernelRow::fields))
 }
 
-/// `summary.md`: the headline table (markdown) and the per-run table, as the README's
-/// "`regwatt report` summary" section shows them.
+/// `summary.md`: the headline table (markdown) and the per-run table `regwatt report`
+/// prints.
 pub fn summary_markdown(w: &Written, table: &str, reference: &str) -> String {
     let published = published().unwrap_or_default();
     let mut s = format!(

@@ -38,6 +38,18 @@ pub enum WorkloadError {
         /// What is wrong.
         reason: String,
     },
+    /// The spec's launch sequence or shape is not the one the reference computes (a kernel
+    /// out of place, a step missing, a grid or size arguments that disagree with another
+    /// launch or with the kernel's geometry).
+    #[error("workload {workload}: launch {launch}: {reason}")]
+    Launch {
+        /// Workload name.
+        workload: &'static str,
+        /// Launch index.
+        launch: usize,
+        /// What is wrong.
+        reason: String,
+    },
     /// The reference needs a buffer that the inputs lack.
     #[error("workload {workload}: input buffer {buffer:?} is missing")]
     MissingInput {

@@ -135,6 +135,55 @@ impl<'a> LaunchArgs<'a> {
         }
     }
 
+    /// Launch `launch`'s argument `arg` as a buffer name.
+    pub fn buffer(&self, launch: usize, arg: usize) -> Result<&'a str, WorkloadError> {
+        let err = |reason: String| WorkloadError::LaunchArg {
+            workload: self.workload,
+            launch,
+            arg,
+            reason,
+        };
+        let l = self.spec.launches.get(launch).ok_or_else(|| {
+            err(format!(
+                "the spec has {} launches",
+                self.spec.launches.len()
+            ))
+        })?;
+        match l.args.get(arg) {
+            Some(regwatt_sim::launch::LaunchArg::Buffer(name)) => Ok(name),
+            Some(_) => Err(err("not a buffer name".into())),
+            None => Err(err(format!("launch has {} arguments", l.args.len()))),
+        }
+    }
+
+    /// Launch `launch`'s kernel, which must be `kernel`.
+    pub fn expect_kernel(&self, launch: usize, kernel: &str) -> Result<(), WorkloadError> {
+        match self.spec.launches.get(launch) {
+            Some(l) if l.kernel == kernel => Ok(()),
+            Some(l) => Err(self.launch_error(
+                launch,
+                format!("launches kernel {}, expected {kernel}", l.kernel),
+            )),
+            None => Err(self.launch_error(
+                launch,
+                format!(
+                    "missing (the spec has {} launches; expected {kernel} here)",
+                    self.spec.launches.len()
+                ),
+            )),
+        }
+    }
+
+    /// A [`WorkloadError::Launch`] about launch `launch` (a spec whose launch sequence does not
+    /// compute what the reference computes).
+    pub fn launch_error(&self, launch: usize, reason: impl Into<String>) -> WorkloadError {
+        WorkloadError::Launch {
+            workload: self.workload,
+            launch,
+            reason: reason.into(),
+        }
+    }
+
     /// The number of launches.
     pub fn launches(&self) -> usize {
         self.spec.launches.len()
@@ -433,266 +482,316 @@ static ALL: &[Workload] = &[
         "matrixMul_naive",
         matmul_naive,
         divergent = false,
-        "128x128 SGEMM, one thread per output, global loads"
+        "n x n SGEMM, one thread per output, global loads",
+        sizes = [default, paper]
     ),
     workload!(
         "matrixMul_tiled",
         matmul_tiled,
         divergent = false,
-        "128x128 SGEMM with 16x16 shared-memory tiles"
+        "n x n SGEMM with 16x16 shared-memory tiles",
+        sizes = [default, paper]
     ),
     workload!(
         "reduction",
         reduction,
         divergent = false,
-        "sum of 32768 floats: shared tree + warp shuffle, 2 launches"
+        "float sum: shared tree + warp shuffle, a chain of launches down to one value",
+        sizes = [default, paper]
     ),
     workload!(
         "transpose",
         transpose,
         divergent = false,
-        "256x192 transpose through a padded shared tile"
+        "matrix transpose through a padded 32x33 shared tile",
+        sizes = [default, paper]
     ),
     workload!(
         "scan",
         scan,
         divergent = false,
-        "block prefix sums (Hillis-Steele inclusive, Blelloch exclusive)"
+        "block prefix sums (Hillis-Steele inclusive, Blelloch exclusive)",
+        sizes = [default, paper]
     ),
     workload!(
         "histogram",
         histogram,
         divergent = false,
-        "256-bin byte histogram, shared + global atomics"
+        "256-bin byte histogram, shared + global atomics",
+        sizes = [default, paper]
     ),
     workload!(
         "BlackScholes",
         black_scholes,
         divergent = false,
-        "Black-Scholes pricing of 8192 options (expf/logf/sqrtf)"
+        "Black-Scholes option pricing, one option per thread (expf/logf/sqrtf)",
+        sizes = [default, paper]
     ),
     workload!(
         "nbody",
         nbody,
         divergent = false,
-        "all-pairs n-body step, 512 float4 bodies, rsqrtf"
+        "all-pairs n-body step, float4 bodies, rsqrtf",
+        sizes = [default, paper]
     ),
     workload!(
         "conv_mnist",
         conv_mnist,
         divergent = false,
-        "5x5 CNN conv layers on a 29x29 MNIST input (stride 2 and 1)"
+        "5x5 CNN conv layers on a 29x29 MNIST input (stride 2 and 1)",
+        sizes = [default, paper]
     ),
     workload!(
         "conv_large",
         conv_large,
         divergent = false,
-        "5x5 conv on a 73x73 input: shared-tiled stride 1, direct stride 2"
+        "5x5 conv on a 73x73 input: shared-tiled stride 1, direct stride 2",
+        sizes = [default, paper]
     ),
     workload!(
         "maxpool",
         maxpool,
         divergent = false,
-        "2x2 max pooling of 16 64x64 maps with argmax"
+        "2x2/2 max pooling with argmax, one thread per output",
+        sizes = [default, paper]
     ),
     workload!(
         "fc",
         fc,
         divergent = false,
-        "fully-connected 1250-100-10 layers, warp per output, shuffle reduce"
+        "fully-connected 1250-100-10 layers, warp per output, shuffle reduce",
+        sizes = [default, paper]
     ),
     workload!(
         "backprop",
         backprop,
         divergent = false,
-        "one training step of a 1024->16 sigmoid layer"
+        "one training step of a sigmoid layer: shared-tree forward, delta, momentum update",
+        sizes = [default, paper]
     ),
     workload!(
         "bfs",
         bfs,
         divergent = true,
-        "level-synchronous BFS on a 4096-vertex CSR graph",
-        data = ["graph_row_ptr.npy", "graph_col.npy"]
+        "level-synchronous BFS on a CSR graph, one expand + commit launch pair per level",
+        data = [
+            "graph_row_ptr.npy",
+            "graph_col.npy",
+            "graph64k_row_ptr.npy",
+            "graph64k_col.npy"
+        ],
+        sizes = [default, paper]
     ),
     workload!(
         "hotspot",
         hotspot,
         divergent = false,
-        "thermal 5-point stencil, 128x128, 4 steps, shared halo tiles"
+        "thermal 5-point stencil, one step per launch, shared halo tiles",
+        sizes = [default, paper]
     ),
     workload!(
         "pathfinder",
         pathfinder,
         divergent = false,
-        "min-cost path DP, 65x2048, ghost-zone rows in shared memory"
+        "min-cost path DP, ghost-zone rows in shared memory",
+        sizes = [default, paper]
     ),
     workload!(
         "kmeans",
         kmeans,
         divergent = false,
-        "k-means assignment + update, 4096 points, k = 8, atomics"
+        "k-means assignment + update of 4-feature points, atomics",
+        sizes = [default, paper]
     ),
     workload!(
         "gaussian",
         gaussian,
         divergent = false,
-        "Gaussian elimination of a 32x32 system, 63 launches"
+        "Gaussian elimination, fan1 + fan2 launches per pivot",
+        data = ["matrix_s16.npy"],
+        sizes = [default, paper]
     ),
     workload!(
         "srad",
         srad,
         divergent = false,
-        "speckle-reducing anisotropic diffusion, 64x64, 2 iterations"
+        "speckle-reducing anisotropic diffusion, two launches per iteration",
+        sizes = [default, paper]
     ),
     workload!(
         "nw",
         nw,
         divergent = false,
-        "Needleman-Wunsch 128x128, tiled anti-diagonal wavefront"
+        "Needleman-Wunsch, tiled anti-diagonal wavefront",
+        sizes = [default, paper]
     ),
     workload!(
         "collatz",
         collatz,
         divergent = true,
-        "Collatz step counts of 1..4096, data-dependent loop"
+        "Collatz step counts, data-dependent loop",
+        sizes = [default, paper]
     ),
     workload!(
         "mandelbrot",
         mandelbrot,
         divergent = true,
-        "Mandelbrot escape counts, 64x64, data-dependent loop"
+        "Mandelbrot escape counts, data-dependent loop",
+        sizes = [default, paper]
     ),
     workload!(
         "dct8x8",
         dct8x8,
         divergent = false,
-        "forward + inverse 8x8-block DCT of a 256x256 image, 64-thread CTAs"
+        "forward + inverse 8x8-block DCT of an image, 64-thread CTAs",
+        sizes = [default, paper]
     ),
     workload!(
         "lud",
         lud,
         divergent = false,
-        "blocked LU decomposition of a 128x128 matrix, 16x16 blocks, 23 launches"
+        "blocked LU decomposition, 16x16 blocks, three launches per block step",
+        sizes = [default, paper]
     ),
     workload!(
         "cifarnet",
         cifarnet,
         divergent = false,
-        "CifarNet-shaped CNN forward pass (seed 000): 5x5 convs, 3x3/2 pools, LRN, fc; 10 launches"
+        "CifarNet-shaped CNN forward pass (seed 000): 5x5 convs, 3x3/2 pools, LRN, fc; 10 launches",
+        sizes = [default, paper]
     ),
     workload!(
         "alexnet",
         alexnet,
         divergent = false,
-        "AlexNet-shaped CNN forward pass (seed 000): 11x11/4, 5x5, 3x3 convs, pools, LRN, fc; 13 launches"
+        "AlexNet-shaped CNN forward pass (seed 000): 11x11/4, 5x5, 3x3 convs, pools, LRN, fc; 13 launches",
+        sizes = [default, paper]
     ),
     workload!(
         "atax",
         atax,
         divergent = false,
-        "PolyBench/GPU atax: tmp = A x, y = A^T tmp, A 390x410, thread per row / column; 2 launches"
+        "PolyBench/GPU atax: tmp = A x, y = A^T tmp, thread per row / column; 2 launches",
+        sizes = [default, paper]
     ),
     workload!(
         "bicg",
         bicg,
         divergent = false,
-        "PolyBench/GPU bicg: s = A^T r, q = A p, A 410x390, thread per column / row; 2 launches"
+        "PolyBench/GPU bicg: s = A^T r, q = A p, thread per column / row; 2 launches",
+        sizes = [default, paper]
     ),
     workload!(
         "mvt",
         mvt,
         divergent = false,
-        "PolyBench/GPU mvt: x1 += A y1, x2 += A^T y2, A 400x400, thread per row / column; 2 launches"
+        "PolyBench/GPU mvt: x1 += A y1, x2 += A^T y2, thread per row / column; 2 launches",
+        sizes = [default, paper]
     ),
     workload!(
         "gemm",
         gemm,
         divergent = false,
-        "PolyBench/GPU gemm: C = alpha A B + beta C, 96x64x64, thread per element, global loads"
+        "PolyBench/GPU gemm: C = alpha A B + beta C, thread per element, global loads",
+        sizes = [default, paper]
     ),
     workload!(
         "syrk",
         syrk,
         divergent = false,
-        "PolyBench/GPU syrk: C = alpha A A^T + beta C, A 64x128, thread per element, global loads"
+        "PolyBench/GPU syrk: C = alpha A A^T + beta C, thread per element, global loads",
+        sizes = [default, paper]
     ),
     workload!(
         "stream_triad",
         stream_triad,
         divergent = false,
-        "STREAM triad a = b + s c over 65536 floats, grid-stride, 64 x 256 threads"
+        "STREAM triad a = b + s c, grid-stride, 4 elements per thread",
+        sizes = [default, paper]
     ),
     workload!(
         "mnist29",
         nn::mnist29,
         divergent = false,
-        "seed-001 NN (4-layer CNN), 29x29 MNIST-sized input, baseline: direct global loads, one thread per neuron"
+        "seed-001 NN (4-layer CNN), 29x29 MNIST-sized input, baseline: direct global loads, one thread per neuron",
+        sizes = [default, paper]
     ),
     workload!(
         "mnist29_smem",
         nn::mnist29_smem,
         divergent = false,
-        "seed-001 NN (4-layer CNN), 29x29 MNIST-sized input, conv input maps staged in shared memory"
+        "seed-001 NN (4-layer CNN), 29x29 MNIST-sized input, conv input maps staged in shared memory",
+        sizes = [default, paper]
     ),
     workload!(
         "mnist29_lreg",
         nn::mnist29_lreg,
         divergent = false,
-        "seed-001 NN (4-layer CNN), 29x29 MNIST-sized input, L-register version: annotated convs, worker threads for the corner cases"
+        "seed-001 NN (4-layer CNN), 29x29 MNIST-sized input, L-register version: annotated convs, worker threads for the corner cases",
+        sizes = [default, paper]
     ),
     workload!(
         "mnist29_lskip",
         nn::mnist29_lskip,
         divergent = false,
-        "seed-001 NN (4-layer CNN), 29x29 MNIST-sized input, L-register version: annotated convs, corner-case threads skipped"
+        "seed-001 NN (4-layer CNN), 29x29 MNIST-sized input, L-register version: annotated convs, corner-case threads skipped",
+        sizes = [default, paper]
     ),
     workload!(
         "mnist33",
         nn::mnist33,
         divergent = false,
-        "seed-001 NN (4-layer CNN), 33x33 MNIST-sized input, baseline: direct global loads, one thread per neuron"
+        "seed-001 NN (4-layer CNN), 33x33 MNIST-sized input, baseline: direct global loads, one thread per neuron",
+        sizes = [default, paper]
     ),
     workload!(
         "mnist33_smem",
         nn::mnist33_smem,
         divergent = false,
-        "seed-001 NN (4-layer CNN), 33x33 MNIST-sized input, conv input maps staged in shared memory"
+        "seed-001 NN (4-layer CNN), 33x33 MNIST-sized input, conv input maps staged in shared memory",
+        sizes = [default, paper]
     ),
     workload!(
         "mnist33_lreg",
         nn::mnist33_lreg,
         divergent = false,
-        "seed-001 NN (4-layer CNN), 33x33 MNIST-sized input, L-register version: annotated convs, worker threads for the corner cases"
+        "seed-001 NN (4-layer CNN), 33x33 MNIST-sized input, L-register version: annotated convs, worker threads for the corner cases",
+        sizes = [default, paper]
     ),
     workload!(
         "mnist33_lskip",
         nn::mnist33_lskip,
         divergent = false,
-        "seed-001 NN (4-layer CNN), 33x33 MNIST-sized input, L-register version: annotated convs, corner-case threads skipped"
+        "seed-001 NN (4-layer CNN), 33x33 MNIST-sized input, L-register version: annotated convs, corner-case threads skipped",
+        sizes = [default, paper]
     ),
     workload!(
         "cifar32g",
         nn::cifar32g,
         divergent = false,
-        "seed-001 NN (4-layer CNN), 32x32 CIFAR-10-sized grey input, baseline: direct global loads, one thread per neuron"
+        "seed-001 NN (4-layer CNN), 32x32 CIFAR-10-sized grey input, baseline: direct global loads, one thread per neuron",
+        sizes = [default, paper]
     ),
     workload!(
         "cifar32g_smem",
         nn::cifar32g_smem,
         divergent = false,
-        "seed-001 NN (4-layer CNN), 32x32 CIFAR-10-sized grey input, conv input maps staged in shared memory"
+        "seed-001 NN (4-layer CNN), 32x32 CIFAR-10-sized grey input, conv input maps staged in shared memory",
+        sizes = [default, paper]
     ),
     workload!(
         "cifar32g_lreg",
         nn::cifar32g_lreg,
         divergent = false,
-        "seed-001 NN (4-layer CNN), 32x32 CIFAR-10-sized grey input, L-register version: annotated convs, worker threads for the corner cases"
+        "seed-001 NN (4-layer CNN), 32x32 CIFAR-10-sized grey input, L-register version: annotated convs, worker threads for the corner cases",
+        sizes = [default, paper]
     ),
     workload!(
         "cifar32g_lskip",
         nn::cifar32g_lskip,
         divergent = false,
-        "seed-001 NN (4-layer CNN), 32x32 CIFAR-10-sized grey input, L-register version: annotated convs, corner-case threads skipped"
+        "seed-001 NN (4-layer CNN), 32x32 CIFAR-10-sized grey input, L-register version: annotated convs, corner-case threads skipped",
+        sizes = [default, paper]
     ),
 ];
 

@@ -1,27 +1,29 @@
-//! `backprop`: one training step of a 1024 -> 16 sigmoid layer.
+//! `backprop`: one training step of an n_in -> n_hid sigmoid layer (`ci`: 1024 -> 16).
 //!
 //! Forward partials follow the kernel's order (products rounded, then the 16-row halving tree
-//! per input block): exact. The 64 partials are summed in block order; `expf` (<= 2 ulp) makes
-//! `hidden`/`delta` differ by ~1e-7. The weight update
+//! per input block): exact. Each unit's n_in / 16 partials are summed in block order; `expf`
+//! (<= 2 ulp) makes `hidden`/`delta` differ by ~1e-7. The weight update
 //! `dw = (eta*delta) * in + oldw*momentum` is contracted by the compiler into one FMA, as here.
 //! Tolerances: partial exact-ish (`abs 1e-6`), hidden/delta `abs 1e-6 + rel 1e-5`,
 //! w/oldw `abs 1e-6 + rel 1e-5` (|dw| <= 0.1).
+//!
+//! Sizes come from the launches: n_in and n_hid are `bp_forward`'s arguments 3 and 4 (and
+//! `bp_delta`'s block count and `bp_adjust`'s arguments must agree), eta and momentum
+//! `bp_adjust`'s arguments 6 and 7.
 
 use regwatt_sim::launch::{HostData, LaunchSpec};
 
 use super::{outputs, Inputs};
-use crate::{Buffers, Tolerance, WorkloadError};
+use crate::{Buffers, LaunchArgs, Tolerance, WorkloadError};
 
-/// Inputs.
-pub const N_IN: usize = 1024;
-/// Hidden units.
-pub const N_HID: usize = 16;
-/// Inputs per forward block.
+/// Inputs of the `ci` spec.
+#[cfg(test)]
+const N_IN: usize = 1024;
+/// Hidden units of the `ci` spec.
+#[cfg(test)]
+const N_HID: usize = 16;
+/// Inputs per forward block (`BP` in backprop.cu).
 pub const BP: usize = 16;
-/// Learning rate (spec arg).
-pub const ETA: f32 = 0.3;
-/// Momentum (spec arg).
-pub const MOMENTUM: f32 = 0.3;
 
 /// See module docs.
 pub const TOLERANCES: &[(&str, Tolerance)] = &[
@@ -131,21 +133,54 @@ pub fn adjust(
     (w, oldw)
 }
 
-/// Reference for the spec in `backprop.toml`.
-pub fn reference(inputs: &Buffers, _spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
+/// Reference for every size of `backprop`: forward, delta, adjust as launched.
+pub fn reference(inputs: &Buffers, spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
+    let a = LaunchArgs::new("backprop", spec);
+    if a.launches() != 3 {
+        return Err(a.launch_error(
+            a.launches().min(3),
+            format!(
+                "{} launches, expected bp_forward, bp_delta, bp_adjust",
+                a.launches()
+            ),
+        ));
+    }
+    for (k, name) in ["bp_forward", "bp_delta", "bp_adjust"]
+        .into_iter()
+        .enumerate()
+    {
+        a.expect_kernel(k, name)?;
+    }
+    let (n_in, n_hid) = (a.int(0, 3, 1)?, a.int(0, 4, 1)?);
+    let blocks = n_in.div_ceil(BP);
+    for (l, arg, want) in [(1, 4, blocks), (1, 5, n_hid), (2, 4, n_in), (2, 5, n_hid)] {
+        let got = a.int(l, arg, 1)?;
+        if got != want {
+            return Err(a.launch_error(
+                l,
+                format!(
+                    "argument {arg} is {got}, bp_forward's sizes ({n_in} -> {n_hid}) need {want}"
+                ),
+            ));
+        }
+    }
+    let (eta, momentum) = (a.float(2, 6)? as f32, a.float(2, 7)? as f32);
     let i = Inputs::new("backprop", inputs);
-    let input = i.f32("in", N_IN)?;
-    let w = i.f32("w", N_IN * N_HID)?;
-    let partial = forward_partials(input, w, N_IN, N_HID);
-    let (hidden, delta) = hidden_delta(&partial, i.f32("target", N_HID)?, N_HID);
+    let input = i.f32("in", n_in)?;
+    let w = i.f32("w", n_in * n_hid)?;
+    i.f32("partial", blocks * n_hid)?;
+    let partial = forward_partials(input, w, n_in, n_hid);
+    let (hidden, delta) = hidden_delta(&partial, i.f32("target", n_hid)?, n_hid);
+    i.f32("hidden", n_hid)?;
+    i.f32("delta", n_hid)?;
     let (w2, oldw2) = adjust(
         input,
         &delta,
         w,
-        i.f32("oldw", N_IN * N_HID)?,
-        N_HID,
-        ETA,
-        MOMENTUM,
+        i.f32("oldw", n_in * n_hid)?,
+        n_hid,
+        eta,
+        momentum,
     );
     Ok(outputs([
         ("partial", HostData::F32(partial)),
@@ -172,6 +207,27 @@ mod tests {
         let (h, d) = hidden_delta(&[1.0, -1.0], &[1.0], 1);
         assert_eq!(h, vec![0.5]);
         assert_eq!(d, vec![0.125]); // 0.5 * 0.5 * 0.5
+    }
+
+    #[test]
+    fn sizes_come_from_the_launches() {
+        let spec = crate::refs::ci_spec("backprop");
+        let mut init = spec.initial_buffers();
+        let out = reference(&init, &spec).unwrap();
+        assert_eq!(out["partial"].len(), N_IN / BP * N_HID);
+        // a w of the wrong length for n_in x n_hid
+        init.insert("w".into(), HostData::F32(vec![0.0; N_IN * N_HID - 1]));
+        assert!(matches!(
+            reference(&init, &spec),
+            Err(WorkloadError::InputLength { expected, .. }) if expected == N_IN * N_HID
+        ));
+        // bp_delta summing a different number of partial blocks than bp_forward writes
+        let mut bad = spec.clone();
+        bad.launches[1].args[4] = regwatt_sim::launch::LaunchArg::Int(63);
+        assert!(matches!(
+            reference(&spec.initial_buffers(), &bad),
+            Err(WorkloadError::Launch { launch: 1, .. })
+        ));
     }
 
     #[test]

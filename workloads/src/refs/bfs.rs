@@ -1,18 +1,20 @@
-//! `bfs`: level-synchronous BFS from vertex 0 over the CSR graph in `row_ptr`/`col`.
+//! `bfs`: level-synchronous BFS from a source vertex over the CSR graph in `row_ptr`/`col`.
 //!
 //! The launch sequence is init, then (expand, commit) for levels 0 .. L-1 where L is the length
 //! of `changed`. The reference runs the same level loop on plain arrays: expansion stops once a
 //! level reached nothing new (`changed[level-1] == 0`). All integer: exact.
+//!
+//! The vertex count and the source are `bfs_init`'s arguments 4 and 5; every expand/commit pair
+//! must pass the same count and its level in order.
 
 use regwatt_sim::launch::{HostData, LaunchSpec};
 
 use super::{outputs, Inputs};
-use crate::{Buffers, Tolerance, WorkloadError};
+use crate::{Buffers, LaunchArgs, Tolerance, WorkloadError};
 
-/// Vertices.
-pub const N: usize = 4096;
-/// Source vertex (spec arg of `bfs_init`).
-pub const SOURCE: usize = 0;
+/// Vertices of the `ci` spec.
+#[cfg(test)]
+const N: usize = 4096;
 
 /// Integers: exact.
 pub const TOLERANCES: &[(&str, Tolerance)] = &[];
@@ -62,16 +64,50 @@ pub fn bfs(
     (mask, updating, visited, cost, changed)
 }
 
-/// Reference for the spec in `bfs.toml`.
-pub fn reference(inputs: &Buffers, _spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
+/// Reference for every size of `bfs`: n and the source from `bfs_init`, one level per
+/// expand/commit pair (as many as `changed` has elements).
+pub fn reference(inputs: &Buffers, spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
+    let a = LaunchArgs::new("bfs", spec);
+    a.expect_kernel(0, "bfs_init")?;
+    let (n, source) = (a.int(0, 4, 1)?, a.int(0, 5, 0)?);
+    if source >= n {
+        return Err(a.launch_error(0, format!("source {source} is not a vertex of 0..{n}")));
+    }
     let i = Inputs::new("bfs", inputs);
-    let row_ptr = i.i32("row_ptr", N + 1)?;
+    let row_ptr = i.i32("row_ptr", n + 1)?;
     let col = i.i32("col", i.len_of("col")?)?;
     let changed = i.i32("changed", i.len_of("changed")?)?;
+    for name in ["mask", "updating", "visited"] {
+        i.u8(name, n)?;
+    }
+    i.i32("cost", n)?;
+    let levels = changed.len();
+    if a.launches() != 1 + 2 * levels {
+        return Err(a.launch_error(
+            a.launches().min(1 + 2 * levels),
+            format!(
+                "the spec has {} launches; `changed` has {levels} levels, which take init + {levels} x (expand, commit)",
+                a.launches()
+            ),
+        ));
+    }
+    for level in 0..levels {
+        for (l, kernel, n_arg, level_arg) in [
+            (1 + 2 * level, "bfs_expand", 7, 8),
+            (2 + 2 * level, "bfs_commit", 4, 5),
+        ] {
+            a.expect_kernel(l, kernel)?;
+            if a.int(l, n_arg, 1)? != n || a.int(l, level_arg, 0)? != level {
+                return Err(
+                    a.launch_error(l, format!("{kernel} must pass n = {n} and level {level}"))
+                );
+            }
+        }
+    }
     if row_ptr[0] != 0 {
         return Err(i.invalid("row_ptr", 0, "must start at 0"));
     }
-    for v in 0..N {
+    for v in 0..n {
         if row_ptr[v + 1] < row_ptr[v] || row_ptr[v + 1] as usize > col.len() {
             return Err(i.invalid(
                 "row_ptr",
@@ -80,14 +116,14 @@ pub fn reference(inputs: &Buffers, _spec: &LaunchSpec) -> Result<Buffers, Worklo
             ));
         }
     }
-    if let Some(e) = col.iter().position(|&c| c < 0 || c as usize >= N) {
+    if let Some(e) = col.iter().position(|&c| c < 0 || c as usize >= n) {
         return Err(i.invalid(
             "col",
             e,
-            format!("vertex {} is out of range 0..{N}", col[e]),
+            format!("vertex {} is out of range 0..{n}", col[e]),
         ));
     }
-    let (mask, updating, visited, cost, changed) = bfs(row_ptr, col, SOURCE, changed);
+    let (mask, updating, visited, cost, changed) = bfs(row_ptr, col, source, changed);
     Ok(outputs([
         ("mask", HostData::U8(mask)),
         ("updating", HostData::U8(updating)),
@@ -113,6 +149,34 @@ mod tests {
         assert_eq!(changed, vec![1, 1, 0, 0, 0]);
         assert_eq!(mask, vec![0; 5]);
         assert_eq!(upd, vec![0; 5]);
+    }
+
+    #[test]
+    fn sizes_come_from_the_launches() {
+        let spec = crate::refs::ci_spec("bfs");
+        let init = spec.initial_buffers();
+        assert_eq!(reference(&init, &spec).unwrap()["cost"].len(), N);
+        // a cost buffer of the wrong length for bfs_init's n
+        let mut bad = init.clone();
+        bad.insert("cost".into(), HostData::I32(vec![0; N - 1]));
+        assert!(matches!(
+            reference(&bad, &spec),
+            Err(WorkloadError::InputLength { expected: N, .. })
+        ));
+        // one level fewer launched than `changed` has
+        let mut short = spec.clone();
+        short.launches.truncate(short.launches.len() - 2);
+        assert!(matches!(
+            reference(&init, &short),
+            Err(WorkloadError::Launch { .. })
+        ));
+        // an expand of the wrong level
+        let mut swapped = spec.clone();
+        swapped.launches.swap(1, 3);
+        assert!(matches!(
+            reference(&init, &swapped),
+            Err(WorkloadError::Launch { launch: 1, .. })
+        ));
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! `BlackScholes`: European call/put prices, r = 0.02, volatility 0.30, 8192 options.
+//! `BlackScholes`: European call/put prices of n options; r, the volatility and n are launch
+//! arguments 5, 6 and 7 (every size: r = 0.02, volatility 0.30; ci: n = 8192).
 //!
 //! Tolerance: the kernel uses CUDA `expf`/`logf` (<= 2 ulp), compiler-contracted FMAs in the
 //! CND polynomial and the pricing formula; the reference evaluates the same formula with
@@ -8,14 +9,14 @@
 use regwatt_sim::launch::{HostData, LaunchSpec};
 
 use super::{outputs, Inputs};
-use crate::{Buffers, Tolerance, WorkloadError};
+use crate::{Buffers, LaunchArgs, Tolerance, WorkloadError};
 
-/// Options.
-pub const N: usize = 8192;
-/// Risk-free rate (spec arg).
-pub const R: f32 = 0.02;
-/// Volatility (spec arg).
-pub const V: f32 = 0.30;
+/// Risk-free rate of the specs (launch argument 5).
+#[cfg(test)]
+const R: f32 = 0.02;
+/// Volatility of the specs (launch argument 6).
+#[cfg(test)]
+const V: f32 = 0.30;
 
 /// See module docs.
 pub const TOLERANCES: &[(&str, Tolerance)] = &[
@@ -63,11 +64,18 @@ pub fn price(s: f32, x: f32, t: f32, r: f32, v: f32) -> (f32, f32) {
     (s * c1 - disc * c2, disc * (1.0 - c2) - s * (1.0 - c1))
 }
 
-/// Reference for the spec in `BlackScholes.toml`.
-pub fn reference(inputs: &Buffers, _spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
+/// Reference for every size: r, v and n from the launch (arguments 5, 6, 7; r and v are `float`
+/// parameters, so rounded to f32 as the kernel receives them); `S`, `X`, `T` hold n values.
+pub fn reference(inputs: &Buffers, spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
+    let args = LaunchArgs::new("BlackScholes", spec);
+    let (r, v) = (args.float(0, 5)? as f32, args.float(0, 6)? as f32);
+    let n = args.int(0, 7, 1)?;
     let i = Inputs::new("BlackScholes", inputs);
-    let (s, x, t) = (i.f32("S", N)?, i.f32("X", N)?, i.f32("T", N)?);
-    let (call, put): (Vec<f32>, Vec<f32>) = (0..N).map(|k| price(s[k], x[k], t[k], R, V)).unzip();
+    let (s, x, t) = (i.f32("S", n)?, i.f32("X", n)?, i.f32("T", n)?);
+    // the prices are overwritten, but must be the spec's buffers of n elements
+    i.f32("call", n)?;
+    i.f32("put", n)?;
+    let (call, put): (Vec<f32>, Vec<f32>) = (0..n).map(|k| price(s[k], x[k], t[k], r, v)).unzip();
     Ok(outputs([
         ("call", HostData::F32(call)),
         ("put", HostData::F32(put)),
@@ -94,5 +102,37 @@ mod tests {
         // parity: C - P = S - K e^{-rT}
         let (c, p) = price(20.0, 35.0, 2.0, R, V);
         assert!(((c - p) - (20.0 - 35.0 * (-R * 2.0f32).exp())).abs() < 1e-4);
+    }
+
+    #[test]
+    fn rates_and_count_come_from_the_spec() {
+        use regwatt_sim::launch::LaunchArg;
+        let mut spec = crate::refs::ci_spec("BlackScholes");
+        let args = &mut spec.launches[0].args;
+        (args[5], args[6], args[7]) = (
+            LaunchArg::Float(0.05),
+            LaunchArg::Float(0.2),
+            LaunchArg::Int(1),
+        );
+        let one = |v: f32| HostData::F32(vec![v]);
+        let b = crate::refs::buffers([
+            ("S", one(100.0)),
+            ("X", one(100.0)),
+            ("T", one(1.0)),
+            ("call", one(0.0)),
+            ("put", one(0.0)),
+        ]);
+        let out = reference(&b, &spec).unwrap();
+        let (c, p) = price(100.0, 100.0, 1.0, 0.05, 0.2);
+        assert_eq!((&out["call"], &out["put"]), (&one(c), &one(p)));
+        // the ci spec's n = 8192 does not match one option
+        assert!(matches!(
+            reference(&b, &crate::refs::ci_spec("BlackScholes")),
+            Err(WorkloadError::InputLength {
+                expected: 8192,
+                actual: 1,
+                ..
+            })
+        ));
     }
 }

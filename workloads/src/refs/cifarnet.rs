@@ -1,54 +1,41 @@
-//! `cifarnet`: a CifarNet-shaped forward pass (seed 000's Tango CifarNet, scaled down; the
-//! layer shapes in `workloads/README.md`), layer by layer with [`super::cnn`]:
-//! pad 2 -> conv1 5x5 3->6 (32x32) -> pool1 3x3/2 (16x16) -> norm1 (LRN n 5, k 1, alpha/n 1e-4,
-//! beta 0.75, written with a zero border of 2) -> conv2 5x5 6->6 -> norm2 -> pool2 (8x8) ->
-//! fc3 384->64 -> fc4 64->32 (ReLU) -> fc5 32->10 (logits).
+//! `cifarnet`: a CifarNet-shaped forward pass (seed 000's Tango CifarNet, scaled down at `ci`;
+//! the layer shapes in `workloads/README.md`), layer by layer with [`super::cnn`], one launch a
+//! layer: pad 2 -> conv1 5x5 3->K1 -> pool1 3x3/2 -> norm1 (LRN, written with a zero border of
+//! 2) -> conv2 5x5 K1->K2 -> norm2 -> pool2 -> fc3 -> fc4 (ReLU) -> fc5 (logits). Every size
+//! reads its shapes from the launches ([`super::cnn::forward`]): `ci` 32x32 image, K1 = K2 = 6,
+//! fc 384->64->32->10, LRN n 5, k 1, alpha/n 1e-4, beta 0.75.
 //!
 //! Tolerances: `x0`, `c1` and `p1` precede the first `powf` and are bit-identical (same fmaf
 //! chain, `max`, copies): exact. `n1` and `n2` come out of `powf`: [`LRN_TOL`]. Everything
 //! after norm1 is computed from the reference's own LRN output: [`DOWNSTREAM_TOL`].
 
-use regwatt_sim::launch::{HostData, LaunchSpec};
+use regwatt_sim::launch::LaunchSpec;
 
-use super::cnn::{conv_relu, fc, lrn, maxpool3x3s2, pad2d, Conv, Lrn, DOWNSTREAM_TOL, LRN_TOL};
-use super::{outputs, Inputs};
+use super::cnn::{forward, Op, DOWNSTREAM_TOL, LRN_TOL};
 use crate::{Buffers, Tolerance, WorkloadError};
 
-/// Image channels and side.
-pub const IMG: (usize, usize) = (3, 32);
-/// conv1: 5x5 'same' on the image padded by 2 (36x36), 3 -> 6 maps of 32x32.
-pub const CONV1: Conv = Conv {
-    c: 3,
-    h: 36,
-    w: 36,
-    k: 6,
-    ks: 5,
-    stride: 1,
-    oh: 32,
-    ow: 32,
-    opad: 0,
-};
-/// conv2: 5x5 'same' on norm1's output (16x16 with a border of 2), 6 -> 6 maps of 16x16.
-pub const CONV2: Conv = Conv {
-    c: 6,
-    h: 20,
-    w: 20,
-    k: 6,
-    ks: 5,
-    stride: 1,
-    oh: 16,
-    ow: 16,
-    opad: 0,
-};
-/// Both LRN layers (the spec's scalar args).
-pub const LRN: Lrn = Lrn {
-    n: 5,
-    k: 1.0,
-    alpha_n: 1e-4,
-    beta: 0.75,
-};
-/// Fully connected layers: (inputs, outputs, ReLU).
-pub const FC: [(usize, usize, bool); 3] = [(384, 64, true), (64, 32, true), (32, 10, false)];
+/// The launches, each with the buffer it writes (the first reads the image, `img`).
+pub const LAYERS: [(Op, &str); 10] = [
+    (Op::Pad, "x0"),
+    (conv5x5("w1", "b1"), "c1"),
+    (Op::Pool, "p1"),
+    (Op::Lrn, "n1"),
+    (conv5x5("w2", "b2"), "c2"),
+    (Op::Lrn, "n2"),
+    (Op::Pool, "p2"),
+    (Op::Fc { w: "w3", b: "b3" }, "h3"),
+    (Op::Fc { w: "w4", b: "b4" }, "h4"),
+    (Op::Fc { w: "w5", b: "b5" }, "logits"),
+];
+
+const fn conv5x5(w: &'static str, b: &'static str) -> Op {
+    Op::Conv {
+        kernel: "conv5x5_relu",
+        ks: 5,
+        w,
+        b,
+    }
+}
 
 /// See module docs.
 pub const TOLERANCES: &[(&str, Tolerance)] = &[
@@ -64,55 +51,17 @@ pub const TOLERANCES: &[(&str, Tolerance)] = &[
     ("logits", DOWNSTREAM_TOL),
 ];
 
-/// Reference for the spec in `cifarnet.toml`.
-pub fn reference(inputs: &Buffers, _spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
-    let i = Inputs::new("cifarnet", inputs);
-    let (ic, is) = IMG;
-    let img = i.f32("img", ic * is * is)?;
-    let x0 = pad2d(img, ic, is, is, 2);
-    debug_assert_eq!(x0.len(), CONV1.in_len());
-    let c1 = conv_relu(
-        &CONV1,
-        &x0,
-        i.f32("w1", CONV1.w_len())?,
-        i.f32("b1", CONV1.k)?,
-    );
-    let p1 = maxpool3x3s2(&c1, 6, 32, 32);
-    let n1 = lrn(&p1, 6, 16, 16, &LRN, 2);
-    let c2 = conv_relu(
-        &CONV2,
-        &n1,
-        i.f32("w2", CONV2.w_len())?,
-        i.f32("b2", CONV2.k)?,
-    );
-    let n2 = lrn(&c2, 6, 16, 16, &LRN, 0);
-    let p2 = maxpool3x3s2(&n2, 6, 16, 16);
-    let mut x = p2.clone();
-    let mut fcs = Vec::new();
-    for (l, (n, m, relu)) in FC.into_iter().enumerate() {
-        let w = i.f32(&format!("w{}", l + 3), n * m)?;
-        let b = i.f32(&format!("b{}", l + 3), m)?;
-        x = fc(&x, w, b, n, m, relu);
-        fcs.push(x.clone());
-    }
-    let [h3, h4, logits]: [Vec<f32>; 3] = fcs.try_into().expect("three fc layers");
-    Ok(outputs([
-        ("x0", HostData::F32(x0)),
-        ("c1", HostData::F32(c1)),
-        ("p1", HostData::F32(p1)),
-        ("n1", HostData::F32(n1)),
-        ("c2", HostData::F32(c2)),
-        ("n2", HostData::F32(n2)),
-        ("p2", HostData::F32(p2)),
-        ("h3", HostData::F32(h3)),
-        ("h4", HostData::F32(h4)),
-        ("logits", HostData::F32(logits)),
-    ]))
+/// Reference for every size of `cifarnet`.
+pub fn reference(inputs: &Buffers, spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
+    forward("cifarnet", spec, inputs, "img", &LAYERS)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::refs::ci_spec;
+    use crate::LaunchArgs;
+    use regwatt_sim::launch::{HostData, LaunchArg};
 
     #[test]
     fn spec_activations_stay_in_a_useful_range() {
@@ -137,7 +86,58 @@ mod tests {
 
     #[test]
     fn lrn_constants_are_the_specs_f32_args() {
-        // the loader rounds the TOML's decimal (f64) to f32
-        assert_eq!(LRN.alpha_n, 0.0001f64 as f32);
+        // the loader rounds the TOML's decimal (f64) to f32; the reference reads it alike
+        let spec = ci_spec("cifarnet");
+        let a = LaunchArgs::new("cifarnet", &spec);
+        let (m, p, opad) = super::super::cnn::lrn_from_launch(&a, 3).unwrap();
+        assert_eq!((m.c, m.h, m.w, p.n, opad), (6, 16, 16, 5, 2));
+        assert_eq!((p.k, p.alpha_n, p.beta), (1.0, 0.0001f64 as f32, 0.75));
+    }
+
+    #[test]
+    fn launches_that_do_not_chain_are_errors() {
+        // conv2 reading 7 channels of norm1's 6
+        let mut spec = ci_spec("cifarnet");
+        spec.launches[4].args[4] = LaunchArg::Int(7);
+        let init = spec.initial_buffers();
+        let e = reference(&init, &spec).unwrap_err();
+        assert!(matches!(e, WorkloadError::Launch { launch: 4, .. }), "{e}");
+        // fc3 reading 383 of pool2's 384 values
+        let mut spec = ci_spec("cifarnet");
+        spec.launches[7].args[4] = LaunchArg::Int(383);
+        assert!(matches!(
+            reference(&init, &spec),
+            Err(WorkloadError::Launch { launch: 7, .. })
+        ));
+        // a pool whose output side is not the ceil-mode one
+        let mut spec = ci_spec("cifarnet");
+        spec.launches[2].args[5] = LaunchArg::Int(15);
+        assert!(matches!(
+            reference(&init, &spec),
+            Err(WorkloadError::Launch { launch: 2, .. })
+        ));
+        // the launches out of order
+        let mut spec = ci_spec("cifarnet");
+        spec.launches.swap(2, 3);
+        assert!(matches!(
+            reference(&init, &spec),
+            Err(WorkloadError::Launch { launch: 2, .. })
+        ));
+    }
+
+    #[test]
+    fn input_lengths_follow_the_spec() {
+        // conv1 with 7 maps (grid z), and everything after it reading 7: w1 must hold 7 x 75
+        let mut spec = ci_spec("cifarnet");
+        spec.launches[1].grid[2] = 7;
+        let init = spec.initial_buffers();
+        assert!(matches!(
+            reference(&init, &spec),
+            Err(WorkloadError::InputLength {
+                expected: 525,
+                actual: 450,
+                ..
+            })
+        ));
     }
 }

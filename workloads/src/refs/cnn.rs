@@ -9,7 +9,10 @@
 //! inexact operation (CUDA's `powf` is within a few ulp, not correctly rounded); see
 //! [`LRN_TOL`] and [`DOWNSTREAM_TOL`].
 
-use crate::Tolerance;
+use regwatt_sim::launch::{HostData, LaunchSpec};
+
+use super::{expect_kernels, shape_error, Inputs};
+use crate::{Buffers, LaunchArgs, Tolerance, WorkloadError};
 
 /// Outputs of a layer that uses `powf` (LRN): `x / s^0.75` with s within 1 % of its base, x
 /// below ~3, so a few ulp of `powf` are < 1e-6 absolute.
@@ -19,8 +22,11 @@ pub const LRN_TOL: Tolerance = Tolerance::Float {
 };
 
 /// Every buffer computed from an LRN output: the reference feeds its own LRN result forward, so
-/// the LRN's ulp-level differences propagate through fmaf chains of up to 384 terms with
-/// |w| <= 0.3 (< 1e-5 absolute even if every term's error had the same sign).
+/// the LRN's ulp-level differences propagate through fmaf chains. At `ci` these have up to 384
+/// terms with |w| <= 0.3 (< 1e-5 absolute even if every term's error had the same sign); the
+/// larger sizes' chains (up to 9216 terms) have weights on +-sqrt(6 / fan_in), so the errors,
+/// of random sign, stay about sqrt(6) times one term's (the executor's results use a few % of
+/// the tolerance at every size: `simcheck --size S`'s `tol_used`).
 pub const DOWNSTREAM_TOL: Tolerance = Tolerance::Float {
     abs: 1e-5,
     rel: 1e-5,
@@ -50,10 +56,6 @@ pub struct Conv {
 }
 
 impl Conv {
-    /// Input elements.
-    pub fn in_len(&self) -> usize {
-        self.c * self.h * self.w
-    }
     /// Weight elements, `[k][c][ky][kx]`.
     pub fn w_len(&self) -> usize {
         self.k * self.c * self.ks * self.ks
@@ -62,6 +64,309 @@ impl Conv {
     pub fn out_len(&self) -> usize {
         self.k * (self.oh + 2 * self.opad) * (self.ow + 2 * self.opad)
     }
+}
+
+/// A stack of maps as a buffer stores it: channels, rows, columns (a zero border included).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Maps {
+    /// Channels.
+    pub c: usize,
+    /// Rows as stored.
+    pub h: usize,
+    /// Columns as stored.
+    pub w: usize,
+}
+
+impl Maps {
+    /// Elements.
+    pub fn len(&self) -> usize {
+        self.c * self.h * self.w
+    }
+
+    /// The same maps with a zero border of `p` around each.
+    pub fn padded(self, p: usize) -> Maps {
+        Maps {
+            h: self.h + 2 * p,
+            w: self.w + 2 * p,
+            ..self
+        }
+    }
+
+    /// Checks that launch `launch`, which reads `input`, reads these maps (what the launch
+    /// before it wrote).
+    pub fn feed(
+        self,
+        input: Maps,
+        workload: &'static str,
+        launch: usize,
+    ) -> Result<(), WorkloadError> {
+        if input == self {
+            return Ok(());
+        }
+        Err(shape_error(
+            workload,
+            launch,
+            format!(
+                "reads {} maps of {}x{}, the launch before writes {} of {}x{}",
+                input.c, input.h, input.w, self.c, self.h, self.w
+            ),
+        ))
+    }
+}
+
+impl Conv {
+    /// The layer of a `conv_relu<ks>` launch: arguments 4..=10 are C, H, W (the input as
+    /// stored), S, OH, OW, opad; the output maps K are the grid's z (blockIdx.z). The output must
+    /// be the whole valid convolution of the stored input: OH = (H - ks) / S + 1, OW likewise.
+    pub fn from_launch(
+        workload: &'static str,
+        a: &LaunchArgs<'_>,
+        launch: usize,
+        ks: usize,
+    ) -> Result<Conv, WorkloadError> {
+        let arg = |k: usize, min: i64| a.int(launch, k, min);
+        let (c, h, w, stride) = (arg(4, 1)?, arg(5, 1)?, arg(6, 1)?, arg(7, 1)?);
+        let (oh, ow, opad) = (arg(8, 1)?, arg(9, 1)?, arg(10, 0)?);
+        let k = a.dims(launch).map_or(0, |(grid, _)| grid[2] as usize);
+        let side = |n: usize| (n >= ks).then(|| (n - ks) / stride + 1);
+        if side(h) != Some(oh) || side(w) != Some(ow) {
+            return Err(shape_error(
+                workload,
+                launch,
+                format!(
+                    "a {ks}x{ks} window at stride {stride} over a {h}x{w} input gives {}, the \
+                     launch says {oh}x{ow}",
+                    match (side(h), side(w)) {
+                        (Some(y), Some(x)) => format!("{y}x{x}"),
+                        _ => "nothing".to_string(),
+                    }
+                ),
+            ));
+        }
+        Ok(Conv {
+            c,
+            h,
+            w,
+            k,
+            ks,
+            stride,
+            oh,
+            ow,
+            opad,
+        })
+    }
+
+    /// The maps the layer reads.
+    pub fn input(&self) -> Maps {
+        Maps {
+            c: self.c,
+            h: self.h,
+            w: self.w,
+        }
+    }
+
+    /// The maps the layer writes (border included).
+    pub fn output(&self) -> Maps {
+        Maps {
+            c: self.k,
+            h: self.oh,
+            w: self.ow,
+        }
+        .padded(self.opad)
+    }
+}
+
+/// The maps a `maxpool3x3s2` launch reads (arguments 2..=6: C, H, W, OH, OW; OH must be
+/// [`pool_out`] of H, OW of W).
+pub fn pool_from_launch(
+    workload: &'static str,
+    a: &LaunchArgs<'_>,
+    launch: usize,
+) -> Result<Maps, WorkloadError> {
+    let arg = |k: usize| a.int(launch, k, 1);
+    let m = Maps {
+        c: arg(2)?,
+        h: arg(3)?,
+        w: arg(4)?,
+    };
+    let (oh, ow) = (arg(5)?, arg(6)?);
+    let side = |n: usize| (n >= 3).then(|| pool_out(n));
+    if side(m.h) != Some(oh) || side(m.w) != Some(ow) {
+        return Err(shape_error(
+            workload,
+            launch,
+            format!(
+                "3x3/2 pooling (ceil mode) of {}x{} maps gives {}x{}, the launch says {oh}x{ow}",
+                m.h,
+                m.w,
+                side(m.h).unwrap_or(0),
+                side(m.w).unwrap_or(0)
+            ),
+        ));
+    }
+    Ok(m)
+}
+
+/// The maps an `lrn` launch reads, its constants and its output border (arguments 2..=9: C,
+/// H, W, n, kb, alpha_n, beta, opad; the float arguments rounded to f32 as the loader passes
+/// them).
+pub fn lrn_from_launch(
+    a: &LaunchArgs<'_>,
+    launch: usize,
+) -> Result<(Maps, Lrn, usize), WorkloadError> {
+    let m = Maps {
+        c: a.int(launch, 2, 1)?,
+        h: a.int(launch, 3, 1)?,
+        w: a.int(launch, 4, 1)?,
+    };
+    let p = Lrn {
+        n: a.int(launch, 5, 1)?,
+        k: a.float(launch, 6)? as f32,
+        alpha_n: a.float(launch, 7)? as f32,
+        beta: a.float(launch, 8)? as f32,
+    };
+    Ok((m, p, a.int(launch, 9, 0)?))
+}
+
+/// An `fc` launch: inputs N, outputs M, ReLU (arguments 4..=6).
+pub fn fc_from_launch(
+    workload: &'static str,
+    a: &LaunchArgs<'_>,
+    launch: usize,
+) -> Result<(usize, usize, bool), WorkloadError> {
+    let relu = a.int(launch, 6, 0)?;
+    if relu > 1 {
+        return Err(shape_error(
+            workload,
+            launch,
+            format!("relu {relu}: the kernel knows 1 (ReLU) and 0 (identity)"),
+        ));
+    }
+    Ok((a.int(launch, 4, 1)?, a.int(launch, 5, 1)?, relu == 1))
+}
+
+/// One launch of a CNN forward pass, as [`forward`] runs it.
+#[derive(Clone, Copy, Debug)]
+pub enum Op {
+    /// `pad2d`: arguments C, H, W, p from 2 on.
+    Pad,
+    /// A `conv_relu<ks>` kernel ([`Conv::from_launch`]) with its weight and bias buffers.
+    Conv {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// Its window side.
+        ks: usize,
+        /// Weight buffer (`[k][c][ky][kx]`).
+        w: &'static str,
+        /// Bias buffer.
+        b: &'static str,
+    },
+    /// `maxpool3x3s2` ([`pool_from_launch`]).
+    Pool,
+    /// `lrn` ([`lrn_from_launch`]).
+    Lrn,
+    /// `fc` ([`fc_from_launch`]) with its weight (input-major) and bias buffers.
+    Fc {
+        /// Weight buffer (`[n][m]`).
+        w: &'static str,
+        /// Bias buffer.
+        b: &'static str,
+    },
+}
+
+impl Op {
+    /// The kernel the launch runs.
+    pub fn kernel(&self) -> &'static str {
+        match self {
+            Op::Pad => "pad2d",
+            Op::Conv { kernel, .. } => kernel,
+            Op::Pool => "maxpool3x3s2",
+            Op::Lrn => "lrn",
+            Op::Fc { .. } => "fc",
+        }
+    }
+}
+
+/// A CNN forward pass that follows the spec's launches: `layers[l]` is launch `l`, its
+/// operation and the buffer it writes. The first launch reads `input` (an input buffer of the
+/// size its arguments give); every later one reads what the launch before it wrote, and must
+/// say so in its size arguments (an fc layer: as many inputs as the values written before it).
+/// Every size of a workload runs the same launches with other arguments (and grids).
+pub fn forward(
+    workload: &'static str,
+    spec: &LaunchSpec,
+    inputs: &Buffers,
+    input: &str,
+    layers: &[(Op, &'static str)],
+) -> Result<Buffers, WorkloadError> {
+    let kernels: Vec<&str> = layers.iter().map(|(op, _)| op.kernel()).collect();
+    expect_kernels(workload, spec, &kernels)?;
+    let a = LaunchArgs::new(workload, spec);
+    let i = Inputs::new(workload, inputs);
+    let mut out = Buffers::new();
+    // what the last launch wrote (None before the first)
+    let mut prev: Option<(Vec<f32>, Maps)> = None;
+    for (l, (op, name)) in layers.iter().enumerate() {
+        // the maps launch `l` reads: the input buffer, or checked against what was written
+        let source = |m: Maps| -> Result<&[f32], WorkloadError> {
+            match &prev {
+                None => i.f32(input, m.len()),
+                Some((x, written)) => written.feed(m, workload, l).map(|()| x.as_slice()),
+            }
+        };
+        let (y, maps) = match *op {
+            Op::Pad => {
+                let m = Maps {
+                    c: a.int(l, 2, 1)?,
+                    h: a.int(l, 3, 1)?,
+                    w: a.int(l, 4, 1)?,
+                };
+                let p = a.int(l, 5, 0)?;
+                (pad2d(source(m)?, m.c, m.h, m.w, p), m.padded(p))
+            }
+            Op::Conv { ks, w, b, .. } => {
+                let g = Conv::from_launch(workload, &a, l, ks)?;
+                let x = source(g.input())?;
+                let y = conv_relu(&g, x, i.f32(w, g.w_len())?, i.f32(b, g.k)?);
+                (y, g.output())
+            }
+            Op::Pool => {
+                let m = pool_from_launch(workload, &a, l)?;
+                let y = maxpool3x3s2(source(m)?, m.c, m.h, m.w);
+                let o = Maps {
+                    h: pool_out(m.h),
+                    w: pool_out(m.w),
+                    ..m
+                };
+                (y, o)
+            }
+            Op::Lrn => {
+                let (m, p, opad) = lrn_from_launch(&a, l)?;
+                (lrn(source(m)?, m.c, m.h, m.w, &p, opad), m.padded(opad))
+            }
+            Op::Fc { w, b } => {
+                let (n, m, relu) = fc_from_launch(workload, &a, l)?;
+                let x = match &prev {
+                    Some((x, _)) if x.len() == n => x.as_slice(),
+                    Some((x, _)) => {
+                        return Err(shape_error(
+                            workload,
+                            l,
+                            format!("reads {n} inputs, the launch before writes {}", x.len()),
+                        ))
+                    }
+                    None => i.f32(input, n)?,
+                };
+                let y = fc(x, i.f32(w, n * m)?, i.f32(b, m)?, n, m, relu);
+                (y, Maps { c: m, h: 1, w: 1 })
+            }
+        };
+        // the output buffer must hold what the launch writes
+        i.f32(name, y.len())?;
+        out.insert(name.to_string(), HostData::F32(y.clone()));
+        prev = Some((y, maps));
+    }
+    Ok(out)
 }
 
 /// `conv_relu<KS>`: out = ReLU(bias[k] + sum over (c, ky, kx) of in * w), one fmaf chain.

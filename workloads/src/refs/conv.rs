@@ -4,7 +4,8 @@
 //! c, ky, kx, exactly the kernels' order. Only `tanhf` (<= 2 ulp in CUDA) differs from the
 //! host's `tanh`; outputs lie in (-1.72, 1.72), so `abs 1e-5 + rel 1e-5` is tight.
 
-use crate::Tolerance;
+use super::shape_error;
+use crate::{LaunchArgs, Tolerance, WorkloadError};
 
 /// Tolerance of every conv output buffer.
 pub const CONV_TOL: Tolerance = Tolerance::Float {
@@ -43,6 +44,92 @@ impl Conv {
     /// Output elements.
     pub fn out_len(&self) -> usize {
         self.k * self.oh * self.ow
+    }
+}
+
+impl Conv {
+    /// The geometry of a conv launch of `workload` read from its arguments: C, H, W, K, then
+    /// the stride (unless the kernel has a fixed one, `fixed_stride`), OH, OW, from argument
+    /// `first` on. The output must be the whole valid convolution: OH = (H - 5) / stride + 1,
+    /// and OW likewise.
+    pub fn from_launch(
+        workload: &'static str,
+        a: &LaunchArgs<'_>,
+        launch: usize,
+        first: usize,
+        fixed_stride: Option<usize>,
+    ) -> Result<Conv, WorkloadError> {
+        let arg = |k: usize| a.int(launch, first + k, 1);
+        let (c, h, w, k) = (arg(0)?, arg(1)?, arg(2)?, arg(3)?);
+        let (stride, rest) = match fixed_stride {
+            Some(s) => (s, 4),
+            None => (arg(4)?, 5),
+        };
+        let (oh, ow) = (arg(rest)?, arg(rest + 1)?);
+        let g = Conv {
+            c,
+            h,
+            w,
+            k,
+            stride,
+            oh,
+            ow,
+        };
+        let side = |n: usize| (n >= 5).then(|| (n - 5) / stride + 1);
+        if side(h) != Some(oh) || side(w) != Some(ow) {
+            return Err(shape_error(
+                workload,
+                launch,
+                format!(
+                    "a {h}x{w} input at stride {stride} has a {} output, the launch says {oh}x{ow}",
+                    match (side(h), side(w)) {
+                        (Some(y), Some(x)) => format!("{y}x{x}"),
+                        _ => "no 5x5".to_string(),
+                    }
+                ),
+            ));
+        }
+        Ok(g)
+    }
+
+    /// Checks that `self` (launch `launch`) reads what `prev` wrote: `prev`'s maps as input.
+    pub fn reads(
+        &self,
+        prev: &Conv,
+        workload: &'static str,
+        launch: usize,
+    ) -> Result<(), WorkloadError> {
+        if (self.c, self.h, self.w) == (prev.k, prev.oh, prev.ow) {
+            return Ok(());
+        }
+        Err(shape_error(
+            workload,
+            launch,
+            format!(
+                "reads {} maps of {}x{}, the layer before writes {} of {}x{}",
+                self.c, self.h, self.w, prev.k, prev.oh, prev.ow
+            ),
+        ))
+    }
+
+    /// Checks that `self` (launch `launch`) reads the same input and weights as `other`.
+    pub fn same_input(
+        &self,
+        other: &Conv,
+        workload: &'static str,
+        launch: usize,
+    ) -> Result<(), WorkloadError> {
+        if (self.c, self.h, self.w, self.k) == (other.c, other.h, other.w, other.k) {
+            return Ok(());
+        }
+        Err(shape_error(
+            workload,
+            launch,
+            format!(
+                "reads {} maps of {}x{} into {} maps, the layer with the same input and weights {} of {}x{} into {}",
+                self.c, self.h, self.w, self.k, other.c, other.h, other.w, other.k
+            ),
+        ))
     }
 }
 

@@ -1,5 +1,6 @@
-//! `dct8x8`: forward then inverse orthonormal 2-D DCT-II of the 8x8 blocks of a 256 x 256
-//! image (`coef = C x C^T` per block, `recon = C^T coef C`).
+//! `dct8x8`: forward then inverse orthonormal 2-D DCT-II of the 8x8 blocks of a width x height
+//! image (`coef = C x C^T` per block, `recon = C^T coef C`; `ci`: 256 x 256). The width is both
+//! launches' argument 2 and 64 x their grid's x; the height is 8 x their grid's y.
 //!
 //! The kernel's coefficients are compile-time constants (the same decimal literals as
 //! [`HALF_COS`] / [`DC_SCALE`]; the PTX immediates are checked in a test), and every 8-tap dot
@@ -13,12 +14,13 @@
 use regwatt_sim::launch::{HostData, LaunchSpec};
 
 use super::{outputs, Inputs};
-use crate::{Buffers, Tolerance, WorkloadError};
+use crate::{Buffers, LaunchArgs, Tolerance, WorkloadError};
 
-/// Image width (spec arg).
-pub const WIDTH: usize = 256;
-/// Image height (spec grid.y x 8).
-pub const HEIGHT: usize = 256;
+/// Image side of the `ci` spec.
+#[cfg(test)]
+const SIDE: usize = 256;
+/// Pixels per CTA strip (`DCT_STRIP` in dct8x8.cu).
+pub const STRIP: usize = 64;
 
 /// `0.5 cos(m pi / 16)`, m = 0..7: the literals of `dct_coef` in dct8x8.cu.
 #[allow(clippy::excessive_precision)]
@@ -114,12 +116,41 @@ pub fn dct_blocks(img: &[f32], width: usize, height: usize, inverse: bool) -> Ve
     out
 }
 
-/// Reference for the spec in `dct8x8.toml`.
-pub fn reference(inputs: &Buffers, _spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
+/// Reference for every size of `dct8x8`: the image covered by the forward launch's grid.
+pub fn reference(inputs: &Buffers, spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
+    let a = LaunchArgs::new("dct8x8", spec);
+    if a.launches() != 2 {
+        return Err(a.launch_error(
+            a.launches().min(2),
+            format!(
+                "{} launches, expected dct8x8_forward, dct8x8_inverse",
+                a.launches()
+            ),
+        ));
+    }
+    a.expect_kernel(0, "dct8x8_forward")?;
+    a.expect_kernel(1, "dct8x8_inverse")?;
+    let width = a.int(0, 2, 1)?;
+    let Some((grid, _)) = a.dims(0) else {
+        return Err(a.launch_error(0, "missing"));
+    };
+    let height = 8 * grid[1] as usize;
+    for l in 0..2 {
+        let same_grid = a.dims(l).map(|(g, _)| g) == Some(grid);
+        if a.int(l, 2, 1)? != width || grid[0] as usize * STRIP != width || !same_grid {
+            return Err(a.launch_error(
+                l,
+                format!("both launches must pass width {width} = 64 x grid.x over the same grid"),
+            ));
+        }
+    }
     let i = Inputs::new("dct8x8", inputs);
-    let img = i.f32("img", WIDTH * HEIGHT)?;
-    let coef = dct_blocks(img, WIDTH, HEIGHT, false);
-    let recon = dct_blocks(&coef, WIDTH, HEIGHT, true);
+    let img = i.f32("img", width * height)?;
+    for name in ["coef", "recon"] {
+        i.f32(name, width * height)?;
+    }
+    let coef = dct_blocks(img, width, height, false);
+    let recon = dct_blocks(&coef, width, height, true);
     Ok(outputs([
         ("coef", HostData::F32(coef)),
         ("recon", HostData::F32(recon)),
@@ -192,5 +223,44 @@ mod tests {
             .map(|(a, b)| (a - b).abs())
             .fold(0.0f32, f32::max);
         assert!(worst < 1e-3, "round-trip error {worst}");
+    }
+
+    #[test]
+    fn sizes_come_from_the_launches() {
+        let spec = crate::refs::ci_spec("dct8x8");
+        let init = spec.initial_buffers();
+        assert_eq!(reference(&init, &spec).unwrap()["coef"].len(), SIDE * SIDE);
+        let mut bad = init.clone();
+        bad.insert("img".into(), HostData::F32(vec![0.0; SIDE * SIDE - 8]));
+        assert!(matches!(
+            reference(&bad, &spec),
+            Err(WorkloadError::InputLength { expected, .. }) if expected == SIDE * SIDE
+        ));
+        // a width the grid does not cover
+        let mut wide = spec.clone();
+        wide.launches[0].args[2] = regwatt_sim::launch::LaunchArg::Int(320);
+        assert!(matches!(
+            reference(&init, &wide),
+            Err(WorkloadError::Launch { launch: 0, .. })
+        ));
+        // half the rows: the first half of the image's blocks
+        let mut half = spec.clone();
+        for l in &mut half.launches {
+            l.grid[1] /= 2;
+        }
+        let mut top = init.clone();
+        for name in ["img", "coef", "recon"] {
+            let HostData::F32(v) = &init[name] else {
+                panic!("dtype")
+            };
+            top.insert(name.into(), HostData::F32(v[..SIDE * SIDE / 2].to_vec()));
+        }
+        let HostData::F32(c) = &reference(&top, &half).unwrap()["coef"] else {
+            panic!("dtype")
+        };
+        let HostData::F32(full) = &reference(&init, &spec).unwrap()["coef"] else {
+            panic!("dtype")
+        };
+        assert_eq!(c[..], full[..SIDE * SIDE / 2]);
     }
 }

@@ -1,13 +1,11 @@
-//! `histogram`: 256-bin histogram of 65536 bytes added onto the initial `bins`, and the byte
-//! minimum / maximum folded into the initial `vmin` / `vmax`. Integer atomics: exact.
+//! `histogram`: 256-bin histogram of n bytes (launch argument 4; ci: 65536) added onto the
+//! initial `bins`, and the byte minimum / maximum folded into the initial `vmin` / `vmax`.
+//! Integer atomics: exact, whatever the grid (the kernel's loop is grid-stride).
 
 use regwatt_sim::launch::{HostData, LaunchSpec};
 
 use super::{outputs, Inputs};
-use crate::{Buffers, Tolerance, WorkloadError};
-
-/// Input bytes.
-pub const N: usize = 65536;
+use crate::{Buffers, LaunchArgs, Tolerance, WorkloadError};
 
 /// Integers: exact.
 pub const TOLERANCES: &[(&str, Tolerance)] = &[];
@@ -19,10 +17,11 @@ pub fn histogram(data: &[u8], bins: &mut [u32]) {
     }
 }
 
-/// Reference for the spec in `histogram.toml`.
-pub fn reference(inputs: &Buffers, _spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
+/// Reference for every size: `data` holds n bytes, n the launch's argument 4.
+pub fn reference(inputs: &Buffers, spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
+    let n = LaunchArgs::new("histogram", spec).int(0, 4, 1)?;
     let i = Inputs::new("histogram", inputs);
-    let data = i.u8("data", N)?;
+    let data = i.u8("data", n)?;
     let mut bins = i.u32("bins", 256)?.to_vec();
     histogram(data, &mut bins);
     let mut vmin = i.u32("vmin", 1)?[0];
@@ -47,5 +46,36 @@ mod tests {
         bins[3] = 10;
         histogram(&[3, 3, 0, 255], &mut bins);
         assert_eq!((bins[0], bins[3], bins[255], bins[1]), (1, 12, 1, 0));
+    }
+
+    #[test]
+    fn length_comes_from_the_spec() {
+        let mut spec = crate::refs::ci_spec("histogram");
+        spec.launches[0].args[4] = regwatt_sim::launch::LaunchArg::Int(3);
+        let b = |data: Vec<u8>| {
+            crate::refs::buffers([
+                ("data", HostData::U8(data)),
+                ("bins", HostData::U32(vec![0; 256])),
+                ("vmin", HostData::U32(vec![255])),
+                ("vmax", HostData::U32(vec![0])),
+            ])
+        };
+        let out = reference(&b(vec![7, 9, 7]), &spec).unwrap();
+        let HostData::U32(bins) = &out["bins"] else {
+            panic!("bins is u32")
+        };
+        assert_eq!((bins[7], bins[9], bins.iter().sum::<u32>()), (2, 1, 3));
+        assert_eq!(
+            (&out["vmin"], &out["vmax"]),
+            (&HostData::U32(vec![7]), &HostData::U32(vec![9]))
+        );
+        assert!(matches!(
+            reference(&b(vec![7; 4]), &spec),
+            Err(WorkloadError::InputLength {
+                expected: 3,
+                actual: 4,
+                ..
+            })
+        ));
     }
 }

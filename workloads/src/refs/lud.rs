@@ -1,6 +1,10 @@
-//! `lud`: blocked LU decomposition without pivoting of a 128 x 128 matrix (uniform in [-1, 1],
-//! diagonal shifted by +128 first, so diagonally dominant), 16 x 16 blocks, in place: L (unit
-//! lower, below the diagonal) and U (upper, diagonal included) in `a`.
+//! `lud`: blocked LU decomposition without pivoting of an n x n matrix (`ci`: 128 x 128, uniform
+//! in [-1, 1], diagonal shifted by +128 first, so diagonally dominant), 16 x 16 blocks, in place:
+//! L (unit lower, below the diagonal) and U (upper, diagonal included) in `a`.
+//!
+//! n and the shift are `lud_prep`'s arguments 1 and 2; then for each diagonal block s the spec
+//! launches `lud_diagonal`, and, but after the last, `lud_perimeter` and `lud_internal`, each
+//! passing n and s.
 //!
 //! The reference runs the same blocked algorithm as lud.cu, step by step: diagonal block
 //! factorisation (right-looking, `l = a[i][k] / a[k][k]` then `fmaf(-l, a[k][j], a[i][j])`),
@@ -15,14 +19,16 @@
 use regwatt_sim::launch::{HostData, LaunchSpec};
 
 use super::{outputs, Inputs};
-use crate::{Buffers, Tolerance, WorkloadError};
+use crate::{Buffers, LaunchArgs, Tolerance, WorkloadError};
 
-/// Matrix side (spec arg).
-pub const N: usize = 128;
+/// Matrix side of the `ci` spec.
+#[cfg(test)]
+const N: usize = 128;
+/// Diagonal shift of the `ci` spec.
+#[cfg(test)]
+const SHIFT: f32 = 128.0;
 /// Block side (`LB` in lud.cu).
 pub const BS: usize = 16;
-/// Diagonal shift of `lud_prep` (spec arg).
-pub const SHIFT: f32 = 128.0;
 
 /// See module docs.
 pub const TOLERANCES: &[(&str, Tolerance)] = &[(
@@ -110,14 +116,46 @@ pub fn lu_blocked(a: &mut [f32], n: usize) {
     }
 }
 
-/// Reference for the spec in `lud.toml`.
-pub fn reference(inputs: &Buffers, _spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
-    let i = Inputs::new("lud", inputs);
-    let mut a = i.f32("a", N * N)?.to_vec();
-    for d in 0..N {
-        a[d * N + d] += SHIFT;
+/// Reference for every size of `lud`: prep, then the blocked steps as launched.
+pub fn reference(inputs: &Buffers, spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
+    let args = LaunchArgs::new("lud", spec);
+    args.expect_kernel(0, "lud_prep")?;
+    let n = args.int(0, 1, 1)?;
+    let shift = args.float(0, 2)? as f32;
+    if n % BS != 0 {
+        return Err(args.launch_error(0, format!("n = {n} is not a multiple of {BS}")));
     }
-    lu_blocked(&mut a, N);
+    let nb = n / BS;
+    let mut l = 1;
+    for s in 0..nb {
+        let kernels: &[&str] = if s + 1 < nb {
+            &["lud_diagonal", "lud_perimeter", "lud_internal"]
+        } else {
+            &["lud_diagonal"]
+        };
+        for kernel in kernels {
+            args.expect_kernel(l, kernel)?;
+            if args.int(l, 1, 1)? != n || args.int(l, 2, 0)? != s {
+                return Err(args.launch_error(l, format!("{kernel} must pass n = {n} and s = {s}")));
+            }
+            l += 1;
+        }
+    }
+    if args.launches() != l {
+        return Err(args.launch_error(
+            l,
+            format!(
+                "the spec has {} launches; n = {n} takes {l}",
+                args.launches()
+            ),
+        ));
+    }
+    let i = Inputs::new("lud", inputs);
+    let mut a = i.f32("a", n * n)?.to_vec();
+    for d in 0..n {
+        a[d * n + d] += shift;
+    }
+    lu_blocked(&mut a, n);
     Ok(outputs([("a", HostData::F32(a))]))
 }
 
@@ -207,5 +245,30 @@ mod tests {
                 assert!((back[i * N + j] - want).abs() < 1e-4, "[{i}][{j}]");
             }
         }
+    }
+
+    #[test]
+    fn sizes_come_from_the_launches() {
+        let spec = crate::refs::ci_spec("lud");
+        let init = spec.initial_buffers();
+        let mut bad = init.clone();
+        bad.insert("a".into(), HostData::F32(vec![0.0; N * N / 2]));
+        assert!(matches!(
+            reference(&bad, &spec),
+            Err(WorkloadError::InputLength { expected, .. }) if expected == N * N
+        ));
+        // the last step missing, or one step's internal update skipped
+        let mut short = spec.clone();
+        short.launches.pop();
+        assert!(matches!(
+            reference(&init, &short),
+            Err(WorkloadError::Launch { .. })
+        ));
+        let mut skipped = spec.clone();
+        skipped.launches.remove(3);
+        assert!(matches!(
+            reference(&init, &skipped),
+            Err(WorkloadError::Launch { launch: 3, .. })
+        ));
     }
 }

@@ -4,9 +4,13 @@
 //! reference uses the same fused chain: results should be bit-identical; the tolerance of a few
 //! ulps only absorbs nothing-but-rounding differences and still fails if FMA were split.
 
-use crate::Tolerance;
+use regwatt_sim::launch::{HostData, LaunchSpec};
 
-/// Matrix side (spec: `n = 128`).
+use super::{outputs, Inputs};
+use crate::{Buffers, LaunchArgs, Tolerance, WorkloadError};
+
+/// Matrix side of the `ci` specs (`n = 128`).
+#[cfg(test)]
 pub const N: usize = 128;
 
 /// Per-buffer tolerances shared by both matrix-multiply workloads.
@@ -33,6 +37,29 @@ pub fn matmul(a: &[f32], b: &[f32], n: usize) -> Vec<f32> {
     c
 }
 
+/// Reference of both matrix-multiply workloads at every size: `n` is the launch's argument 3,
+/// A and B must hold `n * n` elements. `tile` is the kernel's shared tile side (the tiled
+/// kernel has no bounds guard, so `n` must be a multiple of it); `None` for the naive kernel.
+pub fn reference(
+    workload: &'static str,
+    tile: Option<usize>,
+    inputs: &Buffers,
+    spec: &LaunchSpec,
+) -> Result<Buffers, WorkloadError> {
+    let n = LaunchArgs::new(workload, spec).int(0, 3, 1)?;
+    if let Some(t) = tile.filter(|t| n % t != 0) {
+        return Err(WorkloadError::LaunchArg {
+            workload,
+            launch: 0,
+            arg: 3,
+            reason: format!("n = {n} is not a multiple of the kernel's {t}x{t} tile"),
+        });
+    }
+    let i = Inputs::new(workload, inputs);
+    let c = matmul(i.f32("A", n * n)?, i.f32("B", n * n)?, n);
+    Ok(outputs([("C", HostData::F32(c))]))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -50,5 +77,74 @@ mod tests {
     fn identity_is_neutral() {
         let a = [0.5, -1.0, 2.0, 3.0];
         assert_eq!(matmul(&a, &[1.0, 0.0, 0.0, 1.0], 2), a.to_vec());
+    }
+
+    /// The ci spec of `name` with `n` (launch 0, argument 3) replaced.
+    fn spec_with_n(name: &str, n: i64) -> LaunchSpec {
+        let mut spec = crate::refs::ci_spec(name);
+        spec.launches[0].args[3] = regwatt_sim::launch::LaunchArg::Int(n);
+        spec
+    }
+
+    #[test]
+    fn size_comes_from_the_spec() {
+        // n = 2 read from the spec: [1 2; 3 4] * [5 6; 7 8] = [19 22; 43 50]
+        let b = crate::refs::buffers([
+            ("A", HostData::F32(vec![1.0, 2.0, 3.0, 4.0])),
+            ("B", HostData::F32(vec![5.0, 6.0, 7.0, 8.0])),
+        ]);
+        let out = reference(
+            "matrixMul_naive",
+            None,
+            &b,
+            &spec_with_n("matrixMul_naive", 2),
+        );
+        assert_eq!(
+            out.unwrap()["C"],
+            HostData::F32(vec![19.0, 22.0, 43.0, 50.0])
+        );
+        // inputs of the ci size (128 x 128) are the wrong length for n = 2
+        let ci = crate::refs::buffers([
+            ("A", HostData::F32(vec![0.0; N * N])),
+            ("B", HostData::F32(vec![0.0; N * N])),
+        ]);
+        assert!(matches!(
+            reference(
+                "matrixMul_naive",
+                None,
+                &ci,
+                &spec_with_n("matrixMul_naive", 2)
+            ),
+            Err(WorkloadError::InputLength {
+                expected: 4,
+                actual: 16384,
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn tiled_size_must_be_a_multiple_of_the_tile() {
+        let b = crate::refs::buffers([
+            ("A", HostData::F32(vec![0.0; 24 * 24])),
+            ("B", HostData::F32(vec![0.0; 24 * 24])),
+        ]);
+        let spec = spec_with_n("matrixMul_tiled", 24);
+        assert!(matches!(
+            reference("matrixMul_tiled", Some(16), &b, &spec),
+            Err(WorkloadError::LaunchArg { arg: 3, .. })
+        ));
+        // the naive kernel is guarded: any n
+        assert!(reference("matrixMul_naive", None, &b, &spec).is_ok());
+        // n = 0 is refused
+        assert!(matches!(
+            reference(
+                "matrixMul_naive",
+                None,
+                &b,
+                &spec_with_n("matrixMul_naive", 0)
+            ),
+            Err(WorkloadError::LaunchArg { arg: 3, .. })
+        ));
     }
 }

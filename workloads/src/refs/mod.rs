@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use regwatt_sim::launch::{DType, HostData};
+use regwatt_sim::launch::{DType, HostData, LaunchSpec};
 
 use crate::{Buffers, WorkloadError};
 
@@ -118,6 +118,65 @@ impl<'a> Inputs<'a> {
     getter!(u8, U8, u8);
     getter!(u32, U32, u32);
     getter!(u64, U64, u64);
+}
+
+/// A [`WorkloadError::Launch`] of `workload`'s launch `launch`.
+pub(crate) fn shape_error(
+    workload: &'static str,
+    launch: usize,
+    reason: impl Into<String>,
+) -> WorkloadError {
+    WorkloadError::Launch {
+        workload,
+        launch,
+        reason: reason.into(),
+    }
+}
+
+/// Checks that `spec` launches exactly `kernels`, in that order (the structure a reference
+/// that reads its sizes launch by launch follows).
+pub(crate) fn expect_kernels(
+    workload: &'static str,
+    spec: &LaunchSpec,
+    kernels: &[&str],
+) -> Result<(), WorkloadError> {
+    for (k, want) in kernels.iter().enumerate() {
+        match spec.launches.get(k) {
+            Some(l) if l.kernel == *want => {}
+            Some(l) => {
+                return Err(shape_error(
+                    workload,
+                    k,
+                    format!("launches kernel {}, expected {want}", l.kernel),
+                ))
+            }
+            None => {
+                return Err(shape_error(
+                    workload,
+                    k,
+                    format!(
+                        "missing: the spec has {} launches, the workload {} ({})",
+                        spec.launches.len(),
+                        kernels.len(),
+                        kernels.join(", ")
+                    ),
+                ))
+            }
+        }
+    }
+    if spec.launches.len() > kernels.len() {
+        return Err(shape_error(
+            workload,
+            kernels.len(),
+            format!(
+                "extra: the spec has {} launches, the workload {} ({})",
+                spec.launches.len(),
+                kernels.len(),
+                kernels.join(", ")
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Builds an output map.

@@ -1,22 +1,17 @@
-//! `nbody`: one softened all-pairs step of 512 bodies stored as float4 (x, y, z, mass).
+//! `nbody`: one softened all-pairs step of n bodies stored as float4 (x, y, z, mass); n, dt and
+//! eps^2 are launch arguments 4, 5 and 6 (ci: n = 512, dt = 0.001, eps^2 = 0.01).
 //!
 //! The reference follows the kernel's explicit FMA order (j = 0 .. n-1, r2 = fma(dx,dx,
 //! fma(dy,dy, fma(dz,dz, eps2))), s = m * inv * inv * inv), but uses the correctly rounded
 //! 1/sqrt where the kernel uses `rsqrtf` (`rsqrt.approx.f32`, ~2 ulp). Those differences enter
-//! through 512 accumulated terms scaled by dt = 0.001, so velocities/positions (|.| <~ 1) agree
-//! to well within `abs 1e-5 + rel 1e-5`.
+//! through n accumulated terms scaled by dt = 0.001, so velocities/positions (|.| <~ 1) agree
+//! to within `abs 1e-5 + rel 1e-5`: with margin at ci (n = 512); the specs' larger sizes (1920
+//! and 15360 bodies) pass it as well.
 
 use regwatt_sim::launch::{HostData, LaunchSpec};
 
 use super::{outputs, Inputs};
-use crate::{Buffers, Tolerance, WorkloadError};
-
-/// Bodies.
-pub const N: usize = 512;
-/// Time step (spec arg).
-pub const DT: f32 = 0.001;
-/// Softening squared (spec arg).
-pub const EPS2: f32 = 0.01;
+use crate::{Buffers, LaunchArgs, Tolerance, WorkloadError};
 
 /// See module docs.
 pub const TOLERANCES: &[(&str, Tolerance)] = &[
@@ -66,10 +61,32 @@ pub fn step(pos: &[f32], vel: &[f32], n: usize, dt: f32, eps2: f32) -> (Vec<f32>
     (pos_out, vel_out)
 }
 
-/// Reference for the spec in `nbody.toml`.
-pub fn reference(inputs: &Buffers, _spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
+/// Reference for every size: n, dt and eps^2 from the launch (arguments 4, 5, 6); the four
+/// buffers hold n float4 records. The kernel has no bounds guard and stages `blockDim.x` bodies
+/// at a time through a 128-entry shared tile, so the launch must be exactly n threads in blocks
+/// of at most 128 that divide n.
+pub fn reference(inputs: &Buffers, spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
+    let args = LaunchArgs::new("nbody", spec);
+    let n = args.int(0, 4, 1)?;
+    let (dt, eps2) = (args.float(0, 5)? as f32, args.float(0, 6)? as f32);
+    if let Some(([grid, gy, gz], [block, by, bz])) = args.dims(0) {
+        let (grid, block) = (grid as usize, block as usize);
+        if block > 128 || by * bz * gy * gz != 1 || grid * block != n {
+            return Err(WorkloadError::LaunchArg {
+                workload: "nbody",
+                launch: 0,
+                arg: 4,
+                reason: format!(
+                    "n = {n} needs a 1-D launch of n threads in blocks of at most 128, the launch has {grid}x{gy}x{gz} blocks of {block}x{by}x{bz}"
+                ),
+            });
+        }
+    }
     let i = Inputs::new("nbody", inputs);
-    let (p, v) = step(i.f32("pos", 4 * N)?, i.f32("vel", 4 * N)?, N, DT, EPS2);
+    // the outputs are overwritten, but must be the spec's buffers of n records
+    i.f32("pos_out", 4 * n)?;
+    i.f32("vel_out", 4 * n)?;
+    let (p, v) = step(i.f32("pos", 4 * n)?, i.f32("vel", 4 * n)?, n, dt, eps2);
     Ok(outputs([
         ("pos_out", HostData::F32(p)),
         ("vel_out", HostData::F32(v)),
@@ -89,5 +106,49 @@ mod tests {
         assert!((v[0] - 0.5).abs() < 1e-6 && (v[4] + 0.5).abs() < 1e-6);
         assert!((p[0] - 0.25).abs() < 1e-6 && (p[4] - 0.75).abs() < 1e-6);
         assert_eq!((p[3], p[7]), (1.0, 1.0)); // masses carried through
+    }
+
+    #[test]
+    fn size_and_constants_come_from_the_spec() {
+        use regwatt_sim::launch::LaunchArg;
+        let mut spec = crate::refs::ci_spec("nbody");
+        let l = &mut spec.launches[0];
+        (l.grid, l.block) = ([1, 1, 1], [2, 1, 1]);
+        (l.args[4], l.args[5], l.args[6]) = (
+            LaunchArg::Int(2),
+            LaunchArg::Float(0.5),
+            LaunchArg::Float(1e-12),
+        );
+        let rec = |v: &[f32]| HostData::F32(v.to_vec());
+        let b = crate::refs::buffers([
+            ("pos", rec(&[0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0])),
+            ("vel", rec(&[0.0; 8])),
+            ("pos_out", rec(&[0.0; 8])),
+            ("vel_out", rec(&[0.0; 8])),
+        ]);
+        let (p, v) = step(
+            &[0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0],
+            &[0.0; 8],
+            2,
+            0.5,
+            1e-12,
+        );
+        let out = reference(&b, &spec).unwrap();
+        assert_eq!((&out["pos_out"], &out["vel_out"]), (&rec(&p), &rec(&v)));
+        // a launch of more threads than bodies would read past the arrays
+        spec.launches[0].grid = [2, 1, 1];
+        assert!(matches!(
+            reference(&b, &spec),
+            Err(WorkloadError::LaunchArg { arg: 4, .. })
+        ));
+        // the ci spec's 512 bodies do not match two
+        assert!(matches!(
+            reference(&b, &crate::refs::ci_spec("nbody")),
+            Err(WorkloadError::InputLength {
+                expected: 2048,
+                actual: 8,
+                ..
+            })
+        ));
     }
 }

@@ -23,7 +23,7 @@
 use regwatt_sim::launch::{HostData, LaunchSpec};
 
 use super::conv::{act, CONV_TOL};
-use super::{outputs, Inputs};
+use super::{expect_kernels, outputs, shape_error, Inputs};
 use crate::{Buffers, Tolerance, WorkloadError};
 
 /// Maps of conv1, maps of conv2, fc3 neurons, fc4 neurons.
@@ -180,22 +180,73 @@ pub fn forward(input: Input, img: &[f32], w: &Weights<'_>, skip: bool) -> Layers
     l
 }
 
-/// The input images and weights of a spec's buffers, checked against `input`'s geometry.
-/// Returns the images (the batch is their count).
-fn read<'a>(i: &Inputs<'a>, input: Input) -> Result<(&'a [f32], Weights<'a>), WorkloadError> {
-    let px = input.side * input.side;
-    let n = i.len_of("img")?;
-    if n == 0 || n % px != 0 {
-        return Err(i.invalid("img", n, format!("length is not a multiple of {px} pixels")));
+/// The kernels of every nn workload, launch by launch, with each launch's `gridDim.x` (the
+/// maps or neurons of its layer, a block each).
+pub const LAUNCHES: [(&str, usize); 4] = [
+    ("nn_conv1", MAPS1),
+    ("nn_conv2", MAPS2),
+    ("nn_fc3", HIDDEN),
+    ("nn_fc4", CLASSES),
+];
+
+/// The batch of an nn workload's spec: every launch's `gridDim.y`, the kernels' image index
+/// (the four launches must agree, and each launch's `gridDim.x` must be its layer's maps or
+/// neurons).
+pub fn batch(name: &'static str, spec: &LaunchSpec) -> Result<usize, WorkloadError> {
+    let kernels = LAUNCHES.map(|(k, _)| k);
+    expect_kernels(name, spec, &kernels)?;
+    let mut batch = 0;
+    for (l, (launch, (kernel, blocks))) in spec.launches.iter().zip(LAUNCHES).enumerate() {
+        let [x, y, _] = launch.grid;
+        if x as usize != blocks {
+            return Err(shape_error(
+                name,
+                l,
+                format!("{kernel} runs a block per output, {blocks}; the grid has {x}"),
+            ));
+        }
+        if l == 0 {
+            batch = y as usize;
+        } else if y as usize != batch {
+            return Err(shape_error(
+                name,
+                l,
+                format!("gridDim.y (the batch) is {y}, launch 0's {batch}"),
+            ));
+        }
     }
-    let img = i.f32("img", n)?;
+    Ok(batch)
+}
+
+/// The input images and weights of a spec's buffers, checked against `input`'s geometry and
+/// the batch (`None`: as many images as `img` holds). Returns the images.
+fn read<'a>(
+    i: &Inputs<'a>,
+    input: Input,
+    batch: Option<usize>,
+) -> Result<(&'a [f32], Weights<'a>), WorkloadError> {
+    let px = input.side * input.side;
+    let batch = match batch {
+        Some(b) => b,
+        None => {
+            let n = i.len_of("img")?;
+            if n == 0 || n % px != 0 {
+                return Err(i.invalid(
+                    "img",
+                    n,
+                    format!("length is not a multiple of {px} pixels"),
+                ));
+            }
+            n / px
+        }
+    };
+    let img = i.f32("img", batch * px)?;
     let w = Weights {
         w1: i.f32("w1", MAPS1 * 26)?,
         w2: i.f32("w2", MAPS2 * (1 + 25 * MAPS1))?,
         w3: i.f32("w3", HIDDEN * (1 + input.n3()))?,
         w4: i.f32("w4", CLASSES * (1 + HIDDEN))?,
     };
-    let batch = n / px;
     i.f32("c1", batch * MAPS1 * input.c1() * input.c1())?;
     i.f32("c2", batch * input.n3())?;
     i.f32("f3", batch * HIDDEN)?;
@@ -203,15 +254,18 @@ fn read<'a>(i: &Inputs<'a>, input: Input) -> Result<(&'a [f32], Weights<'a>), Wo
     Ok((img, w))
 }
 
-/// The reference of the workload `name`: input `input`, the `_lskip` version if `skip`.
+/// The reference of the workload `name`: input `input`, the `_lskip` version if `skip`, the
+/// batch of `spec` ([`batch`]).
 pub fn reference_of(
     name: &'static str,
     input: Input,
     skip: bool,
     buffers: &Buffers,
+    spec: &LaunchSpec,
 ) -> Result<Buffers, WorkloadError> {
+    let b = batch(name, spec)?;
     let i = Inputs::new(name, buffers);
-    let (img, w) = read(&i, input)?;
+    let (img, w) = read(&i, input, Some(b))?;
     let l = forward(input, img, &w, skip);
     Ok(outputs([
         ("c1", HostData::F32(l.c1)),
@@ -226,7 +280,7 @@ pub fn reference_of(
 /// output of the batch (the skipped ones count with their error).
 pub fn skip_mse(input: Input, buffers: &Buffers) -> Result<[f64; 4], WorkloadError> {
     let i = Inputs::new("nn skip_mse", buffers);
-    let (img, w) = read(&i, input)?;
+    let (img, w) = read(&i, input, None)?;
     let (full, skip) = (
         forward(input, img, &w, false),
         forward(input, img, &w, true),
@@ -246,8 +300,8 @@ pub fn skip_mse(input: Input, buffers: &Buffers) -> Result<[f64; 4], WorkloadErr
 macro_rules! references {
     ($($f:ident: $input:expr, $skip:expr;)*) => {$(
         #[doc = concat!("Reference of `", stringify!($f), "`.")]
-        pub fn $f(buffers: &Buffers, _spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
-            reference_of(stringify!($f), $input, $skip, buffers)
+        pub fn $f(buffers: &Buffers, spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
+            reference_of(stringify!($f), $input, $skip, buffers, spec)
         }
     )*};
 }
@@ -355,36 +409,74 @@ mod tests {
     }
 
     fn spec_buffers(name: &str) -> Buffers {
+        sized_buffers(name, crate::Size::Ci)
+    }
+
+    fn sized_buffers(name: &str, size: crate::Size) -> Buffers {
         crate::find(name)
             .unwrap()
-            .load_spec(crate::Size::Ci)
+            .load_spec(size)
             .unwrap()
             .initial_buffers()
     }
 
+    /// At every size the four versions of an input start from the same buffers (and the
+    /// smaller sizes' images are the first ones of the larger batches); the baseline,
+    /// `_smem` and `_lreg` references agree, `_lskip`'s is the skipping network's.
     #[test]
     fn versions_share_inputs_and_the_full_networks_reference() {
         for (prefix, input) in INPUTS {
-            let base = spec_buffers(prefix);
-            let expected = reference_of("t", input, false, &base).unwrap();
-            for v in VERSIONS {
-                let name = format!("{prefix}{v}");
-                let w = crate::find(&name).unwrap();
-                let b = spec_buffers(&name);
-                assert_eq!(b, base, "{name}: not the baseline's initial buffers");
-                let out = w.reference(&b, &crate::refs::ci_spec(&name)).unwrap();
-                if v == "_lskip" {
-                    assert_ne!(out["out"], expected["out"], "{name}");
-                    assert_eq!(out, reference_of("t", input, true, &b).unwrap());
-                } else {
-                    assert_eq!(out, expected, "{name}");
+            let px = input.side * input.side;
+            let ci_img = spec_buffers(prefix)["img"].clone();
+            for size in crate::Size::ALL {
+                let spec = crate::find(prefix).unwrap().load_spec(size).unwrap();
+                let base = spec.initial_buffers();
+                let HostData::F32(img) = &base["img"] else {
+                    panic!("{prefix}: img dtype")
+                };
+                let images = batch(prefix, &spec).unwrap();
+                assert_eq!(img.len(), images * px, "{prefix} at {size}");
+                assert_eq!(
+                    HostData::F32(img[..px].to_vec()),
+                    ci_img,
+                    "{prefix} at {size}"
+                );
+                let expected = reference_of(prefix, input, false, &base, &spec).unwrap();
+                for v in VERSIONS {
+                    let name = format!("{prefix}{v}");
+                    let w = crate::find(&name).unwrap();
+                    let wspec = w.load_spec(size).unwrap();
+                    let b = wspec.initial_buffers();
+                    assert_eq!(
+                        b, base,
+                        "{name} at {size}: not the baseline's initial buffers"
+                    );
+                    assert_eq!(batch(w.name, &wspec).unwrap(), images, "{name} at {size}");
+                    let out = w.reference(&b, &wspec).unwrap();
+                    if v == "_lskip" {
+                        assert_ne!(out["out"], expected["out"], "{name}");
+                        let skipping = reference_of(prefix, input, true, &b, &spec).unwrap();
+                        assert_eq!(out, skipping, "{name} at {size}");
+                    } else {
+                        assert_eq!(out, expected, "{name} at {size}");
+                    }
                 }
             }
         }
     }
 
+    /// `spec` with every launch's `gridDim.y` (the batch) set to `images`.
+    fn with_batch(mut spec: LaunchSpec, images: u32) -> LaunchSpec {
+        for l in &mut spec.launches {
+            l.grid[1] = images;
+        }
+        spec
+    }
+
     #[test]
-    fn batch_is_the_image_count_and_lengths_are_checked() {
+    fn batch_is_the_grids_y_and_lengths_are_checked() {
+        let ci = crate::refs::ci_spec("mnist29");
+        assert_eq!(batch("mnist29", &ci).unwrap(), 1);
         let one = spec_buffers("mnist29");
         let mut two = one.clone();
         for n in ["img", "c1", "c2", "f3", "out"] {
@@ -393,10 +485,9 @@ mod tests {
             d.extend(v.iter().map(|x| 1.0 - x));
             two.insert(n.into(), HostData::F32(d));
         }
-        let (r1, r2) = (
-            mnist29(&one, &crate::refs::ci_spec("mnist29")).unwrap(),
-            mnist29(&two, &crate::refs::ci_spec("mnist29")).unwrap(),
-        );
+        let spec2 = with_batch(ci.clone(), 2);
+        assert_eq!(batch("mnist29", &spec2).unwrap(), 2);
+        let (r1, r2) = (mnist29(&one, &ci).unwrap(), mnist29(&two, &spec2).unwrap());
         for (n, d) in &r1 {
             let (HostData::F32(a), HostData::F32(b)) = (d, &r2[n]) else {
                 panic!()
@@ -404,17 +495,36 @@ mod tests {
             assert_eq!(&b[..a.len()], &a[..], "{n}: first image");
             assert_ne!(&b[a.len()..], &a[..], "{n}: second image");
         }
+        // two images' buffers for a one-image spec, and the reverse
+        assert!(matches!(
+            mnist29(&two, &ci),
+            Err(WorkloadError::InputLength {
+                expected: 841,
+                actual: 1682,
+                ..
+            })
+        ));
+        assert!(matches!(
+            mnist29(&one, &spec2),
+            Err(WorkloadError::InputLength { expected: 1682, .. })
+        ));
         let mut bad = one.clone();
-        bad.insert("img".into(), HostData::F32(vec![0.0; 840]));
-        assert!(mnist29(&bad, &crate::refs::ci_spec("mnist29")).is_err());
-        let mut bad = one;
         bad.insert("c2".into(), HostData::F32(vec![0.0; 1249]));
-        assert!(mnist29(&bad, &crate::refs::ci_spec("mnist29")).is_err());
-        assert!(mnist29(
-            &buffers([("img", HostData::F32(vec![0.0; 841]))]),
-            &crate::refs::ci_spec("mnist29")
-        )
-        .is_err());
+        assert!(mnist29(&bad, &ci).is_err());
+        assert!(mnist29(&buffers([("img", HostData::F32(vec![0.0; 841]))]), &ci).is_err());
+        // launches that disagree on the batch, or a layer without a block per output
+        let mut mixed = spec2.clone();
+        mixed.launches[2].grid[1] = 1;
+        assert!(matches!(
+            batch("mnist29", &mixed),
+            Err(WorkloadError::Launch { launch: 2, .. })
+        ));
+        let mut narrow = ci.clone();
+        narrow.launches[1].grid[0] = 49;
+        assert!(matches!(
+            mnist29(&one, &narrow),
+            Err(WorkloadError::Launch { launch: 1, .. })
+        ));
     }
 
     /// Seed 001 Fig. 23 on this suite's synthetic data: the per-layer MSE of the `_lskip`
@@ -432,7 +542,7 @@ mod tests {
         for (prefix, input) in INPUTS {
             let b = spec_buffers(prefix);
             let i = Inputs::new("t", &b);
-            let (img, w) = read(&i, input).unwrap();
+            let (img, w) = read(&i, input, None).unwrap();
             let (full, skip) = (
                 forward(input, img, &w, false),
                 forward(input, img, &w, true),

@@ -1,4 +1,7 @@
-//! `srad`: two SRAD iterations on a 64x64 image (q0^2 = 0.08, lambda = 0.5).
+//! `srad`: SRAD iterations, `srad_coef` then `srad_update` each (`ci`: 2 iterations on a 64x64
+//! image, q0^2 = 0.08, lambda = 0.5). Rows and columns are arguments 6 and 7 of every launch,
+//! q0^2 argument 8 of `srad_coef` and lambda argument 8 of `srad_update`; the reference replays
+//! the launches in order.
 //!
 //! The reference follows the source formula with separately rounded operations; the compiler
 //! contracts several products into FMAs (srad.ptx) and reorders the squared-gradient sum, so
@@ -8,16 +11,11 @@
 use regwatt_sim::launch::{HostData, LaunchSpec};
 
 use super::{outputs, Inputs};
-use crate::{Buffers, Tolerance, WorkloadError};
+use crate::{Buffers, LaunchArgs, Tolerance, WorkloadError};
 
-/// Image side.
-pub const SIDE: usize = 64;
-/// Iterations (two launches each).
-pub const ITERS: usize = 2;
-/// Speckle scale q0^2 (spec arg).
-pub const Q0SQR: f32 = 0.08;
-/// Update rate lambda (spec arg).
-pub const LAMBDA: f32 = 0.5;
+/// Image side of the `ci` spec.
+#[cfg(test)]
+const SIDE: usize = 64;
 
 const TOL: Tolerance = Tolerance::Float {
     abs: 1e-4,
@@ -95,10 +93,12 @@ pub fn update(
     }
 }
 
-/// Reference for the spec in `srad.toml`.
-pub fn reference(inputs: &Buffers, _spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
+/// Reference for every size of `srad`: the coefficient and update launches in spec order.
+pub fn reference(inputs: &Buffers, spec: &LaunchSpec) -> Result<Buffers, WorkloadError> {
+    let a = LaunchArgs::new("srad", spec);
+    let (rows, cols) = (a.int(0, 6, 1)?, a.int(0, 7, 1)?);
     let i = Inputs::new("srad", inputs);
-    let len = SIDE * SIDE;
+    let len = rows * cols;
     let mut j = i.f32("J", len)?.to_vec();
     let mut state = (
         i.f32("c", len)?.to_vec(),
@@ -107,10 +107,31 @@ pub fn reference(inputs: &Buffers, _spec: &LaunchSpec) -> Result<Buffers, Worklo
         i.f32("dW", len)?.to_vec(),
         i.f32("dE", len)?.to_vec(),
     );
-    for _ in 0..ITERS {
-        state = coefficients(&j, SIDE, SIDE, Q0SQR);
-        let (c, dn, ds, dw, de) = &state;
-        update(&mut j, c, dn, ds, dw, de, SIDE, SIDE, LAMBDA);
+    for l in 0..a.launches() {
+        if (a.int(l, 6, 1)?, a.int(l, 7, 1)?) != (rows, cols) {
+            return Err(a.launch_error(l, format!("every launch must pass {rows} x {cols}")));
+        }
+        let names = ["J", "c", "dN", "dS", "dW", "dE"];
+        for (arg, name) in names.into_iter().enumerate() {
+            if a.buffer(l, arg)? != name {
+                return Err(a.launch_error(
+                    l,
+                    format!(
+                        "argument {arg} must be {name} (the buffers {})",
+                        names.join(", ")
+                    ),
+                ));
+            }
+        }
+        let value = a.float(l, 8)? as f32;
+        match spec.launches[l].kernel.as_str() {
+            "srad_coef" => state = coefficients(&j, rows, cols, value),
+            "srad_update" => {
+                let (c, dn, ds, dw, de) = &state;
+                update(&mut j, c, dn, ds, dw, de, rows, cols, value);
+            }
+            other => return Err(a.launch_error(l, format!("unknown kernel {other}"))),
+        }
     }
     let (c, dn, ds, dw, de) = state;
     Ok(outputs([
@@ -148,5 +169,29 @@ mod tests {
         assert_eq!((dw[1], de[1], dn[1], ds[1]), (-1.0, -1.0, 0.0, 0.0));
         update(&mut j, &[1.0; 3], &dn, &ds, &dw, &de, 1, 3, 1.0);
         assert_eq!(j, vec![1.25, 1.5, 1.25]);
+    }
+
+    #[test]
+    fn sizes_come_from_the_launches() {
+        let spec = crate::refs::ci_spec("srad");
+        let init = spec.initial_buffers();
+        let out = reference(&init, &spec).unwrap();
+        assert_eq!(out["J"].len(), SIDE * SIDE);
+        // one iteration fewer: J differs, and the reference follows the launches
+        let mut one = spec.clone();
+        one.launches.truncate(2);
+        assert_ne!(reference(&init, &one).unwrap()["J"], out["J"]);
+        let mut bad = init.clone();
+        bad.insert("dE".into(), HostData::F32(vec![0.0; SIDE]));
+        assert!(matches!(
+            reference(&bad, &spec),
+            Err(WorkloadError::InputLength { expected, .. }) if expected == SIDE * SIDE
+        ));
+        let mut other = spec.clone();
+        other.launches[3].args[7] = regwatt_sim::launch::LaunchArg::Int(32);
+        assert!(matches!(
+            reference(&init, &other),
+            Err(WorkloadError::Launch { launch: 3, .. })
+        ));
     }
 }
