@@ -194,8 +194,10 @@ pub struct CoreActivity {
     /// one CTA (mean over SMs of the share of kernel cycles with a resident warp; the launch
     /// latencies are not kernel cycles).
     pub sm_busy_frac: Ratio,
-    /// Warp instructions issued per issue slot: warp instructions / (kernel cycles ×
-    /// schedulers per SM × SMs).
+    /// Warp instructions issued per issue slot: warp instructions / (kernel cycles × issue
+    /// slots per SM × SMs), the slots being `sm.sub_cores × sm.scheduler.issue_width` (4 × 1
+    /// on rtx2060's four schedulers; 1 × 2 on gtx480, whose two schedulers are modelled as one
+    /// dual-issue sub-core). At most 1.
     pub issue_utilisation_frac: Ratio,
 }
 

@@ -712,6 +712,14 @@ impl GpuConfig {
     }
 }
 
+impl SmConfig {
+    /// Warp instructions the SM can issue per cycle: one scheduler per sub-core, each issuing
+    /// up to `scheduler.issue_width` (the denominator of `issue_utilisation_frac`).
+    pub fn issue_slots(&self) -> u32 {
+        self.sub_cores * self.scheduler.issue_width
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -721,6 +729,7 @@ mod tests {
         let c = GpuConfig::from_toml("rtx2060.toml", RTX2060_TOML).expect("preset");
         assert_eq!(c.sms, 30);
         assert_eq!(c.sm.sub_cores, 4);
+        assert_eq!(c.sm.issue_slots(), 4);
         assert_eq!(c.sm.register_file.banks_per_sub_core, 2);
         assert_eq!(c.sm.collectors.units_per_sub_core, 2);
         assert_eq!(GpuConfig::rtx2060_like().expect("preset"), c);
@@ -728,6 +737,7 @@ mod tests {
         let g = GpuConfig::gtx480_like().expect("gtx480");
         assert_eq!(g.sms, 15);
         assert_eq!(g.kernel_launch_latency, 0);
+        assert_eq!(g.sm.issue_slots(), 2);
         // 768 KB of L2: 12 slices x 64 sets x 8 ways x 128 B
         let l2 = g.memory.l2_slices * g.memory.l2_slice.sets * g.memory.l2_slice.ways * 128;
         assert_eq!(l2, 768 * 1024);

@@ -691,7 +691,7 @@ where
         };
         sm.act.issue_utilisation_frac = Ratio {
             num: sm.act.warp_instructions,
-            den: kernel_cycles * u64::from(cfg.sm.sub_cores),
+            den: kernel_cycles * u64::from(cfg.sm.issue_slots()),
         };
         for (k, c) in CLASSES.iter().enumerate() {
             if sm.by_class[k] > 0 {
