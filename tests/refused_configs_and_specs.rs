@@ -1,7 +1,7 @@
-//! Issue 35, regression corpus: the invalid configurations, launch specs and runaway kernels
-//! the reliability audit found, each refused by the `regwatt` binary with a clean error (no
+//! Regression corpus of the reliability audit: the invalid configurations, launch specs and
+//! runaway kernels it found, each refused by the `regwatt` binary with a clean error (no
 //! panic, no abort) that names the key and place, under a 6 GB address-space limit as the
-//! issue's acceptance asks. (The PTX forms of part 1 are in `sim/tests/ptx_check.rs`.)
+//! audit asked. (The PTX forms of part 1 are in `sim/tests/ptx_check.rs`.)
 
 mod common;
 
@@ -11,7 +11,7 @@ use common::{assert_success, limited, refused, tmp_dir};
 
 /// A scratch directory with the vectorAdd PTX, a spinning kernel and the audit's specs.
 fn corpus(name: &str) -> PathBuf {
-    let d = tmp_dir("issue35", name);
+    let d = tmp_dir("refused_inputs", name);
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     std::fs::copy(
         root.join("workloads/vectorAdd/vectorAdd.ptx"),
@@ -85,7 +85,7 @@ fn run_set(d: &Path, set: &str, needles: &[&str]) {
 /// Issue 35, part 2: values that aborted on allocation, met the OOM killer or were accepted
 /// are refused with the key, the value and the valid range.
 #[test]
-fn issue35_unbounded_configuration_values_are_refused() {
+fn unbounded_configuration_values_are_refused() {
     let d = corpus("bounds");
     for (set, key) in [
         ("memory.l1d.sets=1000000000", "gpu.memory.l1d.sets"),
@@ -144,7 +144,7 @@ fn issue35_unbounded_configuration_values_are_refused() {
 /// Issue 35, part 2: a command-line choice and an override of the same key must agree, and
 /// an override must be valid although the choice replaces it.
 #[test]
-fn issue35_cli_choices_do_not_hide_overrides() {
+fn cli_choices_do_not_hide_overrides() {
     let d = corpus("choices");
     let base = [
         "run",
@@ -199,7 +199,7 @@ fn issue35_cli_choices_do_not_hide_overrides() {
 
 /// Issue 35, part 2: memory beyond the budget is refused before it is allocated.
 #[test]
-fn issue35_memory_beyond_the_budget_is_refused_up_front() {
+fn memory_beyond_the_budget_is_refused_up_front() {
     let d = corpus("budget");
     for cmd in [
         vec!["run", "six_gib.toml", "--gpu", "rtx2060"],
@@ -238,7 +238,7 @@ fn issue35_memory_beyond_the_budget_is_refused_up_front() {
 
 /// Issue 35, part 4: a missing field is reported under its own table, with its line.
 #[test]
-fn issue35_errors_name_the_right_table_and_line() {
+fn errors_name_the_right_table_and_line() {
     let d = corpus("places");
     refused(
         &d,
@@ -284,7 +284,7 @@ fn issue35_errors_name_the_right_table_and_line() {
 /// Issue 35, part 3: a kernel that loops forever stops at a limit, and the error says how
 /// to raise it (small limits here; the defaults are sized in `exec_model` / `exec::program`).
 #[test]
-fn issue35_runaway_kernels_stop_with_a_hint() {
+fn runaway_kernels_stop_with_a_hint() {
     let d = corpus("runaway");
     refused(
         &d,
@@ -338,7 +338,7 @@ fn issue35_runaway_kernels_stop_with_a_hint() {
 
 /// Issue 35, part 2: a buffer's memory is its bytes, once (a 1 GiB buffer cost 3.15 GB).
 #[test]
-fn issue35_buffer_memory_is_proportional() {
+fn buffer_memory_is_proportional() {
     let d = corpus("proportional");
     let spec = regwatt_sim::launch::LaunchSpec::load(&d.join("six_gib.toml")).expect("spec");
     let f = regwatt_sim::footprint::functional(&spec);
