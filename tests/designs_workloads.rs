@@ -100,6 +100,55 @@ fn timing_on_the_kept_back_set(ours: &BTreeMap<(String, String), u64>) {
     assert!(crashed.is_empty(), "{crashed:?}");
 }
 
+/// The `default` input size against GPGPU-Sim 4.2 (`calibrations/gpgpusim-default/`, the same
+/// method at `--size default`, AccelWattch on): every workload GPGPU-Sim ran, simulated here
+/// at `default` with the baseline on both presets, computes its reference output, and each
+/// preset's mean |error| stays within the 10 % the input-size work set as its target.
+#[test]
+fn default_size_cycles_against_gpgpusim() {
+    let csv = include_str!("../calibrations/gpgpusim-default/cycles.csv");
+    let mut names: Vec<String> = csv
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split(',').next())
+        .map(str::to_string)
+        .collect();
+    names.dedup();
+    let work: Vec<_> = GpuPreset::ALL
+        .iter()
+        .flat_map(|p| names.iter().map(move |w| (*p, w.as_str())))
+        .collect();
+    let cycles = std::sync::Mutex::new(BTreeMap::new());
+    let f = common::failures_on_two_threads(
+        &work,
+        |(p, w)| format!("{w} on {p} at default"),
+        |(p, name)| {
+            let w = regwatt_workloads::get(name).ok_or("no such workload")?;
+            let cfg = preset(*p).map_err(|e| e.to_string())?;
+            let spec = w
+                .load_spec(regwatt_workloads::Size::Default)
+                .map_err(|e| e.to_string())?;
+            let (buffers, c) = common::simulate_baseline_timed(&spec, &cfg)?;
+            let launch = u64::from(cfg.gpu.kernel_launch_latency) * spec.launches.len() as u64;
+            if let Ok(mut m) = cycles.lock() {
+                m.insert((p.to_string(), name.to_string()), c - launch);
+            }
+            let exp = w
+                .expected_final(&spec.initial_buffers(), &spec)
+                .map_err(|e| e.to_string())?;
+            regwatt_workloads::check(w, &exp, &buffers).map_err(|e| e.to_string())
+        },
+    );
+    assert!(f.is_empty(), "{} failures:\n{}", f.len(), f.join("\n"));
+    let cycles = cycles.into_inner().expect("cycles");
+    let crashed = mean_errors(
+        csv,
+        &cycles,
+        &[("rtx2060", RTX_DEFAULT_ROWS, 0.10), ("gtx480", GTX_DEFAULT_ROWS, 0.10)],
+    );
+    assert_eq!(crashed, ["fc/gtx480"]);
+}
+
 /// Prints every workload's error against a GPGPU-Sim cycles CSV and checks each preset's
 /// `(gpu, workloads, bound)` on the mean |error|; returns the `workload/gpu` rows GPGPU-Sim
 /// crashed on.

@@ -155,3 +155,42 @@ fn bad_grids_are_named() {
         assert!(e.contains(want), "{name}: {e}");
     }
 }
+
+/// The two grids that run `report --size paper` as a sweep (docs/reports.md, "The paper
+/// size") name every built-in workload at `paper`, and the binary accepts them.
+#[test]
+fn paper_sweep_grids_cover_every_workload() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let all: Vec<&str> = regwatt_workloads::all().iter().map(|w| w.name).collect();
+    for (grid, designs) in [
+        (
+            "docs/paper-sweep.toml",
+            &["baseline", "renaming", "malekeh", "sharing", "lreg"][..],
+        ),
+        ("docs/paper-sweep-cerf.toml", &["baseline", "cerf"][..]),
+    ] {
+        let path = root.join(grid);
+        let text = std::fs::read_to_string(&path).expect("grid");
+        let t: toml::Table = text.parse().expect("grid TOML");
+        let list = |k: &str| -> Vec<String> {
+            t[k].as_array()
+                .expect(k)
+                .iter()
+                .map(|v| v.as_str().expect("string").to_string())
+                .collect()
+        };
+        assert_eq!(list("workloads"), all, "{grid}: workloads");
+        assert_eq!(list("sizes"), ["paper"], "{grid}");
+        assert_eq!(list("designs"), designs, "{grid}");
+        let dir = common::tmp_dir("sweep_cli", "paper_grid");
+        let o = common::regwatt(&[
+            "sweep",
+            s(&path),
+            "--out",
+            s(&dir.join("out")),
+            "--emit-slurm",
+            "8",
+        ]);
+        common::assert_success(&o, grid);
+    }
+}

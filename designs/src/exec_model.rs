@@ -104,15 +104,29 @@ pub fn launch_latency(l: &regwatt_sim::launch::KernelLaunch, cfg: &ResolvedConfi
 /// build, load ~1.5): a kernel that loops forever in every thread of a full GPU runs 3.4 M
 /// warp instructions/s on rtx2060 (30 CTAs of 1024 threads), 3.8 M/s on gtx480, 2.4 M/s
 /// when each iteration also loads from memory, so it stops after 8–13 s; the largest
-/// built-in workload executes under 10^6.
+/// built-in workload at `--size default` executes 4.6 M (collatz) per launch; `--size paper`
+/// has its own default ([`PAPER_MAX_WARP_INSTRUCTIONS`]).
 pub const DEFAULT_MAX_WARP_INSTRUCTIONS: u64 = 30_000_000;
 
 /// Default cycle limit of a timed launch (`regwatt run --max-cycles`). A runaway kernel with
 /// few warps issues few instructions, but the model steps 0.8–4.8 M cycles/s (one warp
 /// spinning: rtx2060 1.5 M/s, gtx480 4.8 M/s; one loading warp per SM on all 30 rtx2060 SMs:
 /// 0.8 M/s), so it stops after 2–13 s; with many warps the warp-instruction limit comes first.
-/// The longest built-in workload takes 379 k cycles.
+/// The longest built-in workload at `--size default` takes 7.8 M cycles (bicg on gtx480, all
+/// launches); `--size paper` has its own default ([`PAPER_MAX_CYCLES`]).
 pub const DEFAULT_MAX_CYCLES: u64 = 10_000_000;
+
+/// Default warp-instruction limit of a timed launch of a built-in workload at `--size paper`.
+/// The suites' standard inputs are long by design: the largest, alexnet, executes 160 M warp
+/// instructions and nbody 100 M+ (`regwatt exec --size paper`, 2026-11-28), past
+/// [`DEFAULT_MAX_WARP_INSTRUCTIONS`]; 10^10 leaves a 60x margin while still ending a runaway
+/// launch (at ~2 M warp instructions/s, within about 1.5 h).
+pub const PAPER_MAX_WARP_INSTRUCTIONS: u64 = 10_000_000_000;
+
+/// Default cycle limit of a timed launch of a built-in workload at `--size paper`: the
+/// warp-instruction limit's counterpart for the few-warp launches of the paper inputs (nw's
+/// and lud's chains of small launches), 10^10 cycles.
+pub const PAPER_MAX_CYCLES: u64 = 10_000_000_000;
 
 /// A launch's progress: launch index, kernel, warp instructions executed so far.
 pub type ProgressFn<'a> = &'a dyn Fn(usize, &str, u64);

@@ -37,11 +37,11 @@ pub struct Args {
     /// Print JSON statistics instead of text.
     #[arg(long)]
     pub json: bool,
-    /// Stop a launch after this many warp instructions (at least 1). The default stops a
-    /// runaway kernel within about 10 s (docs/configuration.md, "Limits").
-    #[arg(long, default_value_t = RunOptions::default().max_warp_instructions,
-          value_parser = clap::value_parser!(u64).range(1..))]
-    pub max_warp_instructions: u64,
+    /// Stop a launch after this many warp instructions (at least 1). The default, 10^8
+    /// (10^10 for a built-in workload at `--size paper`), stops a runaway kernel within about
+    /// 10 s (docs/configuration.md, "Limits").
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_warp_instructions: Option<u64>,
     /// Refuse a run whose estimated memory exceeds SIZE (e.g. 16GiB; default: half of the
     /// physical memory, at most 80% of `ulimit -v`).
     #[arg(long, value_name = "SIZE")]
@@ -85,19 +85,26 @@ fn run_inner(args: Args) -> anyhow::Result<()> {
         .as_deref()
         .map(|d| crate::outdir::OutDir::prepare(d, "--dump", args.force))
         .transpose()?;
-    let opts = RunOptions {
-        max_warp_instructions: args.max_warp_instructions,
-        ..RunOptions::default()
-    };
     if args.spec.is_none() && args.workload.is_none() {
         anyhow::bail!("give a launch spec, --workload NAME or --list");
     }
     let (spec, sized) =
         super::spec_or_workload(args.spec.as_deref(), args.workload.as_deref(), args.size)?;
     let workload = sized.map(|(w, _)| w);
+    // the suites' standard inputs run far longer than any runaway guard of the small sizes
+    let limit = args.max_warp_instructions.unwrap_or(match sized {
+        Some((_, regwatt_workloads::Size::Paper)) => {
+            regwatt_designs::exec_model::PAPER_MAX_WARP_INSTRUCTIONS
+        }
+        _ => RunOptions::default().max_warp_instructions,
+    });
+    let opts = RunOptions {
+        max_warp_instructions: limit,
+        ..RunOptions::default()
+    };
     regwatt_sim::footprint::functional(&spec)
         .check(&super::budget(args.memory_budget.as_deref())?)?;
-    let progress = super::LaunchProgress::new(args.max_warp_instructions);
+    let progress = super::LaunchProgress::new(limit);
     let update = |k: &str, n: u64| progress.update(0, k, n);
     let run = run_spec_watched(&spec, &opts, &update);
     progress.finish();

@@ -138,16 +138,16 @@ pub fn out_and_dump(
 /// The run options `run`, `report` and `sweep` share (flattened into each one's `Args`).
 #[derive(clap::Args)]
 pub struct RunLimits {
-    /// Stop a launch after this many core cycles (1..=2^40). The default stops a runaway
-    /// kernel with few warps within about 15 s (docs/configuration.md, "Limits").
-    #[arg(long, default_value_t = regwatt_designs::exec_model::DEFAULT_MAX_CYCLES,
-          value_parser = clap::value_parser!(u64).range(1..=regwatt_sim::timing::MAX_CYCLES))]
-    pub max_cycles: u64,
-    /// Stop a launch after this many warp instructions (at least 1). The default stops a
-    /// runaway kernel that fills the GPU within about 15 s.
-    #[arg(long, default_value_t = regwatt_designs::exec_model::DEFAULT_MAX_WARP_INSTRUCTIONS,
-          value_parser = clap::value_parser!(u64).range(1..))]
-    pub max_warp_instructions: u64,
+    /// Stop a launch after this many core cycles (1..=2^40). The default, 10^7 (10^10 for a
+    /// built-in workload at `--size paper`), stops a runaway kernel with few warps within
+    /// about 15 s (docs/configuration.md, "Limits").
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=regwatt_sim::timing::MAX_CYCLES))]
+    pub max_cycles: Option<u64>,
+    /// Stop a launch after this many warp instructions (at least 1). The default, 3x10^7
+    /// (10^10 for a built-in workload at `--size paper`), stops a runaway kernel that fills
+    /// the GPU within about 15 s.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_warp_instructions: Option<u64>,
     /// Refuse a simulation whose estimated memory exceeds SIZE (e.g. 16GiB; default: half
     /// of the physical memory, at most 80% of `ulimit -v`).
     #[arg(long, value_name = "SIZE")]
@@ -155,21 +155,44 @@ pub struct RunLimits {
 }
 
 impl RunLimits {
-    /// The timing core's options.
-    pub fn options(&self) -> regwatt_sim::timing::RunOptions {
+    /// The cycle limit of a launch: `--max-cycles`, else the default of the input size
+    /// (`None`: a launch spec of the user's).
+    pub fn max_cycles(&self, size: Option<regwatt_workloads::Size>) -> u64 {
+        use regwatt_designs::exec_model::{DEFAULT_MAX_CYCLES, PAPER_MAX_CYCLES};
+        self.max_cycles.unwrap_or(match size {
+            Some(regwatt_workloads::Size::Paper) => PAPER_MAX_CYCLES,
+            _ => DEFAULT_MAX_CYCLES,
+        })
+    }
+
+    /// The warp-instruction limit of a launch: `--max-warp-instructions`, else the default
+    /// of the input size.
+    pub fn max_warp_instructions(&self, size: Option<regwatt_workloads::Size>) -> u64 {
+        use regwatt_designs::exec_model::{
+            DEFAULT_MAX_WARP_INSTRUCTIONS, PAPER_MAX_WARP_INSTRUCTIONS,
+        };
+        self.max_warp_instructions.unwrap_or(match size {
+            Some(regwatt_workloads::Size::Paper) => PAPER_MAX_WARP_INSTRUCTIONS,
+            _ => DEFAULT_MAX_WARP_INSTRUCTIONS,
+        })
+    }
+
+    /// The timing core's options for a run at `size`.
+    pub fn options(&self, size: Option<regwatt_workloads::Size>) -> regwatt_sim::timing::RunOptions {
         regwatt_sim::timing::RunOptions {
-            max_cycles: self.max_cycles,
+            max_cycles: self.max_cycles(size),
             ..regwatt_sim::timing::RunOptions::default()
         }
     }
 
-    /// The warp-instruction limit with a progress callback.
+    /// The warp-instruction limit of a run at `size`, with a progress callback.
     pub fn watch<'a>(
         &self,
+        size: Option<regwatt_workloads::Size>,
         progress: regwatt_designs::exec_model::ProgressFn<'a>,
     ) -> regwatt_designs::exec_model::Watch<'a> {
         regwatt_designs::exec_model::Watch {
-            max_warp_instructions: self.max_warp_instructions,
+            max_warp_instructions: self.max_warp_instructions(size),
             progress,
         }
     }
@@ -202,20 +225,23 @@ pub fn explain_limits(e: anyhow::Error) -> anyhow::Error {
             .or_else(|| c.downcast_ref::<Box<TimingError>>().map(|b| &**b));
         if let Some(TimingError::CycleLimit { limit }) = timing {
             hint = Some(format!(
-                "the launch did not finish within {limit} cycles; if it is not a runaway kernel, raise the limit with --max-cycles N (at most 2^40; the default, {}, stops a runaway kernel within about 15 s)",
-                regwatt_designs::exec_model::DEFAULT_MAX_CYCLES
+                "the launch did not finish within {limit} cycles; if it is not a runaway kernel, raise the limit with --max-cycles N (at most 2^40; the default, {} ({} at --size paper), stops a runaway kernel within about 15 s)",
+                regwatt_designs::exec_model::DEFAULT_MAX_CYCLES,
+                regwatt_designs::exec_model::PAPER_MAX_CYCLES
             ));
         }
         if let Some(SimError::InstructionLimit { limit, .. }) = c.downcast_ref::<SimError>() {
             hint = Some(format!(
-                "the launch did not finish within {limit} warp instructions; if it is not a runaway kernel, raise the limit with --max-warp-instructions N (the default, {}, stops a runaway kernel within about 15 s)",
-                regwatt_designs::exec_model::DEFAULT_MAX_WARP_INSTRUCTIONS
+                "the launch did not finish within {limit} warp instructions; if it is not a runaway kernel, raise the limit with --max-warp-instructions N (the default, {} ({} at --size paper), stops a runaway kernel within about 15 s)",
+                regwatt_designs::exec_model::DEFAULT_MAX_WARP_INSTRUCTIONS,
+                regwatt_designs::exec_model::PAPER_MAX_WARP_INSTRUCTIONS
             ));
         }
         if let Some(ExecError::InstructionLimit { limit, .. }) = c.downcast_ref::<ExecError>() {
             hint = Some(format!(
-                "the launch did not finish within {limit} warp instructions; if it is not a runaway kernel, raise the limit with --max-warp-instructions N (the default, {}, stops a runaway kernel within about 10 s)",
-                regwatt_sim::exec::DEFAULT_MAX_WARP_INSTRUCTIONS
+                "the launch did not finish within {limit} warp instructions; if it is not a runaway kernel, raise the limit with --max-warp-instructions N (the default, {} ({} at --size paper), stops a runaway kernel within about 10 s)",
+                regwatt_sim::exec::DEFAULT_MAX_WARP_INSTRUCTIONS,
+                regwatt_designs::exec_model::PAPER_MAX_WARP_INSTRUCTIONS
             ));
         }
         if let Some(FootprintError::OverBudget { .. }) = c.downcast_ref::<FootprintError>() {

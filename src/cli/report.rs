@@ -165,7 +165,7 @@ fn run_job(
         v.design,
         &v.cfg,
         opts,
-        limits.watch(&|_, _, _| {}),
+        limits.watch(Some(job.size), &|_, _, _| {}),
     )
     .map_err(|e| format!("{:#}", super::explain_limits(e)))?;
     let mut reports = Vec::new();
@@ -339,7 +339,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             });
         }
     }
-    let opts = args.limits.options();
+    let opts = args.limits.options(Some(size));
     let threads = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))

@@ -555,6 +555,7 @@ fn run_inner(args: Args) -> anyhow::Result<()> {
     let (spec, sized) =
         super::spec_or_workload(args.spec.as_deref(), args.workload.as_deref(), args.size)?;
     let workload = sized.map(|(w, _)| w);
+    let size = sized.map(|(_, s)| s);
     // the memory the run needs, checked before anything large is allocated (a
     // design other than the baseline keeps its buffers while the baseline runs after it)
     let copies = if design == DesignSpec::Baseline && args.overrides.baseline_config.is_none() {
@@ -565,7 +566,7 @@ fn run_inner(args: Args) -> anyhow::Result<()> {
     let mut need = regwatt_sim::footprint::timed(&cfg.gpu, &spec, copies);
     if let Some(w) = args.series_window {
         // per SM, per window up to the cycle limit: the design's and the core's counters
-        let windows = args.limits.max_cycles.div_ceil(w);
+        let windows = args.limits.max_cycles(size).div_ceil(w);
         need = need.with(
             format!("register series of {windows} windows"),
             u64::from(cfg.gpu.sms)
@@ -574,11 +575,11 @@ fn run_inner(args: Args) -> anyhow::Result<()> {
         );
     }
     need.check(&args.limits.budget()?)?;
-    let mut opts = args.limits.options();
+    let mut opts = args.limits.options(size);
     opts.series_window = args.series_window.unwrap_or(0);
-    let progress = super::LaunchProgress::new(args.limits.max_warp_instructions);
+    let progress = super::LaunchProgress::new(args.limits.max_warp_instructions(size));
     let update = |i: usize, k: &str, n: u64| progress.update(i, k, n);
-    let watch = args.limits.watch(&update);
+    let watch = args.limits.watch(size, &update);
     let sim = simulate(&spec, workload, design, &cfg, &opts, watch);
     let sim = sim?;
     let inv = inventory(design, &cfg)?;

@@ -585,7 +585,6 @@ fn header(set_keys: &[String]) -> anyhow::Result<String> {
 fn run_point(
     p: &Point,
     nodes: &[Node],
-    opts: &regwatt_sim::timing::RunOptions,
     limits: &super::RunLimits,
     budget: &regwatt_sim::footprint::Budget,
 ) -> anyhow::Result<Vec<RunReport>> {
@@ -604,8 +603,8 @@ fn run_point(
         Some(w),
         p.design,
         &cfg,
-        opts,
-        limits.watch(&|_, _, _| {}),
+        &limits.options(Some(p.size)),
+        limits.watch(Some(p.size), &|_, _, _| {}),
     )?;
     let mut out = Vec::new();
     for &n in nodes {
@@ -867,7 +866,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         budget.bytes /= threads as u64;
         budget.source = format!("{}, shared by {threads} worker threads", budget.source);
     }
-    let opts = args.limits.options();
     let mut group_size: BTreeMap<usize, usize> = BTreeMap::new();
     for p in &mine {
         *group_size.entry(p.group).or_default() += 1;
@@ -884,7 +882,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Some(threads),
         |p| format!("{} {} {} {}", p.workload, p.size, p.gpu, p.design),
         |p| {
-            run_point(p, &g.nodes, &opts, &args.limits, &budget)
+            run_point(p, &g.nodes, &args.limits, &budget)
                 .map_err(|e| format!("{:#}", super::explain_limits(e)))
         },
         |i, o| {
