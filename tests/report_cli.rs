@@ -48,6 +48,18 @@ fn report_writes_every_file_and_is_deterministic() {
     let ob = report(&b, "2");
     assert_success(&ob, "regwatt report --jobs 2");
     assert_eq!(oa.stdout, ob.stdout, "summary tables differ");
+    // the output ends with the headline table: a line per GPU, node, mode and design
+    let text = String::from_utf8_lossy(&oa.stdout);
+    let headline = text
+        .split("Each design against the reference")
+        .nth(1)
+        .expect("the headline table follows the per-run table");
+    assert!(
+        headline
+            .lines()
+            .any(|l| l.starts_with("rtx2060") && l.contains("baseline") && l.contains("1.000")),
+        "{headline}"
+    );
     let csv = std::fs::read_to_string(a.join("summary.csv")).expect("summary.csv");
     // header + 2 workloads x every (GPU, design it supports) x 2 nodes
     assert_eq!(

@@ -519,8 +519,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
     }
     out!("{table}");
+    out!("\n");
+    out!("{}", study::headline_text(&files, &reference));
     eprintln!(
-        "{} runs ({} simulations on {threads} threads) in {:.1} s; report in {}",
+        "{} runs ({} simulations on {threads} threads) in {:.1} s; report in {} (open index.html; the tables are in summary.md)",
         rows.len(),
         jobs.len(),
         started.elapsed().as_secs_f64(),

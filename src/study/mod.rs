@@ -185,6 +185,61 @@ pub fn summary_markdown(w: &Written, table: &str, reference: &str) -> String {
     s
 }
 
+/// The headline table as aligned text, what `regwatt report` prints last: one line per GPU,
+/// node, power mode and design, the same cells as `summary.md`'s headline table.
+pub fn headline_text(w: &Written, reference: &str) -> String {
+    let published = published().unwrap_or_default();
+    let head: Vec<String> = [
+        "gpu",
+        "node",
+        "power mode",
+        "design",
+        "workloads",
+        "energy x",
+        "dynamic x",
+        "static x",
+        "static share",
+        "area overhead",
+        "published",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let rows: Vec<Vec<String>> = std::iter::once(head)
+        .chain(w.headline.iter().map(|l| l.cells(&published)))
+        .collect();
+    let cols = rows.first().map_or(0, Vec::len);
+    let width: Vec<usize> = (0..cols)
+        .map(|c| {
+            rows.iter()
+                .map(|r| r.get(c).map_or(0, |x| x.chars().count()))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut s = format!(
+        "Each design against the reference ({reference}): geometric mean over the workloads of energy, dynamic and static energy / the reference's (1.000 = the same), static share, area overhead, and the paper's published area overhead.\n"
+    );
+    for r in &rows {
+        let cells: Vec<String> = r
+            .iter()
+            .enumerate()
+            .map(|(c, x)| {
+                let pad = width[c].saturating_sub(x.chars().count());
+                // names left-aligned, numbers right-aligned
+                if c < 4 {
+                    format!("{x}{}", " ".repeat(pad))
+                } else {
+                    format!("{}{x}", " ".repeat(pad))
+                }
+            })
+            .collect();
+        s.push_str(cells.join("  ").trim_end());
+        s.push('\n');
+    }
+    s
+}
+
 /// A seed's published area overhead (`calibrations/published-area.toml`).
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
