@@ -56,7 +56,7 @@ fn both_fail(spec: &Path, needles: &[&str], what: &str) {
 }
 
 #[test]
-fn issue34_byok_path_export_spec_new_exec_and_check() {
+fn byok_path_export_spec_new_exec_and_check() {
     let dir = tmp_dir("byok", "path");
     // 1. a starting point: the built-in vectorAdd
     let o = regwatt(&["workload", "export", "--size", "ci", "vectorAdd", s(&dir)]);
@@ -135,7 +135,7 @@ fn issue34_byok_path_export_spec_new_exec_and_check() {
 }
 
 #[test]
-fn issue34_exported_builtins_pass_their_checks_and_exports_do_not_overwrite() {
+fn exported_builtins_pass_their_checks_and_exports_do_not_overwrite() {
     let dir = tmp_dir("byok", "export");
     for (name, tolerance) in [
         (

@@ -56,7 +56,7 @@ fn run(w: &regwatt_workloads::Workload, sets: &[&str]) -> Result<(u64, CerfStats
 }
 
 #[test]
-fn issue30_every_workload_correct_under_both_replacement_policies() {
+fn every_workload_correct_under_both_replacement_policies() {
     let work: Vec<_> = common::design_suite()
         .into_iter()
         .flat_map(|w| ["lru-fair", "lru-prioritized"].map(|r| (w, r)))
@@ -125,7 +125,7 @@ fn issue30_every_workload_correct_under_both_replacement_policies() {
 /// The cache-data hit latency decides much of the CPI (issue 30): a shorter one is never
 /// slower on a load-bound kernel.
 #[test]
-fn issue30_hit_latency_sensitivity_is_monotonic() {
+fn hit_latency_sensitivity_is_monotonic() {
     let w = regwatt_workloads::get("matrixMul_naive").expect("workload");
     let mut last = 0;
     for l in [4, 35, 100] {
@@ -139,7 +139,7 @@ fn issue30_hit_latency_sensitivity_is_monotonic() {
 }
 
 #[test]
-fn issue30_cli_runs_cerf_and_refuses_rtx2060() {
+fn cli_runs_cerf_and_refuses_rtx2060() {
     let o = regwatt(&[
         "run",
         "--size",

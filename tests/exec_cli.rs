@@ -64,7 +64,7 @@ fn exec_list_and_unknown_workload() {
 /// file, line, column and rule instead of printing a table. (A valid module without kernels
 /// is reported with zero kernels, issue 4; a launch of a kernel from it is an error.)
 #[test]
-fn issue35_regwatt_ptx_rejects_invalid_ptx() {
+fn regwatt_ptx_rejects_invalid_ptx() {
     let dir = common::tmp_dir("exec_cli", "issue35");
     let cases = [
         ("empty.ptx", String::new(), "empty.ptx:1:1: version"),

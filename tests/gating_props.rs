@@ -190,7 +190,7 @@ proptest! {
 /// register-bank leakage from the SRAM model (4 KB, 16 B rows, 1R + 1W) at 40 nm (planar,
 /// interpolated) and 12 nm (FinFET) over the 300–400 K range the technology files cover.
 #[test]
-fn issue2_gated_and_drowsy_below_active_on_real_banks() {
+fn gated_and_drowsy_below_active_on_real_banks() {
     use regwatt_power::sram::{estimate, SramSpec};
     for nm in [40.0, 12.0] {
         for k in [300.0, 360.0, 400.0] {

@@ -551,7 +551,7 @@ fn run_repro(spec: &str, buffer: &str) -> HostData {
 /// `call.uni (retval0), _Z5twicei, (param0)` to a `__noinline__` .func: inlined, param-space
 /// argument and return value become register moves.
 #[test]
-fn issue4_call_func_inlined() {
+fn call_func_inlined() {
     let got = run_repro("call_noinline.toml", "out");
     assert_eq!(got, HostData::I32((0..32).map(|i| 2 * i).collect()));
     // the kernel no longer contains a call, and the callee is not reported as a kernel
@@ -567,7 +567,7 @@ fn issue4_call_func_inlined() {
 
 /// `__syncthreads_count/_and/_or` → `bar.red.popc.u32`, `bar.red.and.pred`, `bar.red.or.pred`.
 #[test]
-fn issue4_bar_red_popc() {
+fn bar_red_popc() {
     // in = iota -10..53: count(in > 0) = 53, and(in > -5) = 0, or(in > 30) = 1
     let got = run_repro("bar_red.toml", "out");
     assert_eq!(got, HostData::I32(vec![5301; 64]));
@@ -576,7 +576,7 @@ fn issue4_bar_red_popc() {
 /// A struct passed by value: `{ struct = [ { i32 = 5 }, { f32 = 0.5 } ] }` for
 /// `.param .align 4 .b8 k_param_0[8]`.
 #[test]
-fn issue4_struct_param() {
+fn struct_param() {
     let got = run_repro("struct_param.toml", "out");
     assert_eq!(
         got,
@@ -587,7 +587,7 @@ fn issue4_struct_param() {
 /// Struct fields that do not fill the aggregate exactly, scalars for an aggregate, bad field
 /// types: errors naming the parameter and the spec key.
 #[test]
-fn issue4_struct_param_errors() {
+fn struct_param_errors() {
     let d = tmp_dir("struct_errors");
     std::fs::copy(root().join("repro/struct_param.ptx"), d.join("s.ptx")).unwrap();
     let spec = |args: &str| {
@@ -628,7 +628,7 @@ fn issue4_struct_param_errors() {
 
 /// Recursion cannot be inlined: the error names the function and file:line.
 #[test]
-fn issue4_recursive_call_is_a_clear_error() {
+fn recursive_call_is_a_clear_error() {
     let p = root().join("repro/recursion.toml");
     let o = regwatt(&["exec", p.to_str().unwrap()]);
     let err = assert_fails(&o, "recursive call");
@@ -647,7 +647,7 @@ fn issue4_recursive_call_is_a_clear_error() {
 /// A call through a function pointer (`call (retval0), %rd, (param0), prototype_0;`): a clear
 /// unsupported error with file:line.
 #[test]
-fn issue4_indirect_call_is_a_clear_error() {
+fn indirect_call_is_a_clear_error() {
     let d = tmp_dir("indirect");
     // the function table's symbol-address initialiser is itself unsupported by the parser;
     // without it the kernel reaches the indirect call
@@ -677,7 +677,7 @@ fn issue4_indirect_call_is_a_clear_error() {
 /// An empty module: `ptx` reports zero kernels; a spec launching a kernel from it is an error
 /// saying the module has no kernels.
 #[test]
-fn issue4_empty_module() {
+fn empty_module() {
     let d = tmp_dir("empty_module");
     std::fs::write(
         d.join("empty.ptx"),
@@ -702,7 +702,7 @@ fn issue4_empty_module() {
 
 /// u64 `fill` values above i64::MAX, written as decimal or hex strings.
 #[test]
-fn issue4_u64_fill_string() {
+fn u64_fill_string() {
     let p = with_k01("u64_fill", "u.toml", &format!("{GOOD_BUFS}[buffers.a]\ndtype = \"u64\"\nlen = 3\ninit = {{ kind = \"fill\", value = \"18446744073709551615\" }}\n[buffers.b]\ndtype = \"u64\"\nlen = 2\ninit = {{ kind = \"iota\", start = \"0x8000000000000000\", step = 1 }}\n[[launch]]\nkernel = \"saxpy_u32\"\ngrid = [1, 1, 1]\nblock = [32, 1, 1]\nargs = [64, 2.0, \"x\", \"y\"]\n"));
     let out = p.with_file_name("out");
     assert_success(&exec_dump(&p, &out), "u64 fill strings");
@@ -725,7 +725,7 @@ fn issue4_u64_fill_string() {
 /// An integer given for a pointer parameter: the failing access says a pointer parameter takes
 /// a buffer name (it used to be reported as a "misaligned" access).
 #[test]
-fn issue4_integer_for_pointer_parameter() {
+fn integer_for_pointer_parameter() {
     let p = with_k01("int_for_pointer", "p.toml", &format!("{GOOD_BUFS}[[launch]]\nkernel = \"saxpy_u32\"\ngrid = [1, 1, 1]\nblock = [32, 1, 1]\nargs = [64, 2.0, 3, \"y\"]\n"));
     let o = regwatt(&["exec", p.to_str().unwrap()]);
     let err = assert_fails(&o, "integer for a pointer parameter");

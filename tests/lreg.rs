@@ -28,7 +28,7 @@ fn annotated(w: &regwatt_workloads::Workload) -> bool {
 }
 
 #[test]
-fn issue32_every_workload_correct_and_unannotated_ones_run_as_on_the_baseline() {
+fn every_workload_correct_and_unannotated_ones_run_as_on_the_baseline() {
     let work: Vec<_> = GpuPreset::ALL
         .iter()
         .flat_map(|p| regwatt_workloads::all().iter().map(move |w| (*p, w)))
@@ -103,7 +103,7 @@ fn issue32_every_workload_correct_and_unannotated_ones_run_as_on_the_baseline() 
 }
 
 #[test]
-fn issue32_cli_runs_lreg_and_checks_its_parameters() {
+fn cli_runs_lreg_and_checks_its_parameters() {
     let o = regwatt(&[
         "run",
         "--size",

@@ -41,7 +41,7 @@ const VARIANTS: [(&str, &[&str]); 6] = [
 ];
 
 #[test]
-fn issue29_every_workload_correct_in_every_variant_with_the_invariants() {
+fn every_workload_correct_in_every_variant_with_the_invariants() {
     let mut work = Vec::new();
     for w in common::design_suite() {
         for (i, _) in VARIANTS.iter().enumerate() {
@@ -163,7 +163,7 @@ fn issue29_every_workload_correct_in_every_variant_with_the_invariants() {
 }
 
 #[test]
-fn issue29_profiling_does_not_change_the_timed_run() {
+fn profiling_does_not_change_the_timed_run() {
     // atomics (histogram, kmeans), barriers (reduction), several launches (bfs, nw)
     for name in ["histogram", "kmeans", "reduction", "bfs", "nw"] {
         let w = regwatt_workloads::find(name).expect("workload");
@@ -206,7 +206,7 @@ fn issue29_profiling_does_not_change_the_timed_run() {
 }
 
 #[test]
-fn issue29_cli_and_parameter_errors() {
+fn cli_and_parameter_errors() {
     let o = regwatt(&[
         "run",
         "--size",

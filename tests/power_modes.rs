@@ -36,7 +36,7 @@ fn report(
 }
 
 #[test]
-fn issue27_every_workload_every_mode_correct_same_cycles_ordered_static_energy() {
+fn every_workload_every_mode_correct_same_cycles_ordered_static_energy() {
     let work: Vec<_> = GpuPreset::ALL
         .iter()
         .flat_map(|p| common::design_suite().into_iter().map(move |w| (*p, w)))
@@ -137,7 +137,7 @@ fn exposed_costs_in_all(pairs: &std::sync::Mutex<Vec<(u64, u64)>>) {
 /// baseline's drowsy runs are in the first test): the outputs stay correct, and the cycles do
 /// not decrease against the hidden wake-ups unless the run did less work.
 #[test]
-fn issue27_exposed_wakeups_keep_outputs_and_never_shorten_a_run() {
+fn exposed_wakeups_keep_outputs_and_never_shorten_a_run() {
     let work: Vec<_> = GpuPreset::ALL
         .iter()
         .flat_map(|p| common::design_suite().into_iter().map(move |w| (*p, w)))
@@ -172,7 +172,7 @@ fn issue27_exposed_wakeups_keep_outputs_and_never_shorten_a_run() {
 }
 
 #[test]
-fn issue27_drowsy_timeout_past_the_run_is_always_on_to_the_last_bit() {
+fn drowsy_timeout_past_the_run_is_always_on_to_the_last_bit() {
     for p in GpuPreset::ALL {
         let w = regwatt_workloads::get("reduction").expect("workload");
         let spec = w.load_spec(regwatt_workloads::Size::Ci).expect("spec");
@@ -207,7 +207,7 @@ fn issue27_drowsy_timeout_past_the_run_is_always_on_to_the_last_bit() {
 }
 
 #[test]
-fn issue27_power_mode_through_the_binary() {
+fn power_mode_through_the_binary() {
     let o = regwatt(&[
         "run",
         "--size",
@@ -263,7 +263,7 @@ fn issue27_power_mode_through_the_binary() {
 /// Issue 27: `run --out` in a power mode writes the states and wake-ups as CSV; the state
 /// cycles partition the row-cycles and the energies add up to the cells' static energy.
 #[test]
-fn issue27_power_states_csv() {
+fn power_states_csv() {
     let dir = common::tmp_dir("power_modes", "states-csv");
     let o = regwatt(&[
         "run",

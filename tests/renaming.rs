@@ -76,7 +76,7 @@ fn check_renaming(s: &SpecSimulation, unbounded: bool) -> Result<(), String> {
 }
 
 #[test]
-fn issue28_every_workload_correct_invariants_hold_and_static_placement_equals_baseline() {
+fn every_workload_correct_invariants_hold_and_static_placement_equals_baseline() {
     let work: Vec<_> = GpuPreset::ALL
         .iter()
         .flat_map(|p| common::design_suite().into_iter().map(move |w| (*p, w)))
@@ -184,7 +184,7 @@ fn issue28_every_workload_correct_invariants_hold_and_static_placement_equals_ba
 }
 
 #[test]
-fn issue28_cli_runs_renaming_with_design_overrides_and_names_bad_keys() {
+fn cli_runs_renaming_with_design_overrides_and_names_bad_keys() {
     let o = regwatt(&[
         "run",
         "--size",
@@ -255,7 +255,7 @@ fn issue28_cli_runs_renaming_with_design_overrides_and_names_bad_keys() {
 /// count (allocated and live register-cycles), on both designs and across launches, and the
 /// CLI writes it as CSV.
 #[test]
-fn issue28_register_series_adds_up_to_the_run_totals() {
+fn register_series_adds_up_to_the_run_totals() {
     for (w, p) in [
         ("bfs", GpuPreset::Gtx480),
         ("matrixMul_tiled", GpuPreset::Rtx2060),

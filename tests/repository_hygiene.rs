@@ -45,7 +45,7 @@ fn absolute_at(line: &str, root: &str) -> bool {
 }
 
 #[test]
-fn issue25_no_committed_text_file_names_an_absolute_machine_path() {
+fn no_committed_text_file_names_an_absolute_machine_path() {
     let top = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
     walk(top, &mut files);

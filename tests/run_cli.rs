@@ -34,7 +34,7 @@ fn fails_with(args: &[&str], needle: &str) {
 /// `--max-cycles` (shared by `run` and `report`) takes 1..=2^40, the range the timing
 /// core's event keys hold.
 #[test]
-fn issue5_max_cycles_outside_its_range_is_refused() {
+fn max_cycles_outside_its_range_is_refused() {
     for args in [
         vector_add(&["--max-cycles", "1099511627777"]),
         vec!["report", "--size", "ci", "--max-cycles", "0"],
@@ -157,7 +157,7 @@ fn dump_matches_functional_exec_and_writes_the_resolved_config() {
 /// Issue 5 regression: `regwatt run ... | head` panicked in `println!` when the reader closed
 /// the pipe first. The reader here closes it before the simulation ends.
 #[test]
-fn issue5_run_into_a_closed_pipe_does_not_panic() {
+fn run_into_a_closed_pipe_does_not_panic() {
     use std::process::{Command, Stdio};
     let mut child = Command::new(env!("CARGO_BIN_EXE_regwatt"))
         .args(vector_add(&["--json"]))

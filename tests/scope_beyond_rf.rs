@@ -31,7 +31,7 @@ fn config(p: GpuPreset, scope: Scope) -> Result<regwatt_designs::ResolvedConfig,
 }
 
 #[test]
-fn issue26_sm_and_gpu_scopes_report_memory_and_execution_energy_for_every_workload() {
+fn sm_and_gpu_scopes_report_memory_and_execution_energy_for_every_workload() {
     let work: Vec<_> = GpuPreset::ALL
         .iter()
         .flat_map(|p| regwatt_workloads::all().iter().map(move |w| (*p, w)))
@@ -146,7 +146,7 @@ fn issue26_sm_and_gpu_scopes_report_memory_and_execution_energy_for_every_worklo
 /// scope in `config.beyond_rf` and `energy.scope`; `--out` adds `level,in_total` columns;
 /// an unknown scope is a clear error.
 #[test]
-fn issue26_run_scope_through_the_binary() {
+fn run_scope_through_the_binary() {
     let o = regwatt(&[
         "run",
         "--size",
@@ -232,7 +232,7 @@ fn issue26_run_scope_through_the_binary() {
 /// `regwatt report --scope gpu`: a `scope` column in the summary, `[beyond_rf]` in every
 /// configuration, the scope record in every run.
 #[test]
-fn issue26_report_scope_through_the_binary() {
+fn report_scope_through_the_binary() {
     let dir = common::tmp_dir("scope_beyond_rf", "report-gpu");
     let o = regwatt(&[
         "report",

@@ -80,7 +80,7 @@ fn sim(w: &Workload, cfg: &ResolvedConfig) -> Result<SpecSimulation, String> {
 }
 
 #[test]
-fn issue31_every_workload_correct_with_200_and_unbounded_amt_entries() {
+fn every_workload_correct_with_200_and_unbounded_amt_entries() {
     let work: Vec<_> = GpuPreset::ALL
         .iter()
         .flat_map(|p| common::design_suite().into_iter().map(move |w| (*p, w)))
@@ -110,7 +110,7 @@ fn issue31_every_workload_correct_with_200_and_unbounded_amt_entries() {
 }
 
 #[test]
-fn issue31_cli_runs_sharing_and_names_bad_keys() {
+fn cli_runs_sharing_and_names_bad_keys() {
     let o = regwatt(&[
         "run",
         "--size",
@@ -156,7 +156,7 @@ fn issue31_cli_runs_sharing_and_names_bad_keys() {
 /// the same PTX launched in 32x8 blocks gives each warp one row. Its result does not depend
 /// on the block shape, so the built-in reference checks it.
 #[test]
-fn issue31_matrixmul_in_row_warps_shares_the_a_row() {
+fn matrixmul_in_row_warps_shares_the_a_row() {
     let w = regwatt_workloads::get("matrixMul_naive").expect("workload");
     let mut spec = w.load_spec(regwatt_workloads::Size::Ci).expect("spec");
     for l in &mut spec.launches {

@@ -301,7 +301,7 @@ fn bad_flags_are_clear_errors() {
 /// register bank is one mat (no saving, as in CACTI's pg_ic/pg_none rows); the 16 KB 4-way L1D
 /// and the 32 KB RAM span several mats, so gating the H-tree must lower leakage.
 #[test]
-fn issue2_interconnect_gating_saves_only_with_an_htree() {
+fn interconnect_gating_saves_only_with_an_htree() {
     for name in [
         "pg_all_l1d16K_4w_128B_32nm",
         "pg_all_perf0.001_ram32K_b128_1RW_22nm",
@@ -322,7 +322,7 @@ fn issue2_interconnect_gating_saves_only_with_an_htree() {
 /// the single-file JSON, one object per line in input order; a bad file is an error record
 /// in its place, the rest go on, and the command exits non-zero.
 #[test]
-fn issue34_batch_cfgs_equal_single_runs_and_keep_going_past_errors() {
+fn batch_cfgs_equal_single_runs_and_keep_going_past_errors() {
     let mut names: Vec<PathBuf> = std::fs::read_dir(cfg_dir())
         .unwrap()
         .map(|e| e.unwrap().path())

@@ -12,7 +12,7 @@ fn tech(nm: f64) -> Technology {
 /// The register bank at 40 nm against its CACTI 7 run (15 %, the brief's target), at 12 nm
 /// below 40 nm; the renaming table cheaper and smaller than the bank at both nodes.
 #[test]
-fn issue_2_register_bank_and_rename_table_at_40_and_12_nm() {
+fn register_bank_and_rename_table_at_40_and_12_nm() {
     let rows = load_rows(TRAIN_CSV).expect("csv");
     let cacti = rows
         .iter()
@@ -49,14 +49,14 @@ fn issue_2_register_bank_and_rename_table_at_40_and_12_nm() {
 }
 
 #[test]
-fn issue_2_unknown_nodes_are_errors() {
+fn unknown_nodes_are_errors() {
     for nm in [16.0, 7.0, 130.0] {
         assert!(Technology::for_node(nm, Temperature::from_k(360.0)).is_err());
     }
 }
 
 #[test]
-fn issue_2_too_small_ram_is_refused() {
+fn too_small_ram_is_refused() {
     let s = SramSpec::ram(256, 16, 45.0);
     assert!(matches!(
         estimate(&s, &tech(45.0)),
@@ -65,7 +65,7 @@ fn issue_2_too_small_ram_is_refused() {
 }
 
 #[test]
-fn issue_2_every_reference_row_is_accepted() {
+fn every_reference_row_is_accepted() {
     let rows = load_rows(TRAIN_CSV).expect("csv");
     for r in rows.iter().filter(|r| !r.gated) {
         let t = Technology::for_node(r.node_nm, r.spec.temperature).expect("node");

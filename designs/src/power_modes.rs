@@ -579,7 +579,7 @@ mod tests {
     ///   from off × 2 pJ, 1 from drowsy × 0.5 pJ: 4.687 pJ;
     /// * always on: 40 × 10 µW = 400 fJ.
     #[test]
-    fn issue27_hand_trace_energies() {
+    fn hand_trace_energies() {
         let c = PowerStateCycles {
             drowsy_timeout: 3,
             rows: 2,
@@ -643,7 +643,7 @@ mod tests {
     ///   plus 2 rows × 2 launches × 0.5 pJ of wake-ups and 6 fJ of control: 2.150 pJ; with a
     ///   timeout of 5 (the window) the always-on figure.
     #[test]
-    fn issue27_launch_window_by_hand() {
+    fn launch_window_by_hand() {
         let mut c = PowerStateCycles {
             drowsy_timeout: 3,
             rows: 2,

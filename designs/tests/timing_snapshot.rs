@@ -185,7 +185,7 @@ fn leaves(v: &serde_json::Value, path: String, out: &mut BTreeMap<String, String
 }
 
 #[test]
-fn issue5_timing_speedups_preserve_activity() {
+fn timing_speedups_preserve_activity() {
     let mut all = serde_json::Map::new();
     for w in WORKLOADS {
         for g in GPUS {

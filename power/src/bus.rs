@@ -245,7 +245,7 @@ mod tests {
     /// (the 12 nm semi-global layer's ultra-low-k 2.55 against CACTI's projected 2.1) and below
     /// 40 nm's.
     #[test]
-    fn issue26_wire_energy_per_bit_mm_in_the_published_range() {
+    fn wire_energy_per_bit_mm_in_the_published_range() {
         let mut last = f64::INFINITY;
         let at = |nm: f64| wire_energy_per_bit_mm(&lt(nm)).fj();
         for nm in [90.0, 65.0, 45.0, 40.0, 32.0, 22.0, 12.0] {

@@ -649,7 +649,7 @@ mod tests {
     }
 
     #[test]
-    fn issue2_crossbar_area_does_not_double_count_the_bank_row() {
+    fn crossbar_area_does_not_double_count_the_bank_row() {
         // Two 1024-bit banks side by side, 2 collectors (an RTX 2060 sub-core slice) over a
         // bank row larger than the matrix: the buses span the row, but the crossbar's silicon
         // is its pitch-limited mux matrix plus the buses' repeaters, not the row's rectangle

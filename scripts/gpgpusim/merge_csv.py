@@ -43,7 +43,7 @@ def main():
         sys.exit("no rows")
 
     def order(k):
-        return (k[0].lower(), k[1]) + tuple(int(x) for x in k[2:])
+        return (k[0].lower(), k[1]) + tuple(int(x) if x.isdigit() else -1 for x in k[2:])
 
     with open(out, "w", newline="") as f:
         w = csv.writer(f, lineterminator="\n")

@@ -328,7 +328,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn issue35_budget_sizes_parse() {
+    fn budget_sizes_parse() {
         assert_eq!(Budget::parse("16GiB").map(|b| b.bytes), Ok(16 << 30));
         assert_eq!(Budget::parse("512 MiB").map(|b| b.bytes), Ok(512 << 20));
         assert_eq!(Budget::parse("8GB").map(|b| b.bytes), Ok(8_000_000_000));
@@ -347,7 +347,7 @@ mod tests {
     }
 
     #[test]
-    fn issue35_over_budget_names_the_parts() {
+    fn over_budget_names_the_parts() {
         let f = Footprint::new(vec![("a".into(), 3 << 30), ("b".into(), 1 << 30)]);
         assert_eq!(f.bytes, 4 << 30);
         assert_eq!(f.parts[0].0, "a");

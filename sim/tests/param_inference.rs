@@ -66,7 +66,7 @@ const KNOWN: &[&str] = &[
 ];
 
 #[test]
-fn issue34_inference_agrees_with_the_workload_and_heldout_specs() {
+fn inference_agrees_with_the_workload_and_heldout_specs() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let all: Vec<LaunchSpec> = [root.join("../workloads"), root.join("testdata/heldout")]
         .iter()

@@ -37,7 +37,7 @@ fn workload(name: &str) -> String {
 }
 
 #[test]
-fn issue35_add_f32_with_two_operands_is_rejected() {
+fn add_f32_with_two_operands_is_rejected() {
     let src = kernel("add.f32 %f3, %f2;");
     assert_eq!(rule_of(&src), Rule::OperandCount);
     let e = parse("issue35.ptx", &src).unwrap_err().to_string();
@@ -46,7 +46,7 @@ fn issue35_add_f32_with_two_operands_is_rejected() {
 }
 
 #[test]
-fn issue35_add_f32_with_64_bit_and_32_bit_integer_registers_is_rejected() {
+fn add_f32_with_64_bit_and_32_bit_integer_registers_is_rejected() {
     assert_eq!(
         rule_of(&kernel("add.f32 %f3, %rd2, %r1;")),
         Rule::OperandType
@@ -56,18 +56,18 @@ fn issue35_add_f32_with_64_bit_and_32_bit_integer_registers_is_rejected() {
 }
 
 #[test]
-fn issue35_add_f32_into_a_predicate_is_rejected() {
+fn add_f32_into_a_predicate_is_rejected() {
     assert_eq!(rule_of(&kernel("add.f32 %p1, %f1, %f2;")), Rule::Predicate);
 }
 
 #[test]
-fn issue35_mov_pred_from_tid_into_a_data_register_is_rejected() {
+fn mov_pred_from_tid_into_a_data_register_is_rejected() {
     assert_eq!(rule_of(&kernel("mov.pred %r5, %tid.x;")), Rule::Predicate);
     assert_eq!(rule_of(&kernel("mov.pred %p1, %tid.x;")), Rule::Predicate);
 }
 
 #[test]
-fn issue35_setp_into_a_data_register_is_rejected() {
+fn setp_into_a_data_register_is_rejected() {
     assert_eq!(
         rule_of(&kernel("setp.ge.s32 %r45, %r1, %r2;")),
         Rule::Predicate
@@ -75,7 +75,7 @@ fn issue35_setp_into_a_data_register_is_rejected() {
 }
 
 #[test]
-fn issue35_mul_wide_into_f32_from_an_address_is_rejected() {
+fn mul_wide_into_f32_from_an_address_is_rejected() {
     assert_eq!(
         rule_of(&kernel("mul.wide.s32 %f87, [sym+80];")),
         Rule::OperandCount
@@ -95,7 +95,7 @@ fn issue35_mul_wide_into_f32_from_an_address_is_rejected() {
 /// the other size, which no register operand can match (§6.1; `ld`/`st`/`cvt`, whose relaxed
 /// rules of §9.4.1 allow wider registers, are left out).
 #[test]
-fn issue35_type_suffix_swaps_are_rejected() {
+fn type_suffix_swaps_are_rejected() {
     let swap = [
         (".u32", ".u64"),
         (".s32", ".s64"),
@@ -148,25 +148,25 @@ fn issue35_type_suffix_swaps_are_rejected() {
 }
 
 #[test]
-fn issue35_empty_file_is_rejected() {
+fn empty_file_is_rejected() {
     assert_eq!(rule_of(""), Rule::Version);
     assert_eq!(rule_of("// nothing but a comment\n"), Rule::Version);
 }
 
 #[test]
-fn issue35_missing_version_is_rejected() {
+fn missing_version_is_rejected() {
     let src = kernel("").replacen(".version 8.8\n", "", 1);
     assert_eq!(rule_of(&src), Rule::Version);
 }
 
 #[test]
-fn issue35_missing_target_is_rejected() {
+fn missing_target_is_rejected() {
     let src = kernel("").replacen(".target sm_75\n", "", 1);
     assert_eq!(rule_of(&src), Rule::Target);
 }
 
 #[test]
-fn issue35_target_sm_10_is_too_old_for_the_workloads() {
+fn target_sm_10_is_too_old_for_the_workloads() {
     for name in ["vectorAdd", "histogram", "reduction"] {
         let src = workload(name).replacen(".target sm_75", ".target sm_10", 1);
         assert_eq!(rule_of(&src), Rule::TargetFeature, "{name}");
@@ -174,7 +174,7 @@ fn issue35_target_sm_10_is_too_old_for_the_workloads() {
 }
 
 #[test]
-fn issue35_ld_global_v8_is_rejected_on_sm_75() {
+fn ld_global_v8_is_rejected_on_sm_75() {
     let v8 = "ld.global.v8.u32 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, [%rd1];";
     assert_eq!(rule_of(&kernel(v8)), Rule::TargetFeature);
     let on_sm100 = kernel(v8).replacen(".target sm_75", ".target sm_100", 1);
@@ -185,19 +185,19 @@ fn issue35_ld_global_v8_is_rejected_on_sm_75() {
 }
 
 #[test]
-fn issue35_bar_sync_16_is_rejected() {
+fn bar_sync_16_is_rejected() {
     assert_eq!(rule_of(&kernel("bar.sync 16;")), Rule::Barrier);
     assert!(parse("b.ptx", &kernel("bar.sync 15;")).is_ok());
 }
 
 #[test]
-fn issue35_bar_sync_with_33_threads_is_rejected() {
+fn bar_sync_with_33_threads_is_rejected() {
     assert_eq!(rule_of(&kernel("bar.sync 0, 33;")), Rule::Barrier);
     assert!(parse("b.ptx", &kernel("bar.sync 0, 64;")).is_ok());
 }
 
 #[test]
-fn issue35_a_file_without_kernel_is_rejected_where_a_kernel_is_asked_for() {
+fn a_file_without_kernel_is_rejected_where_a_kernel_is_asked_for() {
     let src = ".version 8.8\n.target sm_75\n.address_size 64\n";
     let m = parse("nk.ptx", src).expect("valid PTX without a kernel");
     let e = check::require_kernel("nk.ptx", &m, src).unwrap_err();

@@ -117,7 +117,7 @@ proptest! {
 }
 
 #[test]
-fn issue_3_errors_name_file_line_and_text() {
+fn errors_name_file_line_and_text() {
     let e = parse(
         "bad.ptx",
         ".version 7.0\n.target sm_75\n.entry k()\n{\n  frobnicate.u32 %r1;\n}\n",
@@ -144,7 +144,7 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
 /// and says "unexpected end of input" once (it used to print
 /// `truncated.ptx: unexpected end of input: unexpected end of input`).
 #[test]
-fn issue_3_truncated_input_names_the_end_position() {
+fn truncated_input_names_the_end_position() {
     let p = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/testdata/heldout/repro/truncated.ptx"

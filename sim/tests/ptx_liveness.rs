@@ -400,7 +400,7 @@ fn checker_catches_a_premature_release() {
 /// release flags. Issue 3 made the front-end linear (it was quadratic in places); its speed is
 /// measured by `benches/ptx_frontend.rs`, this checks the results at that scale.
 #[test]
-fn issue_3_large_unrolled_kernel_analyses() {
+fn large_unrolled_kernel_analyses() {
     let n = 5000usize;
     let mut s = String::from(
         ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry big(.param .u32 big_n)\n{\n\

@@ -61,7 +61,7 @@ fn every_ptx_file_parses() {
 /// PTX that NVRTC emits (CUDA `__dp2a_lo`, `__vabsdiffu4`); they used to be rejected with
 /// "unsupported modifier .lo" / "unsupported opcode".
 #[test]
-fn issue_3_dp2a_lo_hi_and_simd_video_parse() {
+fn dp2a_lo_hi_and_simd_video_parse() {
     use regwatt_sim::ir::{Cmp, Mode, Mods, Opcode, Ty};
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let p = root.join("testdata/heldout/repro/dp2a_vabsdiff4.ptx");

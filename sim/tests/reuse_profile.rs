@@ -300,7 +300,7 @@ fn check_against_reference(name: &str, warps: u32, rthld: u32) {
 }
 
 #[test]
-fn issue29_profile_equals_a_brute_force_reference() {
+fn profile_equals_a_brute_force_reference() {
     // barriers and loops; divergence and several launches; a grid of one-warp CTAs
     check_against_reference("reduction", 8, 12);
     check_against_reference("matrixMul_tiled", 4, 12);
@@ -309,7 +309,7 @@ fn issue29_profile_equals_a_brute_force_reference() {
 }
 
 #[test]
-fn issue29_profile_does_not_change_the_timed_run() {
+fn profile_does_not_change_the_timed_run() {
     let cfg = GpuConfig::rtx2060_like().expect("preset");
     for name in ["histogram", "bfs", "reduction", "kmeans"] {
         let s = spec(name);

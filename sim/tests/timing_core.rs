@@ -180,7 +180,7 @@ impl RegisterFileDesign for Tweak {
 /// first) the sort gives the same order, so both paths must give the same run, and a constant
 /// non-zero priority must change nothing.
 #[test]
-fn issue5_gto_in_place_order_matches_the_sorted_order() {
+fn gto_in_place_order_matches_the_sorted_order() {
     let src = mem_kernel(6);
     let c = cfg();
     let base = toml::to_string(&run_base(&c, &mut model(&src, 8, 128))).expect("ser");
@@ -205,7 +205,7 @@ fn issue5_gto_in_place_order_matches_the_sorted_order() {
 /// must give the same cycles, stalls and core activity (the RF statistics differ: the flat
 /// test design sizes itself by the warp slots), for a latency-bound and a compute kernel.
 #[test]
-fn issue5_ready_mask_scheduler_matches_the_scan() {
+fn ready_mask_scheduler_matches_the_scan() {
     for (src, ctas, threads) in [(mem_kernel(6), 8, 128), (fma_kernel(8, 16), 8, 256)] {
         let c = cfg();
         let mut wide = cfg();
@@ -306,7 +306,7 @@ fn parities(m: &SyntheticModel, vregs: [usize; 3]) -> [u16; 3] {
 }
 
 #[test]
-fn issue5_kernel_hitting_one_bank_is_slower_than_its_twin() {
+fn kernel_hitting_one_bank_is_slower_than_its_twin() {
     let c = cfg();
     assert_eq!(c.sm.register_file.banks_per_sub_core, 2);
     let (one_src, one_regs) = parity_fma_kernel(true, 6, 24);
@@ -530,7 +530,7 @@ fn cycle_limit_is_an_error_not_a_hang() {
 /// Event times are kept in 41 bits: a cycle limit above `MAX_CYCLES` is refused up front,
 /// and the largest accepted one runs normally.
 #[test]
-fn issue5_cycle_limit_above_the_supported_range_is_an_error() {
+fn cycle_limit_above_the_supported_range_is_an_error() {
     let e = run_mem_kernel(MAX_CYCLES + 1);
     assert!(
         matches!(e, Err(TimingError::CycleLimitTooLarge { limit, max })

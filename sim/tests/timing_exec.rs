@@ -69,7 +69,7 @@ fn timed_workload_runs_are_deterministic() {
 /// executor computes without a uniform file); the accesses are counted apart from the register
 /// file and serialised only when there are any (gtx480 has no uniform file: none, no key).
 #[test]
-fn issue36_uniform_registers_on_rtx2060_only() {
+fn uniform_registers_on_rtx2060_only() {
     let s = spec("reduction");
     let want = run_spec(&s, &ExecOptions::default()).expect("functional run");
     for (cfg, uniform) in [

@@ -46,7 +46,7 @@ fn kernel_cycles_within(name: &str, got: u64, gpgpusim: u64, tol: f64) {
 }
 
 #[test]
-fn issue5_cycles_track_gpgpusim() {
+fn cycles_track_gpgpusim() {
     let cfg = GpuConfig::rtx2060_like().expect("preset");
     let va = timed("vectorAdd", &cfg);
     kernel_cycles_within("vectorAdd", va.cycles, 1131, 0.30);
@@ -61,7 +61,7 @@ fn issue5_cycles_track_gpgpusim() {
 }
 
 #[test]
-fn issue5_launch_latency_is_counted_once() {
+fn launch_latency_is_counted_once() {
     let cfg = GpuConfig::rtx2060_like().expect("preset");
     let mut none = cfg.clone();
     none.kernel_launch_latency = 0;
@@ -72,7 +72,7 @@ fn issue5_launch_latency_is_counted_once() {
 }
 
 #[test]
-fn issue5_inputs_outside_the_l2_go_to_dram_and_cost_cycles() {
+fn inputs_outside_the_l2_go_to_dram_and_cost_cycles() {
     let cfg = GpuConfig::rtx2060_like().expect("preset");
     let mut cold = cfg.clone();
     cold.memory.l2_preload_host_data = false;

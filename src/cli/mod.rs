@@ -178,7 +178,10 @@ impl RunLimits {
     }
 
     /// The timing core's options for a run at `size`.
-    pub fn options(&self, size: Option<regwatt_workloads::Size>) -> regwatt_sim::timing::RunOptions {
+    pub fn options(
+        &self,
+        size: Option<regwatt_workloads::Size>,
+    ) -> regwatt_sim::timing::RunOptions {
         regwatt_sim::timing::RunOptions {
             max_cycles: self.max_cycles(size),
             ..regwatt_sim::timing::RunOptions::default()

@@ -118,7 +118,7 @@ fn fin_geometry_hand_values() {
 }
 
 #[test]
-fn issue2_12nm_ioff_per_um_is_per_fin_over_weff() {
+fn at_12nm_ioff_per_um_is_per_fin_over_weff() {
     let t = tech(300.0);
     for f in &FLAVOURS {
         let d = t.device(f.flavour).expect("flavour");
@@ -145,7 +145,7 @@ fn issue2_12nm_ioff_per_um_is_per_fin_over_weff() {
 }
 
 #[test]
-fn issue2_12nm_temperature_table_follows_subthreshold_law() {
+fn at_12nm_temperature_table_follows_subthreshold_law() {
     for k in (0..=10).map(|i| 300.0 + 10.0 * f64::from(i)) {
         let t = tech(k);
         for f in &FLAVOURS {
@@ -165,7 +165,7 @@ fn issue2_12nm_temperature_table_follows_subthreshold_law() {
 }
 
 #[test]
-fn issue2_12nm_on_current_and_gate_leakage_derivation() {
+fn at_12nm_on_current_and_gate_leakage_derivation() {
     let t = tech(360.0);
     for f in &FLAVOURS {
         let d = t.device(f.flavour).expect("flavour");
@@ -200,7 +200,7 @@ fn issue2_12nm_on_current_and_gate_leakage_derivation() {
 }
 
 #[test]
-fn issue2_12nm_bitcell_devices_are_one_fin() {
+fn at_12nm_bitcell_devices_are_one_fin() {
     let t = tech(360.0);
     for c in [&t.sram_cell, &t.cam_cell] {
         for w in [c.access_width, c.pull_up_width, c.pull_down_width] {
@@ -211,7 +211,7 @@ fn issue2_12nm_bitcell_devices_are_one_fin() {
 }
 
 #[test]
-fn issue2_12nm_hp_leaks_less_per_um_than_40nm_at_operating_temperatures() {
+fn at_12nm_hp_leaks_less_per_um_than_40nm_at_operating_temperatures() {
     for k in [300.0, 330.0, 360.0, 400.0] {
         let t12 = Technology::for_node(12.0, Temperature::from_k(k)).expect("12");
         let t40 = Technology::for_node(40.0, Temperature::from_k(k)).expect("40");
@@ -226,7 +226,7 @@ fn issue2_12nm_hp_leaks_less_per_um_than_40nm_at_operating_temperatures() {
 /// the cell), so each extra port brings room for its own track. The layer cuts the
 /// wordline's resistance per length ~6x; planar (CACTI) nodes keep the local layer.
 #[test]
-fn issue2_12nm_wordline_on_the_2x_layer_fits_the_cell() {
+fn at_12nm_wordline_on_the_2x_layer_fits_the_cell() {
     use crate::tech::WireLayer;
     let t = tech(360.0);
     assert_eq!(t.sram_cell.wordline_layer, WireLayer::SemiGlobal);
@@ -249,7 +249,7 @@ fn issue2_12nm_wordline_on_the_2x_layer_fits_the_cell() {
 
 /// A technology file must name the wordline layer, and only a known one.
 #[test]
-fn issue2_wordline_layer_is_required_and_checked() {
+fn wordline_layer_is_required_and_checked() {
     let text = include_str!("../nodes/12nm.toml");
     let bad = text.replacen(
         "wordline_layer = \"semi_global\"",

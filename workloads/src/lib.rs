@@ -907,7 +907,7 @@ mod tests {
 
     /// Issue 25: a store into a buffer the reference does not write is caught.
     #[test]
-    fn issue25_check_catches_a_stray_store_into_an_input() {
+    fn check_catches_a_stray_store_into_an_input() {
         let w = find("vectorAdd").unwrap();
         let spec = w.load_spec(Size::Ci).unwrap();
         let init = spec.initial_buffers();
@@ -1046,7 +1046,7 @@ mod tests {
     /// reference's final buffers pass, with the workload's tolerances, and a one-element change
     /// fails; files are listed once.
     #[test]
-    fn issue34_exports_load_with_checks_that_match_the_builtin_check() {
+    fn exports_load_with_checks_that_match_the_builtin_check() {
         for w in all() {
             let files = w
                 .export_files(Size::Ci)

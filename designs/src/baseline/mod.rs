@@ -609,7 +609,7 @@ mod tests {
     }
 
     #[test]
-    fn issue5_locate_fast_path_matches_general_mapping() {
+    fn locate_fast_path_matches_general_mapping() {
         for (gpu, banks, mapping) in [
             (GpuPreset::Rtx2060, None, BankMapping::WarpInterleaved),
             (GpuPreset::Gtx480, None, BankMapping::WarpInterleaved),
@@ -655,7 +655,7 @@ mod tests {
     }
 
     #[test]
-    fn issue5_rows_are_cache_line_aligned() {
+    fn rows_are_cache_line_aligned() {
         assert_eq!(std::mem::size_of::<Row>(), 128);
         assert_eq!(std::mem::align_of::<Row>(), 64);
         let rf = BaselineRf::new(&preset(GpuPreset::Rtx2060).expect("preset"));
@@ -663,7 +663,7 @@ mod tests {
     }
 
     #[test]
-    fn issue5_derived_slice_counts_equal_per_access_counts() {
+    fn derived_slice_counts_equal_per_access_counts() {
         // gtx480: 8 slices of 4 lanes
         let cfg = preset(GpuPreset::Gtx480).expect("preset");
         let mut rf = BaselineRf::new(&cfg);

@@ -130,7 +130,7 @@ fn line_in_set_of(a: usize) -> u64 {
 }
 
 #[test]
-fn issue30_rgen_is_a_bijection_with_consecutive_registers_on_consecutive_tag_banks() {
+fn rgen_is_a_bijection_with_consecutive_registers_on_consecutive_tag_banks() {
     let c = cfg(&[]);
     let mut d = rf(&c);
     let mut act = RfActivity::default();
@@ -170,7 +170,7 @@ fn issue30_rgen_is_a_bijection_with_consecutive_registers_on_consecutive_tag_ban
 }
 
 #[test]
-fn issue30_fig6_transitions() {
+fn fig6_transitions() {
     let c = cfg(&["design.replacement=lru-fair", "design.liveness=on"]);
     let mut d = rf(&c);
     let mut act = RfActivity::default();
@@ -327,7 +327,7 @@ fn set_full_of_registers(c: &ResolvedConfig) -> (CerfRf, RfActivity, Vec<(u16, u
 }
 
 #[test]
-fn issue30_lru_fair_spills_the_oldest_register_and_fetches_it_back_intact() {
+fn lru_fair_spills_the_oldest_register_and_fetches_it_back_intact() {
     let c = cfg(&["design.replacement=lru-fair"]);
     let (mut d, mut act, regs, line) = set_full_of_registers(&c);
     let mem = Mem::default();
@@ -359,7 +359,7 @@ fn issue30_lru_fair_spills_the_oldest_register_and_fetches_it_back_intact() {
 }
 
 #[test]
-fn issue30_lru_prioritized_never_evicts_a_register_for_a_line() {
+fn lru_prioritized_never_evicts_a_register_for_a_line() {
     let c = cfg(&["design.replacement=lru-prioritized"]);
     let (mut d, mut act, regs, line) = set_full_of_registers(&c);
     let mem = Mem::default();
@@ -395,7 +395,7 @@ fn issue30_lru_prioritized_never_evicts_a_register_for_a_line() {
 }
 
 #[test]
-fn issue30_a_dirty_line_dropped_without_its_write_back_is_caught() {
+fn a_dirty_line_dropped_without_its_write_back_is_caught() {
     let c = cfg(&[]);
     let mut d = rf(&c);
     let mut act = RfActivity::default();
@@ -418,7 +418,7 @@ fn issue30_a_dirty_line_dropped_without_its_write_back_is_caught() {
 }
 
 #[test]
-fn issue30_the_end_of_the_kernel_writes_dirty_lines_back() {
+fn the_end_of_the_kernel_writes_dirty_lines_back() {
     let c = cfg(&[]);
     let mut d = rf(&c);
     let mut act = RfActivity::default();
@@ -436,7 +436,7 @@ fn issue30_the_end_of_the_kernel_writes_dirty_lines_back() {
 }
 
 #[test]
-fn issue30_configuration_is_checked() {
+fn configuration_is_checked() {
     for (set, key) in [
         ("design.ways=3", "design.ways"),
         ("design.hit_latency=0", "design.hit_latency"),

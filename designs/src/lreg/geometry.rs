@@ -257,7 +257,7 @@ mod tests {
     /// (Fig. 8–9); register 11 is 1' of thread 13, register 21 is 1'' of thread 26
     /// (Fig. 10–11).
     #[test]
-    fn issue32_the_seeds_four_worked_examples() {
+    fn the_seeds_four_worked_examples() {
         let a = fig8();
         let tid = |(dx, dy): (u32, u32)| dy * 13 + dx;
         let (t, r) = owner(&a, 3);
@@ -278,7 +278,7 @@ mod tests {
     /// its 25 inputs (84 % fewer); with the seed's interleaved weights (S = 2, bias first) it
     /// loads 4 + 25 + 1 of 51, 21 fewer.
     #[test]
-    fn issue32_interior_threads_load_4_of_25_inputs() {
+    fn interior_threads_load_4_of_25_inputs() {
         let a = fig8();
         let own = (0..25)
             .filter(|&id| a.horizontal_source(id).is_none() && a.vertical_source(id).is_none())
@@ -306,7 +306,7 @@ mod tests {
     }
 
     #[test]
-    fn issue32_windows_repeat_and_last_readers() {
+    fn windows_repeat_and_last_readers() {
         // layer 2 of the seed's network: 6 maps' (input, weight) pairs per position
         let a = ann(
             "regwatt.lreg kernel_dim=5 row_stride=2 col_stride=2 skip=12 lead=1 inputs=0,2,4,6,8,10",
@@ -328,7 +328,7 @@ mod tests {
     }
 
     #[test]
-    fn issue32_bad_annotations_are_errors() {
+    fn bad_annotations_are_errors() {
         let bad = |t: &str| {
             Annotation::from_pragmas(&[t.to_string()])
                 .expect_err(t)

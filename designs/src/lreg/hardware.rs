@@ -195,7 +195,7 @@ mod tests {
     /// The additions are small beside the register file (§6.4 claims no overhead on the RF
     /// itself; the map and the network are outside it).
     #[test]
-    fn issue32_inventory_adds_a_map_and_a_network() {
+    fn inventory_adds_a_map_and_a_network() {
         for gpu in [GpuPreset::Gtx480, GpuPreset::Rtx2060] {
             let c = cfg(gpu);
             let inv = inventory(&c).expect("inventory");

@@ -209,7 +209,7 @@ impl Layer {
 /// Fig. 12: a thread whose right neighbour and the one after it, and whose lower neighbour,
 /// are in its warp loads 4 of its 25 inputs (the 2 × 2 corner); its weights and bias load.
 #[test]
-fn issue32_interior_threads_of_a_stride2_5x5_layer_load_4_of_25_inputs() {
+fn interior_threads_of_a_stride2_5x5_layer_load_4_of_25_inputs() {
     // one warp = two rows of 16 threads: row 0 has every neighbour it needs up to x = 13
     let l = Layer::new(GpuPreset::Gtx480, &[], Some(LAYER1), 16, 2);
     let (s, own) = l.run();
@@ -240,7 +240,7 @@ fn issue32_interior_threads_of_a_stride2_5x5_layer_load_4_of_25_inputs() {
 /// a lane whose neighbour is in another warp loads; no value is ever taken from a lane of
 /// another warp (every shuffled value equals memory's, and the neighbour lanes stay below 32).
 #[test]
-fn issue32_a_shuffle_never_reads_a_lane_of_another_warp() {
+fn a_shuffle_never_reads_a_lane_of_another_warp() {
     let plan = LregPlan {
         annotation: None,
         block: [13, 13, 1],
@@ -276,7 +276,7 @@ fn issue32_a_shuffle_never_reads_a_lane_of_another_warp() {
 /// An annotation that calls the weights inputs puts weight values where pixels belong: the
 /// design's value check catches it (the run would fail).
 #[test]
-fn issue32_a_misplaced_value_is_caught() {
+fn a_misplaced_value_is_caught() {
     let wrong = "regwatt.lreg kernel_dim=5 row_stride=2 col_stride=2 skip=2 lead=0 inputs=0";
     let l = Layer::new(GpuPreset::Gtx480, &[], Some(wrong), 16, 2);
     let (s, _) = l.run();
@@ -290,7 +290,7 @@ fn issue32_a_misplaced_value_is_caught() {
 
 /// Without the annotation (or with `directions = "off"`) every load goes to memory.
 #[test]
-fn issue32_unannotated_kernels_load_everything() {
+fn unannotated_kernels_load_everything() {
     for (pragma, sets) in [
         (None, &[][..]),
         (Some(LAYER1), &["design.directions=off"][..]),
@@ -307,7 +307,7 @@ fn issue32_unannotated_kernels_load_everything() {
 /// Horizontal-only and vertical-only sharing each load more than both together; a map of one
 /// entry keeps almost nothing.
 #[test]
-fn issue32_directions_and_map_size() {
+fn directions_and_map_size() {
     let loads = |sets: &[&str]| {
         let (s, own) = Layer::new(GpuPreset::Gtx480, sets, Some(LAYER1), 16, 2).run();
         s.integrity().expect("values");
@@ -324,7 +324,7 @@ fn issue32_directions_and_map_size() {
 }
 
 #[test]
-fn issue32_bad_parameters_are_rejected() {
+fn bad_parameters_are_rejected() {
     let ov = Overrides {
         design: Some(DesignSpec::Lreg),
         sets: vec!["design.map_entries=0".into()],
@@ -339,7 +339,7 @@ fn issue32_bad_parameters_are_rejected() {
 /// those rows allocated while an L-register is held (a register-gated row holding one is on)
 /// and free again once the last neighbour read it; a freed row goes back to admission.
 #[test]
-fn issue32_lregisters_hold_rows_the_power_modes_see() {
+fn lregisters_hold_rows_the_power_modes_see() {
     use regwatt_sim::timing::activity::SleepRule;
     let mut l = Layer::new(
         GpuPreset::Gtx480,

@@ -171,7 +171,7 @@ mod tests {
     /// (drop: back off, hold), 0.9 (hold), 1.2 (rise: speculative +2), 1.0 (drop: undo),
     /// 0.9 (drop: descend), 0.9 (small: hold).
     #[test]
-    fn issue29_state_machine_hand_trace() {
+    fn state_machine_hand_trace() {
         let mut p = params();
         p.sthld_interval = 100;
         p.sthld_initial = 2;

@@ -70,7 +70,7 @@ fn run_instr(
 }
 
 #[test]
-fn issue29_hits_return_the_latest_value_and_far_writes_invalidate() {
+fn hits_return_the_latest_value_and_far_writes_invalidate() {
     let mut rf = rf(&[]);
     let mut act = RfActivity::default();
     let mut ctx = RfCtx {
@@ -107,7 +107,7 @@ fn issue29_hits_return_the_latest_value_and_far_writes_invalidate() {
 }
 
 #[test]
-fn issue29_a_ccu_holds_one_warp_and_a_warp_one_ccu() {
+fn a_ccu_holds_one_warp_and_a_warp_one_ccu() {
     let mut rf = rf(&["design.sthld=0"]);
     let mut act = RfActivity::default();
     let mut ctx = RfCtx {
@@ -143,7 +143,7 @@ fn issue29_a_ccu_holds_one_warp_and_a_warp_one_ccu() {
 }
 
 #[test]
-fn issue29_sthld_wait_stalls_then_allocates() {
+fn sthld_wait_stalls_then_allocates() {
     let mut rf = rf(&["design.sthld=2"]);
     let mut act = RfActivity::default();
     let mut ctx = RfCtx {
@@ -173,7 +173,7 @@ fn issue29_sthld_wait_stalls_then_allocates() {
 }
 
 #[test]
-fn issue29_locked_entries_are_never_replaced() {
+fn locked_entries_are_never_replaced() {
     // 6 sources fill 6 of 8 entries; a second instruction with 8 new sources can replace
     // only the 2 free entries and the unlocked ones after dispatch
     let mut rf = rf(&[]);
@@ -212,7 +212,7 @@ fn issue29_locked_entries_are_never_replaced() {
 }
 
 #[test]
-fn issue29_profile_hints_override_the_static_estimate_and_are_counted() {
+fn profile_hints_override_the_static_estimate_and_are_counted() {
     use regwatt_sim::timing::profile::{ReuseProfile, WarpReuse};
     // one warp of the profile: pc 0 reads R1 and writes R5 and R7; pc 1 reads R5 and
     // overwrites R1 (R1 read at pc 0: next access d 1, but as a value overwritten: far)

@@ -221,7 +221,7 @@ mod tests {
     /// the seed's, 40 nm, 360 K) must leak within 20 % of it; its access energy is CACTI 7's
     /// (lower periphery energy than CACTI 5.3's: below the seed's, above a fifth of it).
     #[test]
-    fn issue28_table_bank_against_seed_table2() {
+    fn table_bank_against_seed_table2() {
         let c = cfg(&["rf.ecc=false"]);
         let Some(DesignParams::Renaming(p)) = &c.design else {
             panic!("no [design]")
@@ -241,7 +241,7 @@ mod tests {
     /// 10 bits (3,780 B = 3.69 KB); the release-flag cache has one 54-bit entry per warp
     /// slot (48 x 7-byte rows here, 324 B of flags in the seed).
     #[test]
-    fn issue28_inventory_sizes_follow_the_seed() {
+    fn inventory_sizes_follow_the_seed() {
         let c = cfg(&["design.table_bytes=unbounded"]);
         let Some(DesignParams::Renaming(p)) = &c.design else {
             panic!("no [design]")

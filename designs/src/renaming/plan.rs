@@ -191,7 +191,7 @@ mod tests {
     /// 16 of nbody's 41 registers exempt (32 warps), 4 of heartwall's 29 (32 warps) and 2 of
     /// lud's 19 (48 warps) (Table 3 shapes); a shape that fits exempts none.
     #[test]
-    fn issue28_exempt_counts_of_the_table3_shapes() {
+    fn exempt_counts_of_the_table3_shapes() {
         let bits = entry_bits(1024);
         assert_eq!(bits, 10);
         let count = |regs: u32, warps: u32| {
@@ -218,7 +218,7 @@ mod tests {
     }
 
     #[test]
-    fn issue28_ranking_removes_long_lived_first_and_ties_by_writes() {
+    fn ranking_removes_long_lived_first_and_ties_by_writes() {
         // 4 registers, room for 2 (warps 1, 1-bit entries, cap 2 bits)
         let life = [10, 3, 10, 1];
         let writes = [1, 5, 4, 2];
@@ -231,7 +231,7 @@ mod tests {
     }
 
     #[test]
-    fn issue28_flag_groups_split_blocks_every_18_instructions() {
+    fn flag_groups_split_blocks_every_18_instructions() {
         // blocks start at 0 and 20; a 40-instruction function; flags at 3, 19, 25
         let n = 40;
         let mut pir = vec![Vec::new(); n];

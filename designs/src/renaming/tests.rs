@@ -34,7 +34,7 @@ fn plan(regs: u32, exempt: &[u32]) -> KernelPlan {
 }
 
 #[test]
-fn issue28_defaults_parse_and_bad_keys_are_named() {
+fn defaults_parse_and_bad_keys_are_named() {
     let c = cfg(GpuPreset::Gtx480, &[]);
     let p = params(&c);
     assert_eq!(p.table_bytes, TableCap::Bytes(1024));
@@ -66,7 +66,7 @@ fn issue28_defaults_parse_and_bad_keys_are_named() {
 }
 
 #[test]
-fn issue28_first_write_maps_release_frees_and_values_survive() {
+fn first_write_maps_release_frees_and_values_survive() {
     let c = cfg(GpuPreset::Gtx480, &[]);
     let mut rf = RenamingRf::new(&c, &params(&c), &plan(20, &[]));
     let mut act = RfActivity::default();
@@ -118,7 +118,7 @@ fn issue28_first_write_maps_release_frees_and_values_survive() {
 }
 
 #[test]
-fn issue28_consolidation_packs_rows_into_one_subarray_per_bank() {
+fn consolidation_packs_rows_into_one_subarray_per_bank() {
     let c = cfg(GpuPreset::Gtx480, &[]);
     let rps = c.gpu.sm.register_file.rows_per_subarray as usize;
     let mut rf = RenamingRf::new(&c, &params(&c), &plan(16, &[]));
@@ -162,7 +162,7 @@ fn issue28_consolidation_packs_rows_into_one_subarray_per_bank() {
 }
 
 #[test]
-fn issue28_exempt_registers_are_reserved_at_launch_and_never_released() {
+fn exempt_registers_are_reserved_at_launch_and_never_released() {
     let c = cfg(GpuPreset::Gtx480, &[]);
     let mut rf = RenamingRf::new(&c, &params(&c), &plan(8, &[1, 5]));
     let mut act = RfActivity::default();
@@ -185,7 +185,7 @@ fn issue28_exempt_registers_are_reserved_at_launch_and_never_released() {
 }
 
 #[test]
-fn issue28_table_bank_conflicts_serialise_beyond_the_lookups_per_cycle() {
+fn table_bank_conflicts_serialise_beyond_the_lookups_per_cycle() {
     let c = cfg(
         GpuPreset::Gtx480,
         &["design.table_banks=1", "design.table_lookups_per_cycle=2"],
@@ -246,7 +246,7 @@ mod props {
         /// to that (warp, register) while it stays mapped, and nothing is left after every
         /// warp exits.
         #[test]
-        fn issue28_invariants_hold_for_any_access_sequence(
+        fn invariants_hold_for_any_access_sequence(
             ops in proptest::collection::vec(op(), 1..120),
             policy in 0usize..3,
         ) {

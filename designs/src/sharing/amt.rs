@@ -340,7 +340,7 @@ mod tests {
     }
 
     #[test]
-    fn issue31_patterns_are_prefix_affine_scalar_loads() {
+    fn patterns_are_prefix_affine_scalar_loads() {
         let p = Pattern::of(&load(0x1000, 4, 32)).expect("unit stride");
         assert_eq!((p.base, p.stride, p.count), (0x1000, 4, 32));
         assert_eq!(p.end(), 0x1000 + 32 * 4);
@@ -366,7 +366,7 @@ mod tests {
     }
 
     #[test]
-    fn issue31_lru_replacement_and_exact_lookup() {
+    fn lru_replacement_and_exact_lookup() {
         let mut amt = Amt::new(Some(2));
         let p = |b| Pattern {
             base: b,
@@ -393,7 +393,7 @@ mod tests {
     }
 
     #[test]
-    fn issue31_cover_finds_two_shifted_entries() {
+    fn cover_finds_two_shifted_entries() {
         let mut amt = Amt::new(None);
         let p = |b, c| Pattern {
             base: b,
@@ -430,7 +430,7 @@ mod tests {
     }
 
     #[test]
-    fn issue31_stores_find_every_overlapping_entry() {
+    fn stores_find_every_overlapping_entry() {
         let mut amt = Amt::new(None);
         let (a, _) = amt.insert(
             0,

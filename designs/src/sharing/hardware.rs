@@ -222,7 +222,7 @@ mod tests {
     }
 
     #[test]
-    fn issue31_field_widths() {
+    fn field_widths() {
         assert_eq!(row_id_bits(1024), 10);
         assert_eq!(row_id_bits(1025), 11);
         assert_eq!(row_id_bits(2), 1);
@@ -234,7 +234,7 @@ mod tests {
     /// adds). The additions (AMT, w-merge slot, merge unit, reference counters) measure 6.6 %
     /// (gtx480, 40 nm) and 6.4 % (rtx2060, 12 nm) of the baseline RF's area (README); bound: 10 %.
     #[test]
-    fn issue31_inventory_sizes_follow_the_seed() {
+    fn inventory_sizes_follow_the_seed() {
         for gpu in [GpuPreset::Gtx480, GpuPreset::Rtx2060] {
             let c = cfg(gpu, &[]);
             let inv = inventory(&c).expect("inventory");

@@ -128,7 +128,7 @@ fn vals(base: u32) -> [u32; 32] {
 }
 
 #[test]
-fn issue31_defaults_parse_and_bad_keys_are_named() {
+fn defaults_parse_and_bad_keys_are_named() {
     let p = params(&cfg(&[]));
     assert_eq!(p.amt_entries, AmtCap::Entries(200));
     assert_eq!(p.renaming().table_bytes, TableCap::Bytes(1024));
@@ -160,7 +160,7 @@ fn issue31_defaults_parse_and_bad_keys_are_named() {
 }
 
 #[test]
-fn issue31_perfect_hit_makes_no_memory_request_and_no_register_write() {
+fn perfect_hit_makes_no_memory_request_and_no_register_write() {
     let (mut d, mut act) = setup(&[]);
     let a = access(MemOpKind::Load, 0x1000, 4);
     // warp 0 loads: a miss, to memory, its write binds the entry
@@ -200,7 +200,7 @@ fn issue31_perfect_hit_makes_no_memory_request_and_no_register_write() {
 }
 
 #[test]
-fn issue31_fill_waiters_map_onto_the_producer_row() {
+fn fill_waiters_map_onto_the_producer_row() {
     let (mut d, mut act) = setup(&[]);
     let a = access(MemOpKind::Load, 0x1000, 0);
     let inf = info(Some(3));
@@ -246,7 +246,7 @@ fn issue31_fill_waiters_map_onto_the_producer_row() {
 }
 
 #[test]
-fn issue31_partial_hit_costs_two_reads_and_one_write_only_after_an_l1_miss() {
+fn partial_hit_costs_two_reads_and_one_write_only_after_an_l1_miss() {
     let (mut d, mut act) = setup(&[]);
     // two neighbouring warp-unit loads (lanes at 4-byte stride), held by warps 0 and 1
     let a0 = access(MemOpKind::Load, 0x1000, 4);
@@ -280,7 +280,7 @@ fn issue31_partial_hit_costs_two_reads_and_one_write_only_after_an_l1_miss() {
 }
 
 #[test]
-fn issue31_no_hit_after_a_store_to_an_overlapping_address() {
+fn no_hit_after_a_store_to_an_overlapping_address() {
     let (mut d, mut act) = setup(&[]);
     let a = access(MemOpKind::Load, 0x1000, 4);
     load(&mut d, &mut act, 10, (w(0), 3), &a, false, &vals(7));
@@ -309,7 +309,7 @@ fn issue31_no_hit_after_a_store_to_an_overlapping_address() {
 }
 
 #[test]
-fn issue31_another_sms_store_invalidates_and_volatile_never_shares() {
+fn another_sms_store_invalidates_and_volatile_never_shares() {
     let c = cfg(&[]);
     let plan = KernelPlan {
         func: 0,
@@ -376,7 +376,7 @@ fn issue31_another_sms_store_invalidates_and_volatile_never_shares() {
 }
 
 #[test]
-fn issue31_amt_of_zero_entries_is_renaming() {
+fn amt_of_zero_entries_is_renaming() {
     let (mut d, mut act) = setup(&["design.amt_entries=0"]);
     let a = access(MemOpKind::Load, 0x1000, 4);
     load(&mut d, &mut act, 10, (w(0), 3), &a, false, &vals(7));
@@ -390,7 +390,7 @@ fn issue31_amt_of_zero_entries_is_renaming() {
 }
 
 #[test]
-fn issue31_freed_rows_drop_their_entries() {
+fn freed_rows_drop_their_entries() {
     let (mut d, mut act) = setup(&[]);
     let a = access(MemOpKind::Load, 0x1000, 4);
     load(&mut d, &mut act, 10, (w(0), 3), &a, false, &vals(7));
@@ -409,7 +409,7 @@ fn issue31_freed_rows_drop_their_entries() {
 /// with one entry, B waits for A's fill, C's miss replaces A's entry (same slot) and C's fill
 /// binds it; B then copies A's fill instead of mapping onto C's row.
 #[test]
-fn issue31_waiters_of_a_replaced_entry_keep_their_own_fill() {
+fn waiters_of_a_replaced_entry_keep_their_own_fill() {
     let (mut d, mut act) = setup(&["design.amt_entries=1"]);
     let a = access(MemOpKind::Load, 0x1000, 4);
     let c = access(MemOpKind::Load, 0x8000, 4);

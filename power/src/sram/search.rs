@@ -620,7 +620,7 @@ mod tests {
     /// The lean ED / ED² search, which skips dominated row stages, chooses the same
     /// organisation as the exhaustive full evaluation, and really skips some.
     #[test]
-    fn issue2_dominance_pruning_keeps_the_choice() {
+    fn dominance_pruning_keeps_the_choice() {
         let k = Coefficients::fitted().expect("fitted.toml");
         let mut skipped = 0;
         for nm in [40.0, 12.0] {

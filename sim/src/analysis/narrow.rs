@@ -267,7 +267,7 @@ mod tests {
     }
 
     #[test]
-    fn issue_3_shared_address_chain_is_narrowed() {
+    fn shared_address_chain_is_narrowed() {
         // the scan pattern: symbol base + mul.wide index + shl of a sign extension
         let f = kernel(
             "mov.u32 %r1, %tid.x;\nmul.wide.s32 %rd1, %r1, 4;\nmov.u64 %rd2, buf;\n\

@@ -211,7 +211,7 @@ mod tests {
     /// A `char *p` indexed by a `size_t n`: `p` is the pointer (u8, stored), `n` a scalar;
     /// an unused pointer-sized parameter is a scalar too.
     #[test]
-    fn issue34_size_t_beside_a_pointer_is_a_scalar() {
+    fn size_t_beside_a_pointer_is_a_scalar() {
         let f = kernel(
             ".reg .b64 %rd<6>;\n.reg .b16 %rs<2>;\n\
              ld.param.u64 %rd1, [k_param_0];\nld.param.u64 %rd2, [k_param_1];\n\
@@ -232,7 +232,7 @@ mod tests {
     /// Through `mad.wide` and generic addressing (no cvta): the addend is the pointer, the
     /// multiplied index is not; a load after an atomic types the buffer.
     #[test]
-    fn issue34_mad_wide_addend_and_generic_access() {
+    fn mad_wide_addend_and_generic_access() {
         let f = kernel(
             ".reg .b64 %rd<4>;\n.reg .b32 %r<4>;\n.reg .f32 %f<2>;\n\
              ld.param.u64 %rd1, [k_param_0];\nld.param.u32 %r1, [k_param_1];\n\

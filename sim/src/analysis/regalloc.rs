@@ -870,7 +870,7 @@ mod tests {
     }
 
     #[test]
-    fn issue36_param_address_goes_to_the_uniform_file_on_sm75_only() {
+    fn param_address_goes_to_the_uniform_file_on_sm75_only() {
         // %rd1 = p + 4 * n (param-derived, warp-uniform) -> a uniform pair; the per-thread
         // value %r2 stays in the general file, and so does %r3 = %ctaid.x + 1 (`S2R`, see
         // `uniform_candidates`)
@@ -905,7 +905,7 @@ mod tests {
     }
 
     #[test]
-    fn issue36_vector_instruction_copies_all_but_one_uniform_operand() {
+    fn vector_instruction_copies_all_but_one_uniform_operand() {
         // mad of two uniform parameters and a per-thread value: one uniform operand slot, so
         // one general copy register (gauss_fan2's `MOV R2, c[..]; IMAD R4, R2, c[..], R3`);
         // a uniform-datapath instruction (all results uniform) needs none
@@ -928,7 +928,7 @@ mod tests {
     }
 
     #[test]
-    fn issue36_value_joined_after_a_thread_dependent_branch_stays_general() {
+    fn value_joined_after_a_thread_dependent_branch_stays_general() {
         // %r3 is defined on both sides of a branch on %tid: not uniform (divergent region)
         let f = kernel_p(
             "ld.param.u32 %r1, [n];\nmov.u32 %r2, %tid.x;\nsetp.lt.u32 %p1, %r2, 7;\n\
@@ -942,7 +942,7 @@ mod tests {
     }
 
     #[test]
-    fn issue36_uniform_value_defined_in_a_divergent_region_keeps_off_the_other_paths_values() {
+    fn uniform_value_defined_in_a_divergent_region_keeps_off_the_other_paths_values() {
         // %r4 (n + 3) is defined once, on the `%tid < 7` path: uniform (ptxas's ULDC after a
         // thread-dependent branch). On that path %r1 is dead (only the other path reads it), so
         // the threads' liveness alone would let %r4 take %r1's uniform register; but the warp
@@ -970,7 +970,7 @@ mod tests {
     }
 
     #[test]
-    fn issue36_float_on_uniform_inputs_stays_general() {
+    fn float_on_uniform_inputs_stays_general() {
         // the uniform datapath is integer-only: a float result of uniform inputs is general
         let f = kernel_p(
             "ld.param.u32 %r1, [n];\ncvt.rn.f32.u32 %f1, %r1;\nmul.f32 %f2, %f1, 0f40000000;\n\
@@ -983,7 +983,7 @@ mod tests {
     }
 
     #[test]
-    fn issue36_uniform_values_beyond_63_spill_to_the_general_file() {
+    fn uniform_values_beyond_63_spill_to_the_general_file() {
         // 70 uniform 32-bit values all live together: 63 take UR0..UR62, the other 7 go to
         // the general file in colouring order
         let mut body = String::new();
@@ -1016,7 +1016,7 @@ mod tests {
     }
 
     #[test]
-    fn issue_3_r1_is_reserved_and_two_more_are_counted() {
+    fn r1_is_reserved_and_two_more_are_counted() {
         // one 32-bit and one 64-bit value live together: R0 and R2:R3 (R1 = stack pointer),
         // highest register R3 -> 4, plus RESERVED_TOP = 6
         let f = kernel("mov.u32 %r1, %tid.x;\nmov.u64 %rd1, 8;\nst.global.u32 [%rd1], %r1;\nret;");
@@ -1028,7 +1028,7 @@ mod tests {
     }
 
     #[test]
-    fn issue_3_division_reserves_its_scratch_registers() {
+    fn division_reserves_its_scratch_registers() {
         // a, b and the store address %rd1 are live at div.s32: R0, R2, R4:R5 (R1 = stack
         // pointer); the 6 scratch registers (ptxas_expansions.csv) take R3 and R6..R10:
         // highest 10 -> 11 + 2
@@ -1046,7 +1046,7 @@ mod tests {
     }
 
     #[test]
-    fn issue_3_copy_shares_its_source_register() {
+    fn copy_shares_its_source_register() {
         // %r2 = %r1 and %r1 dies there: both get R0
         let f = kernel(
             "mov.u32 %r1, %tid.x;\nmov.u32 %r2, %r1;\nadd.u32 %r3, %r2, 1;\n\

@@ -1363,7 +1363,7 @@ mod tests {
     }
 
     #[test]
-    fn issue_3_loads_issue_before_the_arithmetic_that_waits_for_them() {
+    fn loads_issue_before_the_arithmetic_that_waits_for_them() {
         // program order alternates load / add; ptxas (and the list scheduler) issues all loads
         // of the block first
         let f = loop_kernel(4, "1", false);
@@ -1375,7 +1375,7 @@ mod tests {
     }
 
     #[test]
-    fn issue_3_stores_sink_below_independent_work() {
+    fn stores_sink_below_independent_work() {
         let f = kernel(
             "ld.param.u64 %rd1, [p];\nmov.u32 %r1, %tid.x;\nst.global.u32 [%rd1], %r1;\n\
              cvt.rn.f32.u32 %f1, %r1;\nsqrt.approx.f32 %f2, %f1;\nst.global.f32 [%rd1+4], %f2;\nret;",
@@ -1389,7 +1389,7 @@ mod tests {
     }
 
     #[test]
-    fn issue_3_constant_step_loop_is_unrolled_4x_register_step_and_pragma_are_not() {
+    fn constant_step_loop_is_unrolled_4x_register_step_and_pragma_are_not() {
         let f = loop_kernel(2, "1", false);
         assert_eq!(unroll_factor(&f, &vreg_usedef(&f), loop_block(&f)), UNROLL);
         let g = loop_kernel(2, "%r1", false);
@@ -1399,7 +1399,7 @@ mod tests {
     }
 
     #[test]
-    fn issue_3_unrolled_loads_raise_the_count_and_more_loads_raise_it_more() {
+    fn unrolled_loads_raise_the_count_and_more_loads_raise_it_more() {
         // 4 copies of the body each keep their loads in flight: the estimate grows with the
         // loads per iteration (monotone) and is well above the program-order allocation
         let mut last = 0;
@@ -1426,7 +1426,7 @@ mod tests {
     }
 
     #[test]
-    fn issue_3_estimate_never_exceeds_the_budget() {
+    fn estimate_never_exceeds_the_budget() {
         let f = loop_kernel(30, "1", false);
         let ud = vreg_usedef(&f);
         let live = crate::analysis::Liveness::compute(&f.cfg, &ud, f.regs.len());
@@ -1439,7 +1439,7 @@ mod tests {
     }
 
     #[test]
-    fn issue_36_small_guarded_blocks_are_if_converted_into_one_region() {
+    fn small_guarded_blocks_are_if_converted_into_one_region() {
         // two guarded loads (reduce_sum's shape): one region, both loads in flight together
         let hammock = |st: &str| {
             kernel(&format!(
@@ -1462,7 +1462,7 @@ mod tests {
     }
 
     #[test]
-    fn issue_36_immediate_moves_take_no_register() {
+    fn immediate_moves_take_no_register() {
         let f = kernel(
             "mov.f32 %f1, 0f3F800000;\nmov.u32 %r1, %tid.x;\ncvt.rn.f32.u32 %f2, %r1;\n\
              add.f32 %f3, %f2, %f1;\nld.param.u64 %rd1, [p];\nst.global.f32 [%rd1], %f3;\nret;",
@@ -1474,7 +1474,7 @@ mod tests {
     }
 
     #[test]
-    fn issue_36_imad_wide_multiplier_of_a_parameter_pointer_takes_a_register() {
+    fn imad_wide_multiplier_of_a_parameter_pointer_takes_a_register() {
         // `IMAD.WIDE R, R, Rk, c[0x0][...]`: the 4 is set by `MOV Rk, 0x4` (ptxas_sched.py 1d)
         let f = kernel(
             "ld.param.u64 %rd1, [p];\ncvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r1, %tid.x;\n\
@@ -1497,7 +1497,7 @@ mod tests {
     }
 
     #[test]
-    fn issue_3_uniform_base_plus_offset_address_takes_no_register() {
+    fn uniform_base_plus_offset_address_takes_no_register() {
         // %rd2 = param + per-thread offset, used only as a store address: [R.64+UR] on sm_75
         let f = kernel(
             "ld.param.u64 %rd1, [p];\nmov.u32 %r1, %tid.x;\ncvt.s64.s32 %rd3, %r1;\n\
@@ -1512,7 +1512,7 @@ mod tests {
     }
 
     #[test]
-    fn issue_36_uniform_address_integer_reductions_are_warp_aggregated() {
+    fn uniform_address_integer_reductions_are_warp_aggregated() {
         let f = kernel(
             "ld.param.u64 %rd1, [p];\ncvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r1, %tid.x;\n\
              red.global.add.u32 [%rd2], %r1;\nred.global.inc.u32 [%rd2], %r1;\n\
@@ -1537,7 +1537,7 @@ mod tests {
     }
 
     #[test]
-    fn issue_36_warp_aggregated_reduction_holds_its_temporaries_beside_the_live_values() {
+    fn warp_aggregated_reduction_holds_its_temporaries_beside_the_live_values() {
         // %r1 in R0 (R1 is the stack pointer): the reduction's six temporaries take R2..R7,
         // so 8 + 2 reserved; `inc` is not aggregated: R0 only, 1 + 2
         let with = |op: &str| {
@@ -1554,7 +1554,7 @@ mod tests {
     }
 
     #[test]
-    fn issue_36_vector_store_of_values_out_of_their_loaded_slots_needs_a_fresh_group() {
+    fn vector_store_of_values_out_of_their_loaded_slots_needs_a_fresh_group() {
         let groups = |store: &str| {
             let f = kernel(&format!(
                 "ld.param.u64 %rd1, [p];\nmov.u32 %r1, %tid.x;\nmul.wide.u32 %rd2, %r1, 16;\n\

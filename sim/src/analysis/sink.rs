@@ -334,7 +334,7 @@ mod tests {
     }
 
     #[test]
-    fn issue_3_param_load_moves_to_its_use_block() {
+    fn param_load_moves_to_its_use_block() {
         let mut f = kernel(
             "ld.param.u64 %rd1, [p];\nld.param.u32 %r1, [n];\nmov.u32 %r2, %tid.x;\n\
              setp.ge.u32 %p1, %r2, %r1;\n@%p1 bra $E;\ncvta.to.global.u64 %rd2, %rd1;\n\
@@ -374,7 +374,7 @@ mod tests {
     }
 
     #[test]
-    fn issue_3_no_move_into_a_loop_and_dead_defs_go() {
+    fn no_move_into_a_loop_and_dead_defs_go() {
         let mut f = kernel(
             "ld.param.u32 %r1, [n];\nmov.u32 %r7, 5;\nmov.u32 %r2, 0;\n$L:\nadd.u32 %r2, %r2, %r1;\n\
              setp.lt.u32 %p1, %r2, 100;\n@%p1 bra $L;\nret;",

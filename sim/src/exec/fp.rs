@@ -655,7 +655,7 @@ mod tests {
     }
 
     #[test]
-    fn issue5_fma_rn_f32x32_double_rounding_cases() {
+    fn fma_rn_f32x32_double_rounding_cases() {
         // 10610063 × 13264529 = 2^47 − 1: x·y = 1 − 2^-47 exactly
         let x = 10_610_063f32 * 2f32.powi(-24);
         let y = 13_264_529f32 * 2f32.powi(-23);
@@ -709,7 +709,7 @@ mod tests {
     }
 
     #[test]
-    fn issue5_fma_rn_f32x32_matches_mul_add_on_random_operands() {
+    fn fma_rn_f32x32_matches_mul_add_on_random_operands() {
         // SplitMix64 (Steele, Lea & Flood, OOPSLA 2014), fixed seed
         let mut st = 0x1234_5678_9abc_def0u64;
         let mut next = move || {

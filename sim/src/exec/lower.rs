@@ -698,7 +698,7 @@ mod tests {
     }
 
     #[test]
-    fn issue_3_narrowed_shared_addresses_run_as_32_bit_operations() {
+    fn narrowed_shared_addresses_run_as_32_bit_operations() {
         let p = load(
             "mov.u32 %r1, %tid.x;\nmul.wide.s32 %rd1, %r1, 4;\nmov.u64 %rd2, buf;\n\
              add.s64 %rd3, %rd2, %rd1;\ncvt.u16.u32 %rs1, %r1;\ncvt.u64.u16 %rd4, %rs1;\n\
@@ -738,7 +738,7 @@ mod tests {
     }
 
     #[test]
-    fn issue_3_narrowed_address_of_a_non_shared_symbol_is_an_error() {
+    fn narrowed_address_of_a_non_shared_symbol_is_an_error() {
         // a .global symbol's address used as a shared address: not a 32-bit window offset
         let e = load(
             "mov.u64 %rd1, gbuf;\nld.shared.u32 %r1, [%rd1];\nst.shared.u32 [%rd1], %r1;\nret;",

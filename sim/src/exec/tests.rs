@@ -363,7 +363,7 @@ st.param.b32 [r], %t2;\nret;\nBIG:\nst.param.b32 [r], 0;\nret;\n}\n";
 /// Calls are inlined: a struct-like two-field return (kept in a per-call param area), a guarded
 /// call to a function with two `ret`s and a divergent branch inside.
 #[test]
-fn issue4_call_func_inlined_guarded_and_aggregate_return() {
+fn call_func_inlined_guarded_and_aggregate_return() {
     let body = "{\n.param .b32 param0;\nst.param.b32 [param0], %r1;\n.param .align 8 .b8 rv[8];\n\
 call.uni (rv), pair, (param0);\nld.param.b32 %r3, [rv+0];\nld.param.b32 %r4, [rv+4];\n}\n\
 add.s32 %r2, %r3, %r4;\nsetp.lt.u32 %p1, %r1, 16;\n\
@@ -382,7 +382,7 @@ add.s32 %r2, %r3, %r4;\nsetp.lt.u32 %p1, %r1, 16;\n\
 
 /// Recursion cannot be inlined: the error names the function and file:line, no internal names.
 #[test]
-fn issue4_recursive_call_error_names_function() {
+fn recursive_call_error_names_function() {
     let f = ".func (.param .b32 r) f(.param .b32 a)\n{\n.reg .b32 %x;\nld.param.b32 %x, [a];\n\
 {\n.param .b32 p;\nst.param.b32 [p], %x;\n.param .b32 q;\ncall.uni (q), f, (p);\n\
 ld.param.b32 %x, [q];\n}\nst.param.b32 [r], %x;\nret;\n}\n";
@@ -403,7 +403,7 @@ call.uni (q0), f, (p0);\nld.param.b32 %r2, [q0];\n}\n";
 /// `bar.red.popc.u32`, `bar.red.and.pred`, `bar.red.or.pred` over a 2-warp CTA (PTX ISA
 /// §9.7.12.1): 64 threads, 32 even tids; not all tids < 40; some are.
 #[test]
-fn issue4_bar_red_popc() {
+fn bar_red_popc() {
     let body = "and.b32 %r3, %r1, 1;\nsetp.eq.s32 %p1, %r3, 0;\nbar.red.popc.u32 %r4, 0, %p1;\n\
 setp.lt.u32 %p2, %r1, 40;\nbar.red.and.pred %p3, 0, %p2;\nbar.red.or.pred %p4, 0, %p2;\n\
 bar.red.and.pred %p5, 0, !%p4;\n\
@@ -418,7 +418,7 @@ mul.lo.u32 %r2, %r4, 100;\nadd.u32 %r2, %r2, %r5;\nadd.u32 %r2, %r2, %r6;\nadd.u
 /// carry/borrow, `mul.wide`, `setp` lane masks, direct 32-bit loads) give the results of the
 /// per-lane definitions, on a partial second warp and under divergence.
 #[test]
-fn issue5_fast_paths_match_lane_semantics() {
+fn fast_paths_match_lane_semantics() {
     let body = "cvt.u64.u32 %rd7, %r1;\n\
 add.s64 %rd8, %rd7, 4294967295;\nshr.u64 %rd9, %rd8, 32;\ncvt.u32.u64 %r3, %rd9;\n\
 sub.s64 %rd10, %rd7, 1;\nshr.u64 %rd11, %rd10, 32;\ncvt.u32.u64 %r4, %rd11;\n\
@@ -456,7 +456,7 @@ SKIP:";
 /// Issue 5: a lane outside the allocation the direct-load path serves still takes the checked
 /// path, which reports that lane.
 #[test]
-fn issue5_direct_load_outside_allocation_names_the_lane() {
+fn direct_load_outside_allocation_names_the_lane() {
     // aux has 8 elements; lanes 0..8 load aux[tid], lane 8 one past its end
     let body = "setp.gt.u32 %p1, %r1, 8;\n@%p1 bra END;\nadd.s64 %rd7, %rd6, %rd3;\n\
 ld.global.u32 %r2, [%rd7];\nEND:";
@@ -471,7 +471,7 @@ ld.global.u32 %r2, [%rd7];\nEND:";
 /// coalesced run per half at an offset, a coalesced warp) give the per-lane values, on two
 /// full warps.
 #[test]
-fn issue5_warp_pattern_loads_match_lane_semantics() {
+fn warp_pattern_loads_match_lane_semantics() {
     let body = "shr.u32 %r3, %r1, 4;\nmul.wide.u32 %rd7, %r3, 4;\nadd.s64 %rd8, %rd6, %rd7;\n\
 ld.global.u32 %r4, [%rd8];\nand.b32 %r5, %r1, 15;\nmul.wide.u32 %rd9, %r5, 4;\n\
 add.s64 %rd10, %rd6, %rd9;\nld.global.u32 %r6, [%rd10+4];\nadd.s64 %rd11, %rd6, %rd3;\n\
@@ -492,7 +492,7 @@ add.s32 %r2, %r4, %r6;\nadd.s32 %r2, %r2, %r7;";
 /// Issue 5: a coalesced whole-warp load running past the end of its allocation is not served
 /// by the pattern path; the checked path reports the first lane outside it.
 #[test]
-fn issue5_coalesced_load_past_allocation_names_the_lane() {
+fn coalesced_load_past_allocation_names_the_lane() {
     let body = "add.s64 %rd7, %rd6, %rd3;\nld.global.u32 %r2, [%rd7];";
     let msg = run_full(&kernel(body), 32, vec![7; 8])
         .err()

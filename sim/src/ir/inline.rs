@@ -495,7 +495,7 @@ ld.param.b32 %r3, [q1+4];\n}\nret;\n}\n";
     /// issue 4: scalar call-sequence params become register moves; an aggregate return written
     /// with a vector store stays in memory as a `.local` variable; no `call` or `ret` inside.
     #[test]
-    fn issue4_call_func_inlined_params_to_moves() {
+    fn call_func_inlined_params_to_moves() {
         let m = crate::ptx::parse("t.ptx", SRC).unwrap();
         let k = m.function("k").unwrap();
         let ops: Vec<Opcode> = k.instrs.iter().map(|i| i.op).collect();

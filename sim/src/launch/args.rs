@@ -503,7 +503,7 @@ mod struct_tests {
 
     /// issue 4: `struct { int n; float s; double off; short k; char c; }` = 24 bytes, align 8.
     #[test]
-    fn issue4_struct_param_layout() {
+    fn struct_param_layout() {
         let s = LaunchArg::Struct(vec![
             f("i32", LaunchArg::Int(60)),
             f("f32", LaunchArg::Float(0.5)),
@@ -522,7 +522,7 @@ mod struct_tests {
     }
 
     #[test]
-    fn issue4_struct_param_ptr_pad_and_errors() {
+    fn struct_param_ptr_pad_and_errors() {
         let addr = |n: &str| (n == "buf").then_some(0x7f00_0000_0000u64);
         // { char c; pad 3; ptr p } = 16 bytes: explicit pad or implicit alignment agree
         let a = LaunchArg::Struct(vec![

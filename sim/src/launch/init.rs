@@ -260,7 +260,7 @@ mod tests {
     /// Issue 35: the device image built directly is the typed contents' bytes, for every
     /// initialiser kind and dtype.
     #[test]
-    fn issue35_le_bytes_equal_the_typed_contents() {
+    fn le_bytes_equal_the_typed_contents() {
         use super::super::data::ALL_DTYPES;
         for dt in ALL_DTYPES {
             let (lo, hi) = if dt.is_float() {

@@ -1156,7 +1156,7 @@ mod tests {
 
     /// issue 4: u64 values above i64::MAX are written as strings (decimal or hex).
     #[test]
-    fn issue4_u64_fill_string_forms() {
+    fn u64_fill_string_forms() {
         assert_eq!(
             num_of_str("18446744073709551615"),
             Some(Num::UInt(u64::MAX))
@@ -1207,7 +1207,7 @@ mod tests {
     /// (absent = 0, integers written for floats accepted) and round-trip through
     /// `to_resolved_toml`; a spec without them has no checks.
     #[test]
-    fn issue34_check_tables_load_and_round_trip() {
+    fn check_tables_load_and_round_trip() {
         assert!(check_spec("").unwrap().checks.is_empty());
         let spec = check_spec(
             "[check.x]\nnpy = \"x.npy\"\nabs = 1e-6\nrel = 0.5\n\
@@ -1251,7 +1251,7 @@ mod tests {
 
     /// issue 34: every invalid `[check]` is an error naming the line, column and key.
     #[test]
-    fn issue34_check_errors_name_line_col_and_key() {
+    fn check_errors_name_line_col_and_key() {
         let cases = [
             ("[check.y]\nnpy = \"x.npy\"\n", "t.toml:15:1: check.y: unknown buffer \"y\" (buffers: n, x)"),
             ("[check.x]\nnpy = \"missing.npy\"\n", "t.toml:16:7: check.x.npy: cannot read builtin:t/missing.npy"),

@@ -363,7 +363,7 @@ mod tests {
     /// issue 34: the vectorAdd template loads and runs as is: three f32 buffers (a and b
     /// loaded, c only stored), n = 1024, 4 blocks of 256 threads; c = a + b.
     #[test]
-    fn issue34_vector_add_template_loads_and_runs() {
+    fn vector_add_template_loads_and_runs() {
         let text = template(VECTOR_ADD, &[]).unwrap();
         let files = MemFiles::new("t").with("k.ptx", VECTOR_ADD.as_bytes().to_vec());
         let spec =
@@ -397,7 +397,7 @@ mod tests {
     /// `size_t` is a scalar, a struct by value a zero `pad`, dynamic shared memory sized;
     /// `--kernel` selects; unknown kernels and kernel-less modules are errors.
     #[test]
-    fn issue34_template_kernels_scalars_structs_and_errors() {
+    fn template_kernels_scalars_structs_and_errors() {
         let ptx = ".version 8.0\n.target sm_75\n.address_size 64\n\
             .extern .shared .align 4 .b8 smem[];\n\
             .visible .entry a(.param .u64 a_p, .param .u64 a_n, .param .align 8 .b8 a_s[16], .param .f32 a_x)\n{\n\

@@ -238,7 +238,7 @@ mod tests {
     const SPEC: &str = "ptx = \"k.ptx\"\n[buffers.b]\ndtype = \"f32\"\nlen = 4\n[buffers.c]\ndtype = \"f32\"\ninit = { kind = \"fill\" }\n[[launch]]\nkernel = \"k\"\ngrid = [\n 1,\n 1, 1]\n[[launch]]\nkernel = \"k\"\n";
 
     #[test]
-    fn issue35_offsets_map_to_their_own_table() {
+    fn offsets_map_to_their_own_table() {
         let at = |needle: &str| SPEC.find(needle).expect("needle");
         // a header on the offset's own line names that table, not the previous one
         assert_eq!(
@@ -268,7 +268,7 @@ mod tests {
     }
 
     #[test]
-    fn issue35_keys_are_located() {
+    fn keys_are_located() {
         assert_eq!(locate(SPEC, "buffers.c"), Some((5, 1)));
         assert_eq!(locate(SPEC, "buffers.b.len"), Some((4, 1)));
         assert_eq!(locate(SPEC, "buffers.c.init.kind"), Some((7, 10)));

@@ -306,7 +306,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn issue30_read_global_copies_allocations_and_reads_gaps_as_zero() {
+    fn read_global_copies_allocations_and_reads_gaps_as_zero() {
         use crate::timing::rf::GlobalRead;
         let mut g = GlobalMemory::new();
         let a = g.alloc("a", 8).expect("alloc");

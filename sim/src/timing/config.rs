@@ -756,7 +756,7 @@ mod tests {
     }
 
     #[test]
-    fn issue36_uniform_registers_is_required_and_bounded() {
+    fn uniform_registers_is_required_and_bounded() {
         // the key is never defaulted: a preset without it names the file and the key
         let line = RTX2060_TOML
             .lines()

@@ -357,7 +357,7 @@ mod tests {
     /// 6  5   R1 = 0           R1 written (never again)
     /// ```
     #[test]
-    fn issue29_profile_hand_computed_distances_straight_line() {
+    fn profile_hand_computed_distances_straight_line() {
         let mut p = ReuseProfile::new(3);
         run(
             &mut p,
@@ -423,7 +423,7 @@ mod tests {
     /// written): next use at pc 1 of the next iteration, distance 2: near; in the last
     /// iteration none: far. As a value, pc 11's source is overwritten by pc 11 itself: far.
     #[test]
-    fn issue29_profile_loop_majority_and_ties() {
+    fn profile_loop_majority_and_ties() {
         let body = |trips: u32| {
             let mut s: Vec<Ins> = vec![(0, &[], &[0])];
             for _ in 0..trips {
@@ -469,7 +469,7 @@ mod tests {
 
     /// Distances are per warp: another warp's accesses of the same register do not count.
     #[test]
-    fn issue29_profile_distances_are_per_warp() {
+    fn profile_distances_are_per_warp() {
         let mut p = ReuseProfile::new(12);
         let mut a = WarpReuse::new();
         let mut b = WarpReuse::new();

@@ -471,7 +471,7 @@ mod prefetch_tests {
     use super::*;
 
     #[test]
-    fn issue5_prefetch_helpers_accept_any_range() {
+    fn prefetch_helpers_accept_any_range() {
         // hints only: out-of-range, empty and unaligned ranges must neither panic nor fault
         let v: Vec<u32> = (0..100).collect();
         prefetch_slice(&v, 0, 100);

@@ -345,7 +345,7 @@ impl CtaExec<'_> {
     /// element into one register from the global (or generic) space, without the general
     /// operand decoding. The same register reads and write, addresses, values, errors and
     /// [`MemMeta`] as `exec_ld_st` gives for that form (checked by
-    /// `issue5_ld32_matches_general_load`).
+    /// `ld32_matches_general_load`).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn exec_ld32<R: RegisterAccess>(
         &mut self,
@@ -705,7 +705,7 @@ mod tests {
     /// errors, on broadcast, coalesced, misaligned, scattered, out-of-bounds, unmapped and
     /// generic addresses under full and partial lane masks.
     #[test]
-    fn issue5_ld32_matches_general_load() {
+    fn ld32_matches_general_load() {
         let src = ".version 7.5\n.target sm_75\n.address_size 64\n\
 .visible .entry k(.param .u64 a)\n{\n.reg .b32 %r<8>;\n.reg .f32 %f<4>;\n.reg .b64 %rd<8>;\n\
 ld.global.u32 %r1, [%rd1];\nld.global.f32 %f1, [%rd2+8];\nld.u32 %r2, [%rd3+4];\n\

@@ -911,7 +911,7 @@ st.global.u32 [%rd5], %r9;\nret;\n}\n";
     }
 
     #[test]
-    fn issue36_uniform_registers_hold_the_values_and_give_the_same_outputs() {
+    fn uniform_registers_hold_the_values_and_give_the_same_outputs() {
         let (no_ur, n0, i0) = run_ur_kernel(crate::analysis::AllocTarget::NO_UNIFORM);
         let (ur, n1, i1) = run_ur_kernel(crate::analysis::AllocTarget::SM75);
         // thread t of CTA c: 3 * (64c + t) + 3
@@ -926,7 +926,7 @@ st.global.u32 [%rd5], %r9;\nret;\n}\n";
     }
 
     #[test]
-    fn issue36_uniform_registers_are_per_warp() {
+    fn uniform_registers_are_per_warp() {
         let mut g = GlobalMemory::new();
         let module = crate::ptx::parse("t.ptx", UR_KERNEL).unwrap_or_else(|e| panic!("{e}"));
         let p = Program::load_for("t.ptx", &module, &mut g, crate::analysis::AllocTarget::SM75)

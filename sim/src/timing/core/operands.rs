@@ -291,7 +291,7 @@ mod tests {
     /// The operand-read ring behaves as a FIFO through wrap-around and growth past its
     /// initial capacity (checked against `VecDeque`).
     #[test]
-    fn issue5_ring_is_a_fifo_through_wraps_and_growth() {
+    fn ring_is_a_fifo_through_wraps_and_growth() {
         let mut r = Ring::with_capacity(3);
         let mut d = VecDeque::new();
         let mut x: u32 = 7;

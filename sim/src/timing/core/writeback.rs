@@ -240,7 +240,7 @@ mod tests {
     /// The sorted event list gives the order of a min-heap of (cycle, index) keys: earliest
     /// cycle first, lowest index first within a cycle, whatever the insertion order.
     #[test]
-    fn issue5_events_pop_in_heap_order() {
+    fn events_pop_in_heap_order() {
         let mut ev = Events::default();
         let mut heap = BinaryHeap::new();
         let mut popped = (Vec::new(), Vec::new());
@@ -275,7 +275,7 @@ mod tests {
     /// below `MAX_CYCLES` and the largest index come back intact, and a time past the
     /// clamp still sorts after every time a run can reach.
     #[test]
-    fn issue5_event_keys_keep_cycles_and_indices() {
+    fn event_keys_keep_cycles_and_indices() {
         let mut ev = Events::default();
         let big = (1usize << Events::IDX_BITS) - 1;
         ev.push(u64::MAX, 3);

@@ -152,7 +152,7 @@ mod tests {
     /// of a 32 B segment share a transaction, lanes on one word each get their own, segments
     /// in address order.
     #[test]
-    fn issue36_atomic_transactions_split_same_word_lanes() {
+    fn atomic_transactions_split_same_word_lanes() {
         let mut m = small(64);
         // 32 lanes on one word: 32 transactions of sector 0 of line 0x20
         m.atomic_transactions(&atomic(u32::MAX, |_| 0x1000));
@@ -186,7 +186,7 @@ mod tests {
     /// of a sector make one. Hand-computed with [`small`]: ROP 20 + crossbar 2 = 22 cycles
     /// to the slice, one access per cycle there, data 1 cycle later, 2 cycles back, +1.
     #[test]
-    fn issue36_same_address_atomics_serialise_at_the_l2() {
+    fn same_address_atomics_serialise_at_the_l2() {
         let mut m = small(64);
         m.preload_l2(&[(0x1000, 128)]);
         let mut act = MemActivity::default();

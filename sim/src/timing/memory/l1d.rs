@@ -451,7 +451,7 @@ mod tests {
     /// (unit-stride, strided, broadcast, unaligned, wide lanes, lanes straddling sectors and
     /// lines, sparse masks).
     #[test]
-    fn issue5_general_coalescing_ends_at_the_top_of_the_address_space() {
+    fn general_coalescing_ends_at_the_top_of_the_address_space() {
         let mut m = small(4);
         let mut a = load(u64::MAX - 7, 0);
         a.bytes_per_lane = 8;
@@ -462,7 +462,7 @@ mod tests {
     }
 
     #[test]
-    fn issue5_pow2_coalescing_matches_the_general_path() {
+    fn pow2_coalescing_matches_the_general_path() {
         let mut m = small(4);
         let mut cases = Vec::new();
         for (base, stride, bytes, mask) in [
@@ -502,7 +502,7 @@ mod tests {
     /// random groups, partial masks and wide lanes. (Lanes at the top of the address space
     /// are not compared: the general path's sector step wraps around there.)
     #[test]
-    fn issue5_group_coalescing_matches_the_general_path() {
+    fn group_coalescing_matches_the_general_path() {
         let mut m = small(4);
         let mut rng = Lcg(5);
         for case in 0..4000 {
@@ -544,7 +544,7 @@ mod tests {
     /// broadcasts, unit strides, halves in different lines, groups sharing sectors, lanes
     /// crossing a sector, unaligned lanes, wide lanes, partial masks.
     #[test]
-    fn issue5_uniform_coalescing_matches_the_general_path() {
+    fn uniform_coalescing_matches_the_general_path() {
         let mut m = small(4);
         let mut rng = Lcg(55);
         let mut taken = 0;

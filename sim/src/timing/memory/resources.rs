@@ -249,7 +249,7 @@ mod tests {
     /// Issue 5: the ring-buffer port reserves the same cycles as the deque it replaced
     /// (bursts beyond the ring, time jumps longer than the ring, `t` before `base`).
     #[test]
-    fn issue5_ring_port_matches_the_deque() {
+    fn ring_port_matches_the_deque() {
         for cap in [1u32, 2, 4] {
             port_matches_deque(cap, u64::from(cap), |rng, now| {
                 *now += match rng.next() % 10 {
@@ -270,7 +270,7 @@ mod tests {
     /// cycles, the L2 slice and reply ports' common load) reserve the same cycles as the
     /// deque.
     #[test]
-    fn issue5_port_skip_links_match_the_deque_in_bursts() {
+    fn port_skip_links_match_the_deque_in_bursts() {
         for cap in [1u32, 2, 3] {
             port_matches_deque(cap, u64::from(cap) + 77, |rng, now| {
                 if rng.next().is_multiple_of(16) {

@@ -162,7 +162,7 @@ mod tests {
     /// conflict degree of sorting the (bank, word) pairs, for 32 banks of 4 B and 16 banks
     /// of 8 B, narrow and wide lanes, broadcasts, strides and random addresses.
     #[test]
-    fn issue5_shared_fast_paths_match_the_sorted_degree() {
+    fn shared_fast_paths_match_the_sorted_degree() {
         for (banks, bank_bytes) in [(32u32, 4u32), (16, 8), (3, 4)] {
             let mut m = small(4);
             m.cfg.shared = SharedMemConfig {

@@ -392,7 +392,7 @@ mod tests {
     /// set with access stamps (power-of-two and other set counts, one and many ways, hits,
     /// non-allocating probes, dirty victims).
     #[test]
-    fn issue5_tags_match_the_scanning_lru() {
+    fn tags_match_the_scanning_lru() {
         for (sets, ways) in [(4u32, 4u32), (3, 5), (1, 1), (2, 16), (4, 128), (1, 3)] {
             let cfg = CacheConfig {
                 sets,
@@ -439,7 +439,7 @@ mod tests {
     /// Issue 5: the per-way `ready` bound only skips the per-sector scan when it cannot
     /// change the answer: `sectors` agrees with a scan of every sector's fill cycle.
     #[test]
-    fn issue5_way_ready_bound_keeps_sector_states() {
+    fn way_ready_bound_keeps_sector_states() {
         let cfg = CacheConfig {
             sets: 2,
             ways: 4,

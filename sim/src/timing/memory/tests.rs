@@ -304,7 +304,7 @@ fn strided_load_takes_more_ldst_cycles() {
 /// bank (sector number mod 4); per cycle the accesses enter, highest address first,
 /// until one finds its bank taken (`ldst_unit::process_memory_access_queue_l1cache`).
 #[test]
-fn issue36_l1d_banks_serialise_sectors_at_one_offset() {
+fn l1d_banks_serialise_sectors_at_one_offset() {
     let c = GpuConfig::rtx2060_like().expect("preset");
     assert_eq!(c.memory.l1d_banks, 4);
     // L1D hits (the second access), so that no miss waits for the miss queue
@@ -341,7 +341,7 @@ fn issue36_l1d_banks_serialise_sectors_at_one_offset() {
 /// Issue 36: the L1D's miss queue sends one request (sector) a cycle and holds
 /// `l1d_miss_queue_entries`; a miss that finds it full holds the LD/ST unit.
 #[test]
-fn issue36_l1d_miss_queue_sends_a_sector_a_cycle_and_holds_the_ldst_unit() {
+fn l1d_miss_queue_sends_a_sector_a_cycle_and_holds_the_ldst_unit() {
     // 8 B lanes over lines 32 and 33, both in the L2. Line 33 enters at 0 (tag check 10),
     // line 32 at 1 (tag check 11). Requests leave at 10..13 (line 33) and 14..17 (line
     // 32), reach their slices at 32..35 and 36..39, hit, and the replies are back at
@@ -367,7 +367,7 @@ fn issue36_l1d_miss_queue_sends_a_sector_a_cycle_and_holds_the_ldst_unit() {
 /// SM's requests leave in order, and the front one waits for the crossbar output to its
 /// slice (`xbar_router::iSLIP_Advance` moves only the front packet of an input buffer).
 #[test]
-fn issue36_a_request_waiting_for_its_slice_holds_the_requests_behind_it() {
+fn a_request_waiting_for_its_slice_holds_the_requests_behind_it() {
     let mut m = small(64);
     m.preload_l2(&[(0x1000, 256)]);
     let mut act = MemActivity::default();
