@@ -399,3 +399,49 @@ pub mod spec;
 pub mod sram;
 pub mod sweep;
 pub mod workload;
+
+#[cfg(test)]
+mod tests {
+    use super::RunLimits;
+    use regwatt_designs::exec_model::{
+        DEFAULT_MAX_CYCLES, DEFAULT_MAX_WARP_INSTRUCTIONS, PAPER_MAX_CYCLES,
+        PAPER_MAX_WARP_INSTRUCTIONS,
+    };
+    use regwatt_workloads::Size;
+
+    fn limits(cycles: Option<u64>, warps: Option<u64>) -> RunLimits {
+        RunLimits {
+            max_cycles: cycles,
+            max_warp_instructions: warps,
+            memory_budget: None,
+        }
+    }
+
+    /// A built-in workload at `paper` gets the long limits, every other run (a user's spec:
+    /// no size) the runaway guard; a flag given wins at every size.
+    #[test]
+    fn run_limits_follow_the_input_size_unless_given() {
+        let d = limits(None, None);
+        for s in [None, Some(Size::Ci), Some(Size::Default)] {
+            assert_eq!(d.max_cycles(s), DEFAULT_MAX_CYCLES);
+            assert_eq!(d.max_warp_instructions(s), DEFAULT_MAX_WARP_INSTRUCTIONS);
+            assert_eq!(d.options(s).max_cycles, DEFAULT_MAX_CYCLES);
+        }
+        assert_eq!(d.max_cycles(Some(Size::Paper)), PAPER_MAX_CYCLES);
+        assert_eq!(
+            d.watch(Some(Size::Paper), &|_, _, _| {})
+                .max_warp_instructions,
+            PAPER_MAX_WARP_INSTRUCTIONS
+        );
+        // syrk's paper launch (228 M warp instructions) fits; the runaway guard would stop it
+        const {
+            assert!(PAPER_MAX_WARP_INSTRUCTIONS > 228_000_000);
+            assert!(DEFAULT_MAX_WARP_INSTRUCTIONS < 228_000_000);
+        }
+        let given = limits(Some(7), Some(9));
+        for s in [None, Some(Size::Paper)] {
+            assert_eq!(given.max_cycles(s), 7);
+            assert_eq!(given.max_warp_instructions(s), 9);
+        }
+    }
+}
