@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use regwatt_sim::launch::{
-    checks_to_toml, write_npy, CheckSpec, HostData, LaunchSpec, Location, MemFiles,
+    checks_to_toml, write_npy, CheckSpec, HostData, LaunchArg, LaunchSpec, Location, MemFiles,
 };
 
 mod check;
@@ -89,70 +89,60 @@ impl<'a> LaunchArgs<'a> {
         LaunchArgs { workload, spec }
     }
 
-    /// Launch `launch`'s argument `arg` as a whole number of at least `min`.
-    pub fn int(&self, launch: usize, arg: usize, min: i64) -> Result<usize, WorkloadError> {
-        let err = |reason: String| WorkloadError::LaunchArg {
+    /// An error about launch `launch`'s argument `arg`.
+    fn arg_error(&self, launch: usize, arg: usize, reason: String) -> WorkloadError {
+        WorkloadError::LaunchArg {
             workload: self.workload,
             launch,
             arg,
             reason,
-        };
+        }
+    }
+
+    /// Launch `launch`'s argument `arg`, or an error naming what the spec lacks.
+    fn arg(&self, launch: usize, arg: usize) -> Result<&'a LaunchArg, WorkloadError> {
         let l = self.spec.launches.get(launch).ok_or_else(|| {
-            err(format!(
-                "the spec has {} launches",
-                self.spec.launches.len()
-            ))
+            self.arg_error(
+                launch,
+                arg,
+                format!("the spec has {} launches", self.spec.launches.len()),
+            )
         })?;
-        match l.args.get(arg) {
-            Some(regwatt_sim::launch::LaunchArg::Int(v)) if *v >= min => {
+        l.args.get(arg).ok_or_else(|| {
+            self.arg_error(
+                launch,
+                arg,
+                format!("launch has {} arguments", l.args.len()),
+            )
+        })
+    }
+
+    /// Launch `launch`'s argument `arg` as a whole number of at least `min`.
+    pub fn int(&self, launch: usize, arg: usize, min: i64) -> Result<usize, WorkloadError> {
+        let err = |reason: String| self.arg_error(launch, arg, reason);
+        match self.arg(launch, arg)? {
+            LaunchArg::Int(v) if *v >= min => {
                 usize::try_from(*v).map_err(|_| err(format!("{v} is out of range")))
             }
-            Some(regwatt_sim::launch::LaunchArg::Int(v)) => Err(err(format!("{v} is below {min}"))),
-            Some(_) => Err(err("not an integer".into())),
-            None => Err(err(format!("launch has {} arguments", l.args.len()))),
+            LaunchArg::Int(v) => Err(err(format!("{v} is below {min}"))),
+            _ => Err(err("not an integer".into())),
         }
     }
 
     /// Launch `launch`'s argument `arg` as a number.
     pub fn float(&self, launch: usize, arg: usize) -> Result<f64, WorkloadError> {
-        let err = |reason: String| WorkloadError::LaunchArg {
-            workload: self.workload,
-            launch,
-            arg,
-            reason,
-        };
-        let l = self.spec.launches.get(launch).ok_or_else(|| {
-            err(format!(
-                "the spec has {} launches",
-                self.spec.launches.len()
-            ))
-        })?;
-        match l.args.get(arg) {
-            Some(regwatt_sim::launch::LaunchArg::Int(v)) => Ok(*v as f64),
-            Some(regwatt_sim::launch::LaunchArg::Float(v)) => Ok(*v),
-            Some(_) => Err(err("not a number".into())),
-            None => Err(err(format!("launch has {} arguments", l.args.len()))),
+        match self.arg(launch, arg)? {
+            LaunchArg::Int(v) => Ok(*v as f64),
+            LaunchArg::Float(v) => Ok(*v),
+            _ => Err(self.arg_error(launch, arg, "not a number".into())),
         }
     }
 
     /// Launch `launch`'s argument `arg` as a buffer name.
     pub fn buffer(&self, launch: usize, arg: usize) -> Result<&'a str, WorkloadError> {
-        let err = |reason: String| WorkloadError::LaunchArg {
-            workload: self.workload,
-            launch,
-            arg,
-            reason,
-        };
-        let l = self.spec.launches.get(launch).ok_or_else(|| {
-            err(format!(
-                "the spec has {} launches",
-                self.spec.launches.len()
-            ))
-        })?;
-        match l.args.get(arg) {
-            Some(regwatt_sim::launch::LaunchArg::Buffer(name)) => Ok(name),
-            Some(_) => Err(err("not a buffer name".into())),
-            None => Err(err(format!("launch has {} arguments", l.args.len()))),
+        match self.arg(launch, arg)? {
+            LaunchArg::Buffer(name) => Ok(name),
+            _ => Err(self.arg_error(launch, arg, "not a buffer name".into())),
         }
     }
 
