@@ -23,27 +23,34 @@ fn every_workload_on_both_presets_matches_its_reference() {
     let f = common::failures_on_two_threads(
         &work,
         |(p, w)| format!("{} on {p}", w.name),
-        |(p, w)| {
-            let cfg = preset(*p).map_err(|e| e.to_string())?;
-            let spec = w
-                .load_spec(regwatt_workloads::Size::Ci)
-                .map_err(|e| e.to_string())?;
-            let (buffers, c) = common::simulate_baseline_timed(&spec, &cfg)?;
-            // the kernels' own cycles: without the preset's kernel-launch latency
-            let launch = u64::from(cfg.gpu.kernel_launch_latency) * spec.launches.len() as u64;
-            if let Ok(mut m) = cycles.lock() {
-                m.insert((p.to_string(), w.name.to_string()), c - launch);
-            }
-            let exp = w
-                .expected_final(&spec.initial_buffers(), &spec)
-                .map_err(|e| e.to_string())?;
-            regwatt_workloads::check(w, &exp, &buffers).map_err(|e| e.to_string())
-        },
+        |(p, w)| simulate_and_check(*p, w, regwatt_workloads::Size::Ci, &cycles),
     );
     assert!(f.is_empty(), "{} failures:\n{}", f.len(), f.join("\n"));
     let cycles = cycles.into_inner().expect("cycles");
     timing_against_gpgpusim(&cycles);
     timing_on_the_kept_back_set(&cycles);
+}
+
+/// Simulates workload `w` at `size` with the baseline on preset `p`, records its kernels' own
+/// cycles (without the preset's kernel-launch latency) in `cycles` under (preset, workload),
+/// and checks its outputs against the reference.
+fn simulate_and_check(
+    p: GpuPreset,
+    w: &regwatt_workloads::Workload,
+    size: regwatt_workloads::Size,
+    cycles: &std::sync::Mutex<BTreeMap<(String, String), u64>>,
+) -> Result<(), String> {
+    let cfg = preset(p).map_err(|e| e.to_string())?;
+    let spec = w.load_spec(size).map_err(|e| e.to_string())?;
+    let (buffers, c) = common::simulate_baseline_timed(&spec, &cfg)?;
+    let launch = u64::from(cfg.gpu.kernel_launch_latency) * spec.launches.len() as u64;
+    if let Ok(mut m) = cycles.lock() {
+        m.insert((p.to_string(), w.name.to_string()), c - launch);
+    }
+    let exp = w
+        .expected_final(&spec.initial_buffers(), &spec)
+        .map_err(|e| e.to_string())?;
+    regwatt_workloads::check(w, &exp, &buffers).map_err(|e| e.to_string())
 }
 
 /// Every design, on every preset it supports, runs the NN benchmark's mnist33 and cifar32g
@@ -127,19 +134,7 @@ fn default_size_cycles_against_gpgpusim() {
         |(p, w)| format!("{w} on {p} at default"),
         |(p, name)| {
             let w = regwatt_workloads::get(name).map_err(|e| e.to_string())?;
-            let cfg = preset(*p).map_err(|e| e.to_string())?;
-            let spec = w
-                .load_spec(regwatt_workloads::Size::Default)
-                .map_err(|e| e.to_string())?;
-            let (buffers, c) = common::simulate_baseline_timed(&spec, &cfg)?;
-            let launch = u64::from(cfg.gpu.kernel_launch_latency) * spec.launches.len() as u64;
-            if let Ok(mut m) = cycles.lock() {
-                m.insert((p.to_string(), name.to_string()), c - launch);
-            }
-            let exp = w
-                .expected_final(&spec.initial_buffers(), &spec)
-                .map_err(|e| e.to_string())?;
-            regwatt_workloads::check(w, &exp, &buffers).map_err(|e| e.to_string())
+            simulate_and_check(*p, w, regwatt_workloads::Size::Default, &cycles)
         },
     );
     assert!(f.is_empty(), "{} failures:\n{}", f.len(), f.join("\n"));
