@@ -1,4 +1,4 @@
-//! Batch CACTI-style estimates (issue 34): the mean time per configuration over the 487
+//! Batch CACTI-style estimates: the mean time per configuration over the 487
 //! CACTI 7 training cfgs (`calibrations/cacti7-train-cfg/`), each read and estimated in one
 //! process with its technology parsed once (what `regwatt sram --cacti-cfg DIR` does). The
 //! criterion figure is the time of the whole batch; divide by 487 for a configuration.

@@ -1,22 +1,15 @@
-//! Timing-simulation throughput: matrixMul (naive, n = 128) on the rtx2060 preset, in warp
-//! instructions per second (`Throughput::Elements`):
+//! Timing-simulation throughput in warp instructions per second (`Throughput::Elements`):
 //!
-//! * `baseline`: the baseline register file, always on (the reference);
-//! * `baseline+tri-modal`: the same with power states counted (issue 27: every mode's state
-//!   cycles come from one counted run; target within 1.5x of always-on);
-//! * `renaming`: design `renaming` with its defaults (issue 28: target within 1.5x of the
-//!   baseline);
-//! * `renaming+tri-modal`: renaming with power states counted;
-//! * `malekeh`: design `malekeh` with its defaults (issue 29: target within 1.5x of the
-//!   baseline);
-//! * `rows32x8/baseline`, `rows32x8/sharing`: the same kernel launched in 32x8 blocks (each
-//!   warp one matrix row, seed 000 §2.1's matrixMul), where `sharing` serves about half of the
-//!   loads from registers (issue 31: target within 2x of the baseline);
-//! * `matrixMul_naive_128/gtx480/baseline`, `.../cerf`: the kernel on gtx480 with the
-//!   baseline and with design `cerf` (issue 30: target within 2x of the baseline);
-//! * `mnist29_lreg/gtx480/baseline`, `.../lreg`: seed 001's network with the L-register
-//!   annotation on gtx480, with the baseline and with design `lreg` (issue 32: target within
-//!   1.5x of the baseline).
+//! * `matrixMul_naive_128/<gpu>/<design>`: matrixMul (naive, n = 128, `ci` size) with every
+//!   design (`DesignSpec::ALL`) on every preset it supports, always on; the baseline is the
+//!   reference each design's time is compared with (docs/speed.md);
+//! * `matrixMul_naive_128/rtx2060/<design>+tri-modal`: the baseline and renaming with every
+//!   power state counted;
+//! * `matrixMul_naive_128_rows32x8/gtx480/{baseline,sharing}`: the same kernel launched in
+//!   32x8 blocks (each warp one matrix row, the matrixMul of Jeon et al. 2019 §2.1), where
+//!   `sharing` serves about half of the loads from registers;
+//! * `mnist29_lreg/gtx480/{baseline,lreg}`: the CNN of Elango 2017 with the L-register
+//!   annotation, with the baseline and with `lreg`.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use regwatt_designs::config::{resolve, GpuPreset, Overrides, PowerMode};
@@ -36,27 +29,28 @@ fn bench(c: &mut Criterion) {
     let opts = RunOptions::default();
     let mut g = c.benchmark_group("timing_sim");
     g.sample_size(10);
-    for (name, design, mode) in [
-        ("baseline", DesignSpec::Baseline, PowerMode::AlwaysOn),
-        (
-            "baseline+tri-modal",
-            DesignSpec::Baseline,
-            PowerMode::TriModal,
-        ),
-        ("renaming", DesignSpec::Renaming, PowerMode::AlwaysOn),
-        (
-            "renaming+tri-modal",
-            DesignSpec::Renaming,
-            PowerMode::TriModal,
-        ),
-        ("malekeh", DesignSpec::Malekeh, PowerMode::AlwaysOn),
-    ] {
+    // every design on every preset it supports, plus the power modes that add per-access
+    // work on rtx2060
+    let mut runs: Vec<(GpuPreset, DesignSpec, PowerMode)> = Vec::new();
+    for gpu in [GpuPreset::Rtx2060, GpuPreset::Gtx480] {
+        for design in DesignSpec::ALL.into_iter().filter(|d| d.supports(gpu)) {
+            runs.push((gpu, design, PowerMode::AlwaysOn));
+        }
+    }
+    for design in [DesignSpec::Baseline, DesignSpec::Renaming] {
+        runs.push((GpuPreset::Rtx2060, design, PowerMode::TriModal));
+    }
+    for (gpu, design, mode) in runs {
+        let name = match mode {
+            PowerMode::AlwaysOn => format!("matrixMul_naive_128/{gpu}/{design}"),
+            _ => format!("matrixMul_naive_128/{gpu}/{design}+{}", mode.name()),
+        };
         let ov = Overrides {
             design: Some(design),
             power_mode: Some(mode),
             ..Overrides::default()
         };
-        let Ok(cfg) = resolve(GpuPreset::Rtx2060, &ov) else {
+        let Ok(cfg) = resolve(gpu, &ov) else {
             eprintln!("timing_sim: {name}: preset does not resolve");
             continue;
         };
@@ -65,7 +59,7 @@ fn bench(c: &mut Criterion) {
             continue;
         };
         g.throughput(Throughput::Elements(first.activity.core.warp_instructions));
-        g.bench_function(format!("matrixMul_naive_128/rtx2060/{name}"), |b| {
+        g.bench_function(name, |b| {
             b.iter(|| simulate_spec(&spec, design, &cfg, &opts).map(|s| s.activity.cycles))
         });
     }
@@ -74,11 +68,10 @@ fn bench(c: &mut Criterion) {
         l.grid = [4, 16, 1];
         l.block = [32, 8, 1];
     }
+    // the workloads where sharing and lreg do their work, against the baseline
     let mut gtx480 = vec![
         ("matrixMul_naive_128_rows32x8", &rows, DesignSpec::Baseline),
         ("matrixMul_naive_128_rows32x8", &rows, DesignSpec::Sharing),
-        ("matrixMul_naive_128", &spec, DesignSpec::Baseline),
-        ("matrixMul_naive_128", &spec, DesignSpec::Cerf),
     ];
     let nn = regwatt_workloads::get("mnist29_lreg")
         .ok()

@@ -1,4 +1,4 @@
-//! Issue 34, part 4 (acceptance): the bring-your-own-kernel path through the binary. Export a
+//! Part 4 (acceptance): the bring-your-own-kernel path through the binary. Export a
 //! built-in workload (`regwatt workload export`), build a new spec for its PTX with
 //! `regwatt spec new` (used as written: no edits), run it with `exec --dump`, compute the
 //! expected output from the dumped inputs, and add a `[check]` table: `exec` and `run` pass,

@@ -1,4 +1,4 @@
-//! Issue 30: design `cerf` (seed 004) on every built-in workload of its preset (gtx480).
+//! Design `cerf` (Jing et al. 2016) on every built-in workload of its preset (gtx480).
 //!
 //! "Every built-in workload" here is [`common::design_suite`]: all but the NN benchmark's
 //! mnist33 and cifar32g input sizes, which every design runs once in
@@ -94,7 +94,7 @@ fn every_workload_correct_under_both_replacement_policies() {
         "liveness bits unused"
     );
     assert!(sum("lru-fair", |s| s.dirty_writebacks + s.flush_writebacks) > 0);
-    // seed 004 Figs. 9 and 12 on the matrix-vector kernels whose column reads thrash the
+    // Jing et al. 2016 Figs. 9 and 12 on the matrix-vector kernels whose column reads thrash the
     // 16 KB L1D: LRU-fair is at least 1.25x faster and its hit rate 0.2 above the baseline's
     // (measured: mvt 2.76x, atax 2.29x, bicg 1.80x; hit rates +0.76, +0.75, +0.57)
     for name in ["mvt", "atax", "bicg"] {
@@ -122,7 +122,7 @@ fn every_workload_correct_under_both_replacement_policies() {
     }
 }
 
-/// The cache-data hit latency decides much of the CPI (issue 30): a shorter one is never
+/// The cache-data hit latency decides much of the CPI: a shorter one is never
 /// slower on a load-bound kernel.
 #[test]
 fn hit_latency_sensitivity_is_monotonic() {

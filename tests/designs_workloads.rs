@@ -81,7 +81,7 @@ fn every_design_runs_the_nn_benchmark_at_every_input_size() {
     assert!(f.is_empty(), "{} failures:\n{}", f.len(), f.join("\n"));
 }
 
-/// Issue 25: the simulated cycles of every workload (without the kernel-launch latency)
+/// The simulated cycles of every workload (without the kernel-launch latency)
 /// against GPGPU-Sim 4.2's on the same PTX, launches and inputs
 /// (`calibrations/gpgpusim-suite/cycles.csv`, provenance in `calibrations/PROVENANCE.md`).
 /// The bounds are the measured mean |error| plus a margin: rtx2060 5.5 % (bound 7 %; 9.4 %
@@ -97,7 +97,7 @@ fn timing_against_gpgpusim(ours: &BTreeMap<(String, String), u64>) {
     assert_eq!(crashed, ["reduction/gtx480", "fc/gtx480"]);
 }
 
-/// Issue 36: the 22 workloads of the kept-back set (`calibrations/gpgpusim-keptback/`, run on
+/// The 22 workloads of the kept-back set (`calibrations/gpgpusim-keptback/`, run on
 /// GPGPU-Sim 4.2 by the suite's method; no preset was tuned on them). The issue's targets
 /// are the bounds: rtx2060 5 % (measured 4.0 %; 6.8 % before issue 36 modelled the L1D banks,
 /// the miss queue and the crossbar's head-of-line blocking), gtx480 15 % (measured 4.6 %).

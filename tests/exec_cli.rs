@@ -60,12 +60,12 @@ fn exec_list_and_unknown_workload() {
     assert!(err.contains("vectorAdd"), "{err}");
 }
 
-/// Issue 35: `regwatt ptx` on invalid PTX (an empty file, a wrong operand) fails with the
+/// `regwatt ptx` on invalid PTX (an empty file, a wrong operand) fails with the
 /// file, line, column and rule instead of printing a table. (A valid module without kernels
 /// is reported with zero kernels, issue 4; a launch of a kernel from it is an error.)
 #[test]
 fn regwatt_ptx_rejects_invalid_ptx() {
-    let dir = common::tmp_dir("exec_cli", "issue35");
+    let dir = common::tmp_dir("exec_cli", "refused_inputs");
     let cases = [
         ("empty.ptx", String::new(), "empty.ptx:1:1: version"),
         (

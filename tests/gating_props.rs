@@ -20,7 +20,7 @@ fn tech(nm: f64, k: f64) -> Technology {
 proptest! {
     #![proptest_config(ProptestConfig {
         cases: 64,
-        // issue 25: a fixed seed, so a run is repeatable; failures found are kept in the
+        // A fixed seed, so a run is repeatable; failures found are kept in the
         // .proptest-regressions file beside this one and replayed first
         rng_seed: proptest::test_runner::RngSeed::Fixed(25003),
         ..ProptestConfig::default()

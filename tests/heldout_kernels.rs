@@ -64,7 +64,7 @@ fn check_ptx(name: &str, min_shared: u64, needs_local: bool) {
             })
         };
         assert!(f("registers") > 0, "{name}/{kname}: registers 0");
-        // issue 36: both counts, general and sm_75 uniform (63 uniform registers at most)
+        // Both counts, general and sm_75 uniform (63 uniform registers at most)
         assert!(
             f("uniform_registers") <= 63,
             "{name}/{kname}: uniform_registers {}",

@@ -1,4 +1,4 @@
-//! Issue 5: every held-out kernel (`sim/testdata/heldout/`), run with its launch spec through
+//! Every held-out kernel (`sim/testdata/heldout/`), run with its launch spec through
 //! the timing model — what `regwatt run SPEC --gpu gtx480|rtx2060 --design baseline --node 40nm
 //! --dump DIR` does, in-process through `regwatt_designs::exec_model::simulate_spec` — reproduces
 //! its expected outputs on both GPU presets, with the same comparison and tolerances as the

@@ -1,11 +1,11 @@
-//! Issue 32: design `lreg` (seed 001) on every built-in workload of both presets.
+//! Design `lreg` (Elango 2017) on every built-in workload of both presets.
 //!
 //! Per workload and preset: the outputs are correct under `lreg` (a shuffled value that
 //! memory does not hold fails the run), no access found an unowned register, and a workload
 //! without the L-register annotation runs exactly as on the baseline (same cycles, same
 //! memory activity). Over the annotated workloads: loads turn into shuffles, and with power
 //! states counted (the L-registers' rows included) the outputs and cycles stay and the static
-//! energy is ordered as for every design (issue 27).
+//! energy is ordered as for every design.
 
 mod common;
 
@@ -76,7 +76,7 @@ fn every_workload_correct_and_unannotated_ones_run_as_on_the_baseline() {
     );
     assert!(f.is_empty(), "{} failures:\n{}", f.len(), f.join("\n"));
     let stats: Vec<(&str, GpuPreset, LregStats)> = stats.into_inner().expect("stats");
-    // seed 001's network: the _lreg and _lskip versions of three inputs are annotated
+    // Elango 2017's network: the _lreg and _lskip versions of three inputs are annotated
     let n = stats
         .iter()
         .filter(|(n, _, _)| regwatt_workloads::find(n).is_some_and(annotated))

@@ -1,4 +1,4 @@
-//! Issue 29: design `malekeh` (seed 003) on every built-in workload, on rtx2060 (the seed's
+//! Design `malekeh` (Malekeh) on every built-in workload, on rtx2060 (the seed's
 //! machine) in every variant, and the default on gtx480 too.
 //!
 //! "Every built-in workload" here is [`common::design_suite`]: all but the NN benchmark's
@@ -11,7 +11,7 @@
 //! its warp does not own. The debug build also checks after every CCU allocation that a CCU
 //! holds one warp's data and a warp has data in at most one CCU
 //! (`MalekehRf::check_invariants`). Across the suite, the GTO + LRU comparator's hit ratio is
-//! far below the full policy's (seed 003 Fig. 17). The profile variant (§III-A) profiles every
+//! far below the full policy's (Malekeh Fig. 17). The profile variant (§III-A) profiles every
 //! launch to the end and takes nearly all its hints from the profile; profiling before a run
 //! does not change the run.
 

@@ -1,4 +1,4 @@
-//! Issue 27: power-managed register rows on every built-in workload and both presets.
+//! Power-managed register rows on every built-in workload and both presets.
 //!
 //! "Every built-in workload" here is [`common::design_suite`]: all but the NN benchmark's
 //! mnist33 and cifar32g input sizes, which every design runs once in
@@ -86,7 +86,7 @@ fn every_workload_every_mode_correct_same_cycles_ordered_static_energy() {
     exposed_costs_in_all(&pairs);
 }
 
-/// Issue 27: a run with exposed wake-ups does not finish sooner than with hidden ones, unless
+/// A run with exposed wake-ups does not finish sooner than with hidden ones, unless
 /// it did less work (a timing-dependent loop: kmeans on gtx480 runs 841 fewer warp
 /// instructions of its atomicCAS retry loop and 3.7 % fewer cycles), or by at most
 /// [`ANOMALY`]: a scheduling anomaly, where a delayed warp reorders the accesses to a shared
@@ -132,7 +132,7 @@ fn exposed_costs_in_all(pairs: &std::sync::Mutex<Vec<(u64, u64)>>) {
     );
 }
 
-/// Issue 27: with `power.wakeup_exposed`, a read of a sleeping row waits the wake-up
+/// With `power.wakeup_exposed`, a read of a sleeping row waits the wake-up
 /// latency. On every workload and both presets, the renaming design in tri-modal (the
 /// baseline's drowsy runs are in the first test): the outputs stay correct, and the cycles do
 /// not decrease against the hidden wake-ups unless the run did less work.
@@ -260,7 +260,7 @@ fn power_mode_through_the_binary() {
     assert!(e.contains("power.gating_perf_loss"), "{e}");
 }
 
-/// Issue 27: `run --out` in a power mode writes the states and wake-ups as CSV; the state
+/// `run --out` in a power mode writes the states and wake-ups as CSV; the state
 /// cycles partition the row-cycles and the energies add up to the cells' static energy.
 #[test]
 fn power_states_csv() {

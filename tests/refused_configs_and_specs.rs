@@ -82,7 +82,7 @@ fn run_set(d: &Path, set: &str, needles: &[&str]) {
     );
 }
 
-/// Issue 35, part 2: values that aborted on allocation, met the OOM killer or were accepted
+/// Part 2: values that aborted on allocation, met the OOM killer or were accepted
 /// are refused with the key, the value and the valid range.
 #[test]
 fn unbounded_configuration_values_are_refused() {
@@ -141,7 +141,7 @@ fn unbounded_configuration_values_are_refused() {
     );
 }
 
-/// Issue 35, part 2: a command-line choice and an override of the same key must agree, and
+/// Part 2: a command-line choice and an override of the same key must agree, and
 /// an override must be valid although the choice replaces it.
 #[test]
 fn cli_choices_do_not_hide_overrides() {
@@ -197,7 +197,7 @@ fn cli_choices_do_not_hide_overrides() {
     assert!(String::from_utf8_lossy(&o.stdout).contains("\"scope\": \"gpu\""));
 }
 
-/// Issue 35, part 2: memory beyond the budget is refused before it is allocated.
+/// Part 2: memory beyond the budget is refused before it is allocated.
 #[test]
 fn memory_beyond_the_budget_is_refused_up_front() {
     let d = corpus("budget");
@@ -236,7 +236,7 @@ fn memory_beyond_the_budget_is_refused_up_front() {
     );
 }
 
-/// Issue 35, part 4: a missing field is reported under its own table, with its line.
+/// Part 4: a missing field is reported under its own table, with its line.
 #[test]
 fn errors_name_the_right_table_and_line() {
     let d = corpus("places");
@@ -281,7 +281,7 @@ fn errors_name_the_right_table_and_line() {
     }
 }
 
-/// Issue 35, part 3: a kernel that loops forever stops at a limit, and the error says how
+/// Part 3: a kernel that loops forever stops at a limit, and the error says how
 /// to raise it (small limits here; the defaults are sized in `exec_model` / `exec::program`).
 #[test]
 fn runaway_kernels_stop_with_a_hint() {
@@ -336,7 +336,7 @@ fn runaway_kernels_stop_with_a_hint() {
     const { assert!(regwatt_sim::exec::DEFAULT_MAX_WARP_INSTRUCTIONS <= 100_000_000) };
 }
 
-/// Issue 35, part 2: a buffer's memory is its bytes, once (a 1 GiB buffer cost 3.15 GB).
+/// Part 2: a buffer's memory is its bytes, once (a 1 GiB buffer cost 3.15 GB).
 #[test]
 fn buffer_memory_is_proportional() {
     let d = corpus("proportional");

@@ -1,4 +1,4 @@
-//! Issue 28: design `renaming` (seed 002) on every built-in workload and both presets.
+//! Design `renaming` (Jeon & Annavaram 2014) on every built-in workload and both presets.
 //!
 //! "Every built-in workload" here is [`common::design_suite`]: all but the NN benchmark's
 //! mnist33 and cifar32g input sizes, which every design runs once in
@@ -12,7 +12,7 @@
 //! 3. `renaming` with an unbounded table and the wear-levelling policy;
 //! 4. `renaming` with releases off and the baseline's placement (`mapping = "static"`),
 //!    which must equal the baseline's cycles and bank activity exactly;
-//! 5. `sharing` (issue 31) with 0 AMT entries, which must equal run 2 in every activity
+//! 5. `sharing` with 0 AMT entries, which must equal run 2 in every activity
 //!    count.
 //!
 //! Checked on each renaming run: the outputs are correct, no access found a register without
@@ -91,7 +91,7 @@ fn every_workload_correct_invariants_hold_and_static_placement_equals_baseline()
             let counted = common::mode_config(*p, DesignSpec::Renaming, PowerMode::TriModal, &[])?;
             let r = sim(w, &counted, DesignSpec::Renaming)?;
             check_renaming(&r, false).map_err(|e| format!("defaults: {e}"))?;
-            // issue 31: `sharing` with no AMT entries is this design, cycle for cycle
+            // `sharing` with no AMT entries is this design, cycle for cycle
             let off = common::mode_config(
                 *p,
                 DesignSpec::Sharing,
@@ -251,7 +251,7 @@ fn cli_runs_renaming_with_design_overrides_and_names_bad_keys() {
     assert!(e.contains("design.table_banks"), "{e}");
 }
 
-/// Issue 28 (seed 002 Fig. 2): the occupancy series integrates exactly what the run's totals
+/// Issue 28 (Jeon & Annavaram 2014 Fig. 2): the occupancy series integrates exactly what the run's totals
 /// count (allocated and live register-cycles), on both designs and across launches, and the
 /// CLI writes it as CSV.
 #[test]

@@ -94,7 +94,7 @@ fn report_writes_every_file_and_is_deterministic() {
         let (da, db) = (without_command_line(pa, da), without_command_line(pb, db));
         assert!(da == db, "{} differs between --jobs 1 and 2", pa.display());
     }
-    // issue 33: the same command again gives a byte-identical directory
+    // The same command again gives a byte-identical directory
     let again = common::tmp_dir("report_cli", "report-a-again");
     std::fs::rename(&a, &again).expect("move the first report aside");
     assert_success(&report(&a, "1"), "regwatt report --jobs 1, again");

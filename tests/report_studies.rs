@@ -1,4 +1,4 @@
-//! Issue 33: `regwatt report` as the study driver and its outputs a data scientist loads
+//! `regwatt report` as the study driver and its outputs a data scientist loads
 //! directly. One small report (2 workloads, one of them multi-launch, always on and drowsy)
 //! is the shared fixture: its CSV tables must add up (components to totals, kernels to runs),
 //! the baseline's overheads must be 0, its JSON must hold numbers, not quantity strings, and
@@ -75,7 +75,7 @@ fn close(a: f64, b: f64) -> bool {
 }
 
 #[test]
-fn issue33_component_energies_add_up_and_the_baseline_overhead_is_zero() {
+fn component_energies_add_up_and_the_baseline_overhead_is_zero() {
     let dir = fixture();
     let summary = read_csv(&dir.join("summary.csv"));
     // 2 workloads x every (GPU, design it supports) x 2 power modes x 2 nodes
@@ -196,7 +196,7 @@ fn json_files(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 #[test]
-fn issue33_report_json_holds_numbers_not_quantity_strings() {
+fn report_json_holds_numbers_not_quantity_strings() {
     let mut files = Vec::new();
     json_files(fixture(), &mut files);
     assert!(files.len() > 60, "{}", files.len());
@@ -233,7 +233,7 @@ fn issue33_report_json_holds_numbers_not_quantity_strings() {
 /// `run --json` (every power-mode and scope record) and `sram --json` (power gating too) hold
 /// numbers, not quantity strings: one convention across the commands.
 #[test]
-fn issue33_run_and_sram_json_hold_numbers() {
+fn run_and_sram_json_hold_numbers() {
     let mut bad = Vec::new();
     for args in [
         &[
@@ -283,7 +283,7 @@ fn issue33_run_and_sram_json_hold_numbers() {
 }
 
 #[test]
-fn issue33_index_html_embeds_every_chart_and_links_only_its_files() {
+fn index_html_embeds_every_chart_and_links_only_its_files() {
     let dir = fixture();
     let html = std::fs::read_to_string(dir.join("index.html")).expect("index.html");
     let mut charts = 0;
@@ -312,13 +312,18 @@ fn issue33_index_html_embeds_every_chart_and_links_only_its_files() {
             assert!(dir.join(target).exists(), "index.html links {target}");
         }
     }
-    for d in ["renaming", "malekeh", "sharing"] {
-        assert!(html.contains(&format!("designs/src/{d}/README.md")), "{d}");
+    // every design README's seed table is shown (the report ran every design)
+    for (path, _) in regwatt_designs::DesignSpec::ALL
+        .iter()
+        .filter_map(|d| d.readme())
+    {
+        assert!(html.contains(path), "{path}");
     }
+    assert!(!html.contains("has no \"Seed versus regwatt\" table"));
 }
 
 #[test]
-fn issue33_doubled_rf_area_is_plus_100_percent_against_the_stock_baseline() {
+fn doubled_rf_area_is_plus_100_percent_against_the_stock_baseline() {
     let dir = common::tmp_dir("report_studies", "doubled");
     // twice the SMs: every RF component's instances, hence its area, doubles
     let doubled = dir.join("doubled.toml");
@@ -408,7 +413,7 @@ fn issue33_doubled_rf_area_is_plus_100_percent_against_the_stock_baseline() {
 }
 
 #[test]
-fn issue33_run_accepts_every_node_of_the_technology_layer() {
+fn run_accepts_every_node_of_the_technology_layer() {
     for node in ["90nm", "65nm", "45nm", "32nm", "22nm", "28nm", "55 nm"] {
         let o = regwatt(&[
             "run",

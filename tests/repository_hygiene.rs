@@ -1,4 +1,4 @@
-//! Issue 25: no committed text file names an absolute path of the machine that made it (a
+//! No committed text file names an absolute path of the machine that made it (a
 //! PTX `.file` directive, a provenance note, a script's scratch folder). Every text file of the
 //! checkout is read (not `target/`, not `.git`); binary files (with a NUL byte or not UTF-8,
 //! such as `.npy` inputs) are skipped.

@@ -1,4 +1,4 @@
-//! Issue 31: design `sharing` (seed 000) on every built-in workload and both presets.
+//! Design `sharing` (Jeon et al. 2019) on every built-in workload and both presets.
 //!
 //! "Every built-in workload" here is [`common::design_suite`]: all but the NN benchmark's
 //! mnist33 and cifar32g input sizes, which every design runs once in
@@ -150,7 +150,7 @@ fn cli_runs_sharing_and_names_bad_keys() {
     assert!(e.contains("design.merge_cycles"), "{e}");
 }
 
-/// Seed 000 §2.1's matrixMul: "four warps that are assigned to the same row will use the same
+/// Jeon et al. 2019 §2.1's matrixMul: "four warps that are assigned to the same row will use the same
 /// input row of the first matrix". The built-in matrixMul_naive runs 16x16 blocks, whose
 /// warps span two rows (two stride groups per load, which the AMT does not describe, §4.1);
 /// the same PTX launched in 32x8 blocks gives each warp one row. Its result does not depend
@@ -180,5 +180,45 @@ fn matrixmul_in_row_warps_shares_the_a_row() {
     assert!(
         served * 10 > loads * 4 && served * 2 <= loads,
         "{served} of {loads} loads served"
+    );
+}
+
+/// Partial sharing end to end (Jeon et al. 2019 §3): loads that two earlier loads cover are
+/// built from two registers read through the SM's w-merge collector slot and the bank
+/// arbitration (`BankAccessKind::RegisterReads`), and the kernel's outputs equal the
+/// baseline's. `designs/src/sharing/partial_shift.toml` loads a[i], then a[i + 16]; a one-line
+/// L1D makes the second loads miss, where partial sharing applies.
+#[test]
+fn partial_sharing_reads_two_registers_and_keeps_the_outputs() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("designs/src/sharing/partial_shift.toml");
+    let spec = regwatt_sim::launch::LaunchSpec::load(&path).expect("spec");
+    let sets = ["gpu.memory.l1d.sets=1", "gpu.memory.l1d.ways=1"];
+    let opts = RunOptions::default();
+    let base_cfg = resolve(
+        GpuPreset::Gtx480,
+        &Overrides {
+            sets: sets.iter().map(|s| s.to_string()).collect(),
+            ..Overrides::default()
+        },
+    )
+    .expect("config");
+    let base = simulate_spec(&spec, DesignSpec::Baseline, &base_cfg, &opts).expect("baseline");
+    let cfg = config(GpuPreset::Gtx480, &sets).expect("config");
+    let s = simulate_spec(&spec, DesignSpec::Sharing, &cfg, &opts).expect("sharing");
+    assert_eq!(
+        s.buffers, base.buffers,
+        "partial sharing changed the outputs"
+    );
+    let DesignStats::Sharing(st) = &s.activity.design_stats else {
+        panic!("not a sharing run")
+    };
+    assert!(st.partial_hits > 0, "no partial hit: {st:?}");
+    // one or two register reads per partial hit, each a bank read through the crossbar
+    assert!(st.merge_reads >= st.partial_hits && st.merge_reads <= 2 * st.partial_hits);
+    assert_eq!(st.renaming.unallocated_accesses, 0);
+    assert_eq!(
+        s.activity.memory.rf_design_served,
+        st.perfect_hits + st.fill_waits + st.partial_hits
     );
 }

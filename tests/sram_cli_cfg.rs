@@ -260,7 +260,7 @@ fn bad_flags_are_clear_errors() {
         "16nm",
     ]);
     assert_clean_error(&o, &["16"]);
-    // issue 2: below 22 nm only our 12 nm FinFET node exists
+    // Below 22 nm only our 12 nm FinFET node exists
     for node in ["7nm", "14nm"] {
         let o = run(&[
             "sram",
@@ -297,7 +297,7 @@ fn bad_flags_are_clear_errors() {
     assert_clean_error(&o, &["--capacity is required"]);
 }
 
-/// Issue 2: interconnect gating saves H-tree leakage only where there is an H-tree. The 4 KB
+/// Interconnect gating saves H-tree leakage only where there is an H-tree. The 4 KB
 /// register bank is one mat (no saving, as in CACTI's pg_ic/pg_none rows); the 16 KB 4-way L1D
 /// and the 32 KB RAM span several mats, so gating the H-tree must lower leakage.
 #[test]
@@ -318,7 +318,7 @@ fn interconnect_gating_saves_only_with_an_htree() {
     }
 }
 
-/// Issue 34: several cfg files (or a directory) in one process give, file by file, exactly
+/// Several cfg files (or a directory) in one process give, file by file, exactly
 /// the single-file JSON, one object per line in input order; a bad file is an error record
 /// in its place, the rest go on, and the command exits non-zero.
 #[test]

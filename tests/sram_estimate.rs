@@ -1,4 +1,4 @@
-//! Integration tests of the SRAM estimator through the public API (issue 2).
+//! Integration tests of the SRAM estimator through the public API.
 
 use regwatt_power::calibrate::{committed, load_rows, TRAIN_CSV};
 use regwatt_power::sram::{estimate, Organisation, SramError, SramSpec};

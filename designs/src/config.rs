@@ -25,6 +25,7 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::registry::{DesignParams, DesignSpec};
 use regwatt_sim::timing::config::{self as timing_config, GpuConfig};
 use regwatt_tech::units::{Area, Energy, Temperature};
 use serde::{Deserialize, Serialize};
@@ -36,9 +37,9 @@ const RTX2060_TOML: &str = include_str!("../presets/rtx2060.toml");
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum GpuPreset {
-    /// Fermi GTX 480-like (seed 002 §2.1, seed 004 Table I).
+    /// Fermi GTX 480-like (Jeon & Annavaram 2014 §2.1, Jing et al. 2016 Table I).
     Gtx480,
-    /// Turing RTX 2060-like (seed 003 §II, Table I).
+    /// Turing RTX 2060-like (Malekeh §II, Table I).
     Rtx2060,
 }
 
@@ -98,7 +99,7 @@ impl FromStr for GpuPreset {
 /// A technology node the designs are evaluated at: a whole number of nanometres the
 /// technology layer resolves ([`regwatt_tech::Technology::supports_node`]): its files' nodes
 /// 90, 65, 45, 32, 22 and 12 nm, and any node strictly between two of CACTI's nodes (90–22 nm),
-/// interpolated as CACTI does (40 nm, seed 002's node, is one). Ordered largest first.
+/// interpolated as CACTI does (40 nm, Jeon & Annavaram 2014's node, is one). Ordered largest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Node(u32);
 
@@ -109,7 +110,7 @@ impl Node {
     pub const N65: Node = Node(65);
     /// 45 nm (CACTI 7 / ITRS).
     pub const N45: Node = Node(45);
-    /// 40 nm (CACTI-interpolated between 45 and 32 nm; seed 002's node).
+    /// 40 nm (CACTI-interpolated between 45 and 32 nm; Jeon & Annavaram 2014's node).
     pub const N40: Node = Node(40);
     /// 32 nm (CACTI 7 / ITRS).
     pub const N32: Node = Node(32);
@@ -130,7 +131,7 @@ impl Node {
     ];
 
     /// The nodes `regwatt report` evaluates every run at by default, in report order (the
-    /// presets' nodes: seed 002's 40 nm and TU106's 12 nm).
+    /// presets' nodes: Jeon & Annavaram 2014's 40 nm and TU106's 12 nm).
     pub const REPORT: [Node; 2] = [Node::N40, Node::N12];
 
     /// The node of `nm` nanometres, if the technology layer resolves it.
@@ -262,10 +263,9 @@ impl<'de> Deserialize<'de> for Scope {
 }
 
 /// Physical organisation of the register-file banks. (The ports of a bank are the timing
-/// model's `gpu.sm.register_file.ports_per_bank`, which the power model reads too: one key,
-/// issue 26.) A *logical* bank of the timing model
+/// model's `gpu.sm.register_file.ports_per_bank`, which the power model reads too: one key.) A *logical* bank of the timing model
 /// (one arbiter queue, one warp register per access) is `slices_per_bank` physical SRAM
-/// banks accessed together, each holding `row_bits / 32` lanes of every row (seed 002 §2.1:
+/// banks accessed together, each holding `row_bits / 32` lanes of every row (Jeon & Annavaram 2014 §2.1:
 /// the same bank of the 8 SIMT clusters, 128-bit rows of 4 lanes).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -290,7 +290,7 @@ pub struct PowerPoint {
     pub node: Node,
     /// Junction temperature the leakage is evaluated at.
     pub temperature: Temperature,
-    /// Power management of the register rows (`--power-mode`; issue 27).
+    /// Power management of the register rows (`--power-mode`).
     pub mode: PowerMode,
     /// Drowsy and tri-modal modes: cycles without an access after which a row drops to its
     /// retention voltage (0: right after every access, as Warped RF).
@@ -305,7 +305,7 @@ pub struct PowerPoint {
     pub wakeup_cycles: u32,
 }
 
-/// Power management of a design's register rows (`--power-mode`, issue 27); a closed set.
+/// Power management of a design's register rows (`--power-mode`); a closed set.
 /// What each mode turns off or down and when: `regwatt_sim::timing::activity::PowerStateCycles`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum PowerMode {
@@ -375,7 +375,7 @@ impl<'de> Deserialize<'de> for PowerMode {
 
 /// The energy scope and the parameters of the structures outside the register file that
 /// the timing configuration does not hold (`[beyond_rf]`; the structures themselves are
-/// sized from `[gpu]`, see `crate::gpu_side`). Every value in a preset cites its source.
+/// sized from `[gpu]`, see `crate::beyond_rf`). Every value in a preset cites its source.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BeyondRf {
@@ -436,23 +436,6 @@ pub(crate) fn number_or_keyword<'de, D: serde::Deserializer<'de>>(
     }
 }
 
-/// A design's `[design]` table, tagged by its `name` (the defaults of each design:
-/// `designs/src/<name>/defaults.toml`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "name", rename_all = "snake_case")]
-pub enum DesignParams {
-    /// Seed 002 ([`crate::renaming::RenamingParams`]).
-    Renaming(crate::renaming::RenamingParams),
-    /// Seed 003 ([`crate::malekeh::MalekehParams`]).
-    Malekeh(crate::malekeh::MalekehParams),
-    /// Seed 000 ([`crate::sharing::SharingParams`]).
-    Sharing(crate::sharing::SharingParams),
-    /// Seed 004 ([`crate::cerf::CerfParams`]).
-    Cerf(crate::cerf::CerfParams),
-    /// Seed 001 ([`crate::lreg::LregParams`]).
-    Lreg(crate::lreg::LregParams),
-}
-
 /// Errors resolving a configuration. Each names the file (or `--set`) and the key.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -480,29 +463,6 @@ pub enum ConfigError {
     Io(#[from] regwatt_inputs::ReadError),
 }
 
-impl DesignParams {
-    /// The key inside the `[design]` table `t` that fails to deserialize, with the message:
-    /// the table read as its design's own parameters (the tagged enum hides the inner path).
-    /// `None` when the table reads, or names no known design.
-    fn field_error(t: &toml::Value) -> Option<(String, String)> {
-        fn inner<T: serde::de::DeserializeOwned>(mut t: toml::Table) -> Option<(String, String)> {
-            t.remove("name");
-            let e = serde_path_to_error::deserialize::<_, T>(toml::Value::Table(t)).err()?;
-            let path = e.path().to_string();
-            Some((path, e.inner().message().trim().to_string()))
-        }
-        let t = t.as_table()?.clone();
-        match t.get("name")?.as_str()? {
-            "renaming" => inner::<crate::renaming::RenamingParams>(t),
-            "malekeh" => inner::<crate::malekeh::MalekehParams>(t),
-            "sharing" => inner::<crate::sharing::SharingParams>(t),
-            "cerf" => inner::<crate::cerf::CerfParams>(t),
-            "lreg" => inner::<crate::lreg::LregParams>(t),
-            _ => None,
-        }
-    }
-}
-
 /// Overrides applied on top of a preset, in order.
 #[derive(Clone, Debug, Default)]
 pub struct Overrides {
@@ -518,7 +478,7 @@ pub struct Overrides {
     pub power_mode: Option<PowerMode>,
     /// The design whose `[design]` defaults are added before the overrides (a design
     /// without parameters, or `None`: no `[design]` table, and a `design.*` key is unknown).
-    pub design: Option<crate::spec::DesignSpec>,
+    pub design: Option<DesignSpec>,
 }
 
 impl Overrides {
@@ -542,7 +502,7 @@ fn parse_table(file: &str, text: &str) -> Result<toml::Table, ConfigError> {
 
 /// Merges `over` into `base`: tables recurse, other values replace. Keys absent from `base`
 /// are errors naming the file, line and key. Every replaced key's path is pushed on
-/// `applied` (issue 35: a later error about it names this file and line).
+/// `applied` (a later error about it names this file and line).
 fn merge(
     base: &mut toml::Table,
     over: toml::Table,
@@ -672,7 +632,7 @@ fn apply_set(
 
 /// Resolves a preset with overrides and validates the result.
 ///
-/// Every error names the key and where its value came from (issue 35): the override file
+/// Every error names the key and where its value came from: the override file
 /// with its line and column, the `--set` as given, or the built-in preset file and line.
 /// A command-line choice (`--node`, `--power-mode`, `--scope`) and an override of the same
 /// key must agree, and the override must be valid even though the choice replaces it.
@@ -815,6 +775,17 @@ pub fn resolve(preset: GpuPreset, ov: &Overrides) -> Result<ResolvedConfig, Conf
         }));
     }
     cfg.validate(&shown).map_err(reblame)?;
+    // what a design without `[design]` values needs of the pipeline (`validate` checks a
+    // design that has values)
+    if let (Some(d), None) = (ov.design, &cfg.design) {
+        d.check_pipeline(&cfg).map_err(|(key, message)| {
+            reblame(ConfigError::Invalid {
+                file: shown.clone(),
+                key: key.to_string(),
+                message,
+            })
+        })?;
+    }
     // scope `rf` evaluates nothing outside the register file: the table is dropped, so the
     // resolved configuration (and every report) is what it was before scopes existed
     if cfg.scope() == Scope::Rf {
@@ -906,7 +877,7 @@ impl ResolvedConfig {
         let physical = logical_banks * u64::from(r.slices_per_bank);
         let bytes = u64::from(s.limits.registers) * 4;
         if physical * u64::from(r.bank_bytes) != bytes {
-            // issue 35: say which value would hold the registers
+            // Say which value would hold the registers
             let fit = if bytes.is_multiple_of(physical) {
                 format!("rf.bank_bytes = {} would hold them", bytes / physical)
             } else {
@@ -947,13 +918,9 @@ impl ResolvedConfig {
                 format!("{pl}: must be in (0, 0.5] (a fraction of the cells' speed)"),
             ));
         }
-        match &self.design {
-            Some(DesignParams::Renaming(p)) => p.validate().map_err(|(k, m)| bad(k, m))?,
-            Some(DesignParams::Malekeh(p)) => p.validate(self).map_err(|(k, m)| bad(k, m))?,
-            Some(DesignParams::Sharing(p)) => p.validate().map_err(|(k, m)| bad(k, m))?,
-            Some(DesignParams::Cerf(p)) => p.validate(self).map_err(|(k, m)| bad(k, m))?,
-            Some(DesignParams::Lreg(p)) => p.validate().map_err(|(k, m)| bad(k, m))?,
-            None => {}
+        if let Some(p) = &self.design {
+            p.spec().check_pipeline(self).map_err(|(k, m)| bad(k, m))?;
+            p.validate(self).map_err(|(k, m)| bad(k, m))?;
         }
         if !(1..=1000).contains(&self.power.wakeup_cycles) {
             return Err(bad(
@@ -996,7 +963,7 @@ impl ResolvedConfig {
         toml::to_string(self).unwrap_or_else(|e| format!("# cannot serialise: {e}\n"))
     }
 
-    /// The configuration as reports' JSON writes it (issue 33): the TOML's tree, with every
+    /// The configuration as reports' JSON writes it: the TOML's tree, with every
     /// quantity a plain number in the unit its key names (`power.temperature_k`,
     /// `beyond_rf.die_area_mm2`, `beyond_rf.dram_energy_per_bit_pj`) instead of a unit string.
     pub fn to_json(&self) -> serde_json::Value {
@@ -1073,10 +1040,10 @@ mod tests {
         }
     }
 
-    /// Issue 35 (found by `tests/issue35_fuzz.rs` in session 25): `rf.row_bits = 4294967295`
+    /// Found by fuzzing the inputs: `rf.row_bits = 4294967295`
     /// overflowed `row_bits × slices_per_bank` (a panic); it is a named error.
     #[test]
-    fn issue35_huge_row_bits_is_an_error_not_an_overflow() {
+    fn huge_row_bits_is_an_error_not_an_overflow() {
         let ov = Overrides {
             sets: vec!["rf.row_bits=4294967295".into()],
             ..Overrides::default()
@@ -1135,11 +1102,11 @@ mod tests {
         assert!("gtx1080".parse::<GpuPreset>().is_err());
     }
 
-    /// Issue 26: the scope comes from `--scope` (or `beyond_rf.scope`); at `rf` the resolved
+    /// The scope comes from `--scope` (or `beyond_rf.scope`); at `rf` the resolved
     /// configuration has no `[beyond_rf]` (so its TOML is what it was before scopes), at
     /// `sm`/`gpu` it has the preset's values; bad values name the key.
     #[test]
-    fn issue26_scope_resolution() {
+    fn scope_resolution() {
         for p in GpuPreset::ALL {
             let rf = preset(p).expect("preset");
             assert_eq!(rf.scope(), Scope::Rf);
@@ -1172,7 +1139,7 @@ mod tests {
         .expect("resolves");
         assert_eq!(g.scope(), Scope::Gpu);
         assert_eq!(g.beyond_rf.as_ref().map(|b| b.die_area.mm2()), Some(529.0));
-        // issue 35: --scope and an override of beyond_rf.scope must agree (before, the
+        // --scope and an override of beyond_rf.scope must agree (before, the
         // flag silently won); agreeing values resolve
         let e = resolve(
             GpuPreset::Gtx480,

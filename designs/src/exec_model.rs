@@ -17,8 +17,8 @@ use regwatt_sim::timing::memory::CarriedCaches;
 use regwatt_sim::timing::{ExecModel, ReuseProfile, RunOptions, TimingError};
 
 use crate::config::ResolvedConfig;
+use crate::registry::DesignSpec;
 use crate::run::{merge_activity, simulate, DesignActivity};
-use crate::spec::DesignSpec;
 
 /// Why a launch spec could not be simulated.
 #[derive(Debug, thiserror::Error)]
@@ -100,7 +100,7 @@ pub fn launch_latency(l: &regwatt_sim::launch::KernelLaunch, cfg: &ResolvedConfi
 }
 
 /// Default limit of a timed run's warp instructions per launch (`regwatt run
-/// --max-warp-instructions`). Measured on the 2-core development machine (issue 35, release
+/// --max-warp-instructions`). Measured on the 2-core development machine (release
 /// build, load ~1.5): a kernel that loops forever in every thread of a full GPU runs 3.4 M
 /// warp instructions/s on rtx2060 (30 CTAs of 1024 threads), 3.8 M/s on gtx480, 2.4 M/s
 /// when each iteration also loads from memory, so it stops after 8–13 s; the largest
@@ -132,7 +132,7 @@ pub const PAPER_MAX_CYCLES: u64 = 10_000_000_000;
 pub type ProgressFn<'a> = &'a dyn Fn(usize, &str, u64);
 
 /// Limits and progress reporting of a timed simulation beyond the timing core's cycle
-/// limit (issue 35).
+/// limit.
 #[derive(Clone, Copy)]
 pub struct Watch<'a> {
     /// A launch stops with [`SimError::InstructionLimit`] after this many warp instructions.

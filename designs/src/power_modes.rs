@@ -1,4 +1,4 @@
-//! Power-managed register rows (issue 27): `--power-mode always-on | subarray-gating |
+//! Power-managed register rows: `--power-mode always-on | subarray-gating |
 //! register-gating | drowsy | tri-modal`, an axis every design can use.
 //!
 //! **Accounting.** A design creates its [`RegTracker`] with [`tracker`]; in any mode but
@@ -168,13 +168,13 @@ pub struct RowDomains {
     pub control_bit_area: Area,
 }
 
-/// Flip-flops of state control per register row in `mode` (issue 27, "area adds the sleep
+/// Flip-flops of state control per register row in `mode` ("area adds the sleep
 /// transistors and the state control"). Which rows are allocated the register file's
 /// allocator already knows (the baseline's row admission, renaming's free list), so no mode
 /// needs a bit for that; what each rule adds:
 /// * register gating and sub-array gating: a "written since allocation" bit per row, which
 ///   drives the row's header (register gating) or, ORed over the sub-array's rows, the
-///   sub-array's headers (sub-array gating, seed 002 §8.3: on from the first write after
+///   sub-array's headers (sub-array gating, Jeon & Annavaram 2014 §8.3: on from the first write after
 ///   allocation until every register is free);
 /// * drowsy: the row's drowsy bit, plus a counter of the cycles since its last access up to
 ///   `drowsy_timeout` (`⌈log2(timeout + 1)⌉` bits: none with timeout 0, where every access
@@ -566,8 +566,8 @@ mod tests {
         }
     }
 
-    /// Issue 27: the energies of the hand trace of `PowerStateCycles` (activity.rs,
-    /// `issue27_hand_trace`: 2 rows, 1 sub-array, 20 cycles) by hand at 1000 MHz (1 ns per
+    /// The energies of the hand trace of `PowerStateCycles` (activity.rs,
+    /// `hand_trace`: 2 rows, 1 sub-array, 20 cycles) by hand at 1000 MHz (1 ns per
     /// cycle), with round figures for the domains:
     /// * register gating: on 11 row-cycles × 10 µW = 110 fJ, off 29 × 1 µW = 29 fJ, 1 wake ×
     ///   2 pJ: 2.139 pJ;
@@ -633,7 +633,7 @@ mod tests {
         assert_eq!(control_bits_per_row(PowerMode::TriModal, 1000), 11);
     }
 
-    /// Issue 27: the kernel-launch latency in a power mode, by hand at 1000 MHz: 2 rows, 1
+    /// The kernel-launch latency in a power mode, by hand at 1000 MHz: 2 rows, 1
     /// sub-array, 2 launches of 5 cycles (10 cycles), drowsy timeout 3.
     /// * always on: 2 rows × 10 cycles × 10 µW = 200 fJ;
     /// * sub-array gating: 1 × 10 × 4 µW = 40 fJ, register gating: 2 × 10 × 1 µW = 20 fJ, each

@@ -8,233 +8,19 @@
 //! The simulation is node- and scope-independent: a workload is simulated once per (GPU,
 //! design) and evaluated at every node and scope from the same activity. At scope `sm` or
 //! `gpu` ([`crate::config::Scope`]) the report adds the structures beyond the register file
-//! ([`crate::gpu_side`]) to the breakdown and the scope's levels to the totals.
+//! ([`crate::beyond_rf`]) to the breakdown and the scope's levels to the totals.
 
-use regwatt_sim::timing::activity::Activity;
-use regwatt_sim::timing::functional::FunctionalWarpModel;
-use regwatt_sim::timing::profile::ReuseProfile;
-use regwatt_sim::timing::rf::RfStats;
-use regwatt_sim::timing::{RunOptions, TimingError};
 use serde::Serialize;
 
-use crate::baseline::{self, BaselineRf, BaselineStats};
-use crate::cerf::{self, CerfRf, CerfStats};
-use crate::config::DesignParams;
+use crate::beyond_rf::{self, BeyondRfInventory};
 use crate::config::{Node, PowerMode, ResolvedConfig, Scope};
 use crate::energy::{
     combine_levels, AreaSummary, EnergyError, EnergySummary, EventCounts, Inventory,
 };
-use crate::gpu_side::{self, BeyondRfInventory};
-use crate::lreg::{self, LregPlan, LregRf, LregStats};
-use crate::malekeh::{self, sthld::Sthld, MalekehRf, MalekehStats, ReuseHints};
-use crate::power_modes::{self, PowerManagement, RowDomains};
-use crate::renaming::{self, KernelPlan, RenamingRf, RenamingStats};
-use crate::sharing::{self, SharingRf, SharingStats};
-use crate::spec::DesignSpec;
+use crate::power_modes::{self, PowerManagement};
+use crate::registry::DesignSpec;
+pub use crate::registry::{inventory, power_domains, simulate, DesignActivity, DesignStats};
 use regwatt_tech::units::Energy;
-
-/// The design-specific statistics of a run, tagged by design.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DesignStats {
-    Baseline(BaselineStats),
-    Renaming(RenamingStats),
-    Malekeh(MalekehStats),
-    Sharing(SharingStats),
-    Cerf(CerfStats),
-    Lreg(LregStats),
-}
-
-impl DesignStats {
-    /// Adds another run's statistics of the same design (different designs: no-op).
-    pub fn merge(&mut self, o: &DesignStats) {
-        match (self, o) {
-            (DesignStats::Baseline(a), DesignStats::Baseline(b)) => a.merge(b),
-            (DesignStats::Renaming(a), DesignStats::Renaming(b)) => a.merge(b),
-            (DesignStats::Malekeh(a), DesignStats::Malekeh(b)) => a.merge(b),
-            (DesignStats::Sharing(a), DesignStats::Sharing(b)) => a.merge(b),
-            (DesignStats::Cerf(a), DesignStats::Cerf(b)) => a.merge(b),
-            (DesignStats::Lreg(a), DesignStats::Lreg(b)) => a.merge(b),
-            _ => {}
-        }
-    }
-
-    /// Accesses to registers a warp does not own (a design bug if non-zero).
-    pub fn unallocated_accesses(&self) -> u64 {
-        match self {
-            DesignStats::Baseline(s) => s.unallocated_accesses,
-            DesignStats::Renaming(s) => s.unallocated_accesses,
-            DesignStats::Malekeh(s) => s.banks.unallocated_accesses,
-            DesignStats::Sharing(s) => s.renaming.unallocated_accesses,
-            DesignStats::Cerf(s) => s.unallocated_accesses,
-            DesignStats::Lreg(s) => s.banks.unallocated_accesses,
-        }
-    }
-}
-
-/// Activity of a run of any design.
-pub type DesignActivity = Activity<DesignStats>;
-
-fn map_stats<S: serde::Serialize>(
-    a: Activity<S>,
-    f: impl FnOnce(S) -> DesignStats,
-) -> DesignActivity {
-    Activity {
-        gpu: a.gpu,
-        design: a.design,
-        cycles: a.cycles,
-        simulated_cycles: a.simulated_cycles,
-        core: a.core,
-        rf: a.rf,
-        memory: a.memory,
-        design_stats: f(a.design_stats),
-    }
-}
-
-/// Simulates one launch (the functional model `model`) on `cfg` with `design`.
-pub fn simulate<F: FunctionalWarpModel>(
-    design: DesignSpec,
-    cfg: &ResolvedConfig,
-    model: &mut F,
-    opts: &RunOptions,
-) -> Result<DesignActivity, TimingError> {
-    match design {
-        DesignSpec::Baseline => {
-            let a = regwatt_sim::timing::run(&cfg.gpu, model, |_| BaselineRf::new(cfg), opts)?;
-            Ok(map_stats(a, DesignStats::Baseline))
-        }
-        DesignSpec::Renaming => {
-            let p = renaming_params(cfg)?;
-            let plan = KernelPlan::for_launch(cfg, p, model);
-            let a = regwatt_sim::timing::run(
-                &cfg.gpu,
-                model,
-                |_| RenamingRf::new(cfg, p, &plan),
-                opts,
-            )?;
-            Ok(map_stats(a, DesignStats::Renaming))
-        }
-        DesignSpec::Malekeh => {
-            let p = match &cfg.design {
-                Some(DesignParams::Malekeh(p)) => p,
-                _ => {
-                    return Err(TimingError::Rf(regwatt_sim::timing::rf::RfError::Other(
-                        "design `malekeh`: the configuration has no `[design]` table (resolve it with the design)".into(),
-                    )))
-                }
-            };
-            // one STHLD controller for the whole GPU, counted from the end of the launch
-            // latency
-            let sthld = std::rc::Rc::new(std::cell::RefCell::new(Sthld::new(
-                p,
-                u64::from(cfg.gpu.kernel_launch_latency),
-            )));
-            // §III-A: profile the launch's first warps before the timed run (on a copy of
-            // its memory: the run is the same with or without)
-            let profile = match p.reuse_hints {
-                ReuseHints::Static => None,
-                // a model that cannot profile: every hint falls back to the static estimate
-                // (counted as such)
-                ReuseHints::Profile => Some(std::rc::Rc::new(
-                    model
-                        .profile_reuse(p.profile_warps, p.rthld)
-                        .unwrap_or_else(|| ReuseProfile::new(p.rthld)),
-                )),
-            };
-            let a = regwatt_sim::timing::run(
-                &cfg.gpu,
-                model,
-                |sm| {
-                    let rf = MalekehRf::new(cfg, p, sm, sthld.clone());
-                    match &profile {
-                        Some(pr) => rf.with_profile(pr.clone()),
-                        None => rf,
-                    }
-                },
-                opts,
-            )?;
-            Ok(map_stats(a, DesignStats::Malekeh))
-        }
-        DesignSpec::Sharing => {
-            let p = match &cfg.design {
-                Some(DesignParams::Sharing(p)) => p,
-                _ => {
-                    return Err(TimingError::Rf(regwatt_sim::timing::rf::RfError::Other(
-                        "design `sharing`: the configuration has no `[design]` table (resolve it with the design)".into(),
-                    )))
-                }
-            };
-            let plan = sharing::plan(cfg, p, model);
-            // every SM's stores reach every SM's AMT
-            let log =
-                std::rc::Rc::new(std::cell::RefCell::new(sharing::StoreLog::new(cfg.gpu.sms)));
-            let a = regwatt_sim::timing::run(
-                &cfg.gpu,
-                model,
-                |sm| SharingRf::new(cfg, p, &plan, sm, log.clone()),
-                opts,
-            )?;
-            Ok(map_stats(a, DesignStats::Sharing))
-        }
-        DesignSpec::Cerf => {
-            let p = match &cfg.design {
-                Some(DesignParams::Cerf(p)) => p,
-                _ => {
-                    return Err(TimingError::Rf(regwatt_sim::timing::rf::RfError::Other(
-                        "design `cerf`: the configuration has no `[design]` table (resolve it with the design)".into(),
-                    )))
-                }
-            };
-            // every SM's stores and atomics reach every SM's array
-            let log =
-                std::rc::Rc::new(std::cell::RefCell::new(sharing::StoreLog::new(cfg.gpu.sms)));
-            let a = regwatt_sim::timing::run(
-                &cfg.gpu,
-                model,
-                |sm| CerfRf::new(cfg, p, sm, log.clone()),
-                opts,
-            )?;
-            // a lost store or a stale line fails the run like a wrong result
-            a.design_stats
-                .integrity()
-                .map_err(|m| TimingError::Rf(regwatt_sim::timing::rf::RfError::Other(m)))?;
-            Ok(map_stats(a, DesignStats::Cerf))
-        }
-        DesignSpec::Lreg => {
-            let p = match &cfg.design {
-                Some(DesignParams::Lreg(p)) => p,
-                _ => {
-                    return Err(TimingError::Rf(regwatt_sim::timing::rf::RfError::Other(
-                        "design `lreg`: the configuration has no `[design]` table (resolve it with the design)".into(),
-                    )))
-                }
-            };
-            let plan = LregPlan::for_launch(model).map_err(|e| {
-                TimingError::Rf(regwatt_sim::timing::rf::RfError::Other(format!(
-                    "design `lreg`: {e}"
-                )))
-            })?;
-            let a =
-                regwatt_sim::timing::run(&cfg.gpu, model, |_| LregRf::new(cfg, p, &plan), opts)?;
-            // a shuffled value that memory does not hold fails the run like a wrong result
-            a.design_stats
-                .integrity()
-                .map_err(|m| TimingError::Rf(regwatt_sim::timing::rf::RfError::Other(m)))?;
-            Ok(map_stats(a, DesignStats::Lreg))
-        }
-    }
-}
-
-/// The `[design]` parameters of `renaming` in `cfg` (resolved with
-/// `Overrides::design = Some(DesignSpec::Renaming)`).
-pub fn renaming_params(cfg: &ResolvedConfig) -> Result<&renaming::RenamingParams, TimingError> {
-    match &cfg.design {
-        Some(DesignParams::Renaming(p)) => Ok(p),
-        _ => Err(TimingError::Rf(regwatt_sim::timing::rf::RfError::Other(
-            "design `renaming`: the configuration has no `[design]` table (resolve it with the design)".into(),
-        ))),
-    }
-}
 
 /// Adds the activity of a later launch: launches run back to back, so cycles add.
 pub fn merge_activity(into: &mut DesignActivity, o: &DesignActivity) {
@@ -263,44 +49,13 @@ pub fn at_node(cfg: &ResolvedConfig, node: Node) -> ResolvedConfig {
     c
 }
 
-/// The design's hardware at `cfg.power.node`.
-pub fn inventory(design: DesignSpec, cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
-    match design {
-        DesignSpec::Baseline => baseline::hardware::inventory(cfg),
-        DesignSpec::Renaming => renaming::hardware::inventory(cfg),
-        DesignSpec::Malekeh => malekeh::hardware::inventory(cfg),
-        DesignSpec::Sharing => sharing::hardware::inventory(cfg),
-        DesignSpec::Cerf => cerf::hardware::inventory(cfg),
-        DesignSpec::Lreg => lreg::hardware::inventory(cfg),
-    }
-}
-
-/// The power-managed domains of the design's register rows ([`crate::power_modes`]).
-pub fn power_domains(design: DesignSpec, cfg: &ResolvedConfig) -> Result<RowDomains, EnergyError> {
-    match design {
-        DesignSpec::Baseline
-        | DesignSpec::Renaming
-        | DesignSpec::Malekeh
-        | DesignSpec::Sharing
-        | DesignSpec::Cerf
-        | DesignSpec::Lreg => baseline::hardware::power_domains(cfg),
-    }
-}
-
 /// The run's activity as events of the design's inventory.
 pub fn events(cfg: &ResolvedConfig, act: &DesignActivity) -> EventCounts {
-    match &act.design_stats {
-        DesignStats::Baseline(s) => baseline::hardware::events(cfg, &act.core, s),
-        DesignStats::Renaming(s) => renaming::hardware::events(cfg, &act.core, s),
-        DesignStats::Malekeh(s) => malekeh::hardware::events(cfg, &act.core, s),
-        DesignStats::Sharing(s) => sharing::hardware::events(cfg, &act.core, s),
-        DesignStats::Cerf(s) => cerf::hardware::events(cfg, &act.core, &act.memory, s),
-        DesignStats::Lreg(s) => lreg::hardware::events(cfg, &act.core, s),
-    }
+    act.design_stats.events(cfg, &act.core, &act.memory)
 }
 
 /// Register demand of a run, in warp registers (32 lanes × 32 bits), maximum over SMs and
-/// time (seed 002 Fig. 9).
+/// time (Jeon & Annavaram 2014 Fig. 9).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct RegisterDemand {
     /// Registers the architected allocation held at once: resident warps × registers
@@ -332,7 +87,7 @@ pub struct RunReport {
     /// The launch latencies, reported apart from `energy`.
     pub launch_latency: LaunchLatency,
     pub area: AreaSummary,
-    /// Register demand (seed 002 Fig. 9).
+    /// Register demand (Jeon & Annavaram 2014 Fig. 9).
     pub registers: RegisterDemand,
     /// The power mode's states, wake-ups and energies (absent when always on).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -350,7 +105,7 @@ pub struct RunReport {
 /// cycles per launch, Accel-Sim's `-gpgpu_kernel_launch_latency`; gtx480: none), and what the
 /// hardware leaks meanwhile. No instruction runs then and every design leaks the same, so
 /// this static energy is reported here and left out of [`RunReport::energy`]: the totals
-/// designs are compared on cover the kernels' own cycles (issue 26; on rtx2060 the latency
+/// designs are compared on cover the kernels' own cycles (on rtx2060 the latency
 /// was 64 % of vectorAdd's RF energy). `cycles` and `ipc` keep GPGPU-Sim's definitions, which
 /// include the latency.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -366,7 +121,7 @@ pub struct LaunchLatency {
 pub fn beyond_rf_inventory(cfg: &ResolvedConfig) -> Result<Option<BeyondRfInventory>, EnergyError> {
     match cfg.scope() {
         Scope::Rf => Ok(None),
-        _ => gpu_side::inventory(cfg).map(Some),
+        _ => beyond_rf::inventory(cfg).map(Some),
     }
 }
 
@@ -437,11 +192,11 @@ impl RunReport {
                 let b = match beyond {
                     Some(b) => b,
                     None => {
-                        built = gpu_side::inventory(cfg)?;
+                        built = beyond_rf::inventory(cfg)?;
                         &built
                     }
                 };
-                let (sm_events, gpu_events) = gpu_side::events(cfg, &act.core, &act.memory)?;
+                let (sm_events, gpu_events) = beyond_rf::events(cfg, &act.core, &act.memory)?;
                 let sm = b.sm.evaluate(window, &sm_events)?;
                 let gpu = b.gpu.evaluate(window, &gpu_events)?;
                 let idle = combine_levels(
@@ -804,6 +559,7 @@ mod tests {
     use super::*;
     use crate::config::{preset, GpuPreset};
     use regwatt_sim::timing::functional::SyntheticModel;
+    use regwatt_sim::timing::RunOptions;
 
     /// A straight-line FMA kernel for the synthetic value-checking model.
     fn kernel() -> String {
@@ -865,12 +621,12 @@ mod tests {
         }
     }
 
-    /// Issue 26: one simulation evaluated at every scope. The `rf` report is the plain one
+    /// One simulation evaluated at every scope. The `rf` report is the plain one
     /// (no `scope` field, RF components only); `sm` and `gpu` list every component of the
     /// three levels and total the scope's levels; the RF components are the same at every
     /// scope.
     #[test]
-    fn issue26_scopes_share_one_simulation_and_nest() {
+    fn scopes_share_one_simulation_and_nest() {
         use crate::config::{resolve, Overrides, Scope};
         for p in GpuPreset::ALL {
             let rf_cfg = preset(p).expect("preset");

@@ -14,7 +14,7 @@
 //!
 //! An intended change of the model re-blesses the snapshot:
 //! `REGWATT_BLESS_SNAPSHOT=1 cargo test -p regwatt-designs --test timing_snapshot`, in a commit
-//! of its own whose message says which model change moved which runs (issue 25: a re-bless
+//! of its own whose message says which model change moved which runs (a re-bless
 //! inside a speed-up commit hides a change of results). `scripts/check-snapshot-commits.sh`,
 //! run by CI, fails on a commit that changes the snapshot and anything else.
 

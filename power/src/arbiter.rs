@@ -120,7 +120,7 @@ mod tests {
         LogicTech::new(&t, DeviceFlavor::ItrsHp).unwrap()
     }
 
-    /// Issue 25: computed by hand from `tech/nodes/45nm.toml` (itrs-hp), not through the
+    /// Computed by hand from `tech/nodes/45nm.toml` (itrs-hp), not through the
     /// code under test. Inputs: F = 0.045 um, V = 1.0 V, C_g,ideal = 6.78e-16 F/um,
     /// C_overlap = 0.2 C_g,ideal, C_fringe = 5e-17 F/um, C_junc = 1e-15 F/um^2,
     /// C_sidewall = 2.5e-16 F/um, local wire 2.58017e-16 F/um.

@@ -1,9 +1,9 @@
 //! Bit-sliced data buses of a register file: the operand bus from the banks to the operand
-//! collectors and the write-back bus from the execution units to the banks (issue 26).
+//! collectors and the write-back bus from the execution units to the banks.
 //!
 //! **Layout.** A register file whose rows are split into lane slices (each slice of every bank
 //! sits above the lanes it serves: Gebhart et al., "Energy-efficient mechanisms for managing
-//! thread context in throughput processors", ISCA 2011, §2 and Fig. 2; seed 002 §2.1) needs
+//! thread context in throughput processors", ISCA 2011, §2 and Fig. 2; Jeon & Annavaram 2014 §2.1) needs
 //! no wide crossbar: bit `i` of every bank slice, of every collector's operand slice and of
 //! the lane's input all lie in one column. A bus line per bit runs vertically over the arrays
 //! on upper metal; each receiver selects among the lines it can read with a multiplexer per
@@ -235,7 +235,7 @@ mod tests {
         }
     }
 
-    /// Issue 26: the wire energy per bit·mm lies within the published range at every node:
+    /// The wire energy per bit·mm lies within the published range at every node:
     /// 20–240 fJ/bit·mm (Dally et al., VLSI 2018, 16 nm: 20–40; Gebhart et al., ISCA 2011,
     /// 40 nm: 1.9 pJ/mm per 32-bit word = 59; Keckler et al., IEEE Micro 2011, 40 nm: 121 for
     /// random data, 240 per transition). Wire capacitance per mm barely changes across nodes

@@ -139,7 +139,7 @@ pub fn load_rows(csv: &str) -> Result<Vec<RefRow>, CalibrateError> {
                 })
         };
         // an empty cell is "not printed by CACTI"; a missing column or a non-number is an
-        // error (issue 25: both used to read as 0)
+        // error (both used to read as 0)
         let opt_num = |k: &str| -> Result<Option<f64>, CalibrateError> {
             match get(k)?.trim() {
                 "" => Ok(None),
@@ -366,7 +366,7 @@ fn tech_for(
     Ok(tech)
 }
 
-/// Rows left out of a fit, by reason (issue 25: every dropped row is counted and reported).
+/// Rows left out of a fit, by reason (every dropped row is counted and reported).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FitDrops {
     /// Rows the fit saw.
@@ -763,7 +763,7 @@ pub struct FoldErrors {
     pub validation: MetricErrors,
 }
 
-/// k-fold cross-validation over configurations (issue 25): the training error and the
+/// k-fold cross-validation over configurations: the training error and the
 /// validation error (each row evaluated by the one fit that did not see it), pooled over
 /// the folds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -873,7 +873,7 @@ mod tests {
     }
 
     /// Re-runs the fit and checks it regenerates the committed `calibrations/fitted.toml`
-    /// byte for byte (issue 25: the check used to allow 1e-5 relative differences).
+    /// byte for byte (the check used to allow 1e-5 relative differences).
     /// Regenerate with `regwatt calibrate --write calibrations/fitted.toml --force`.
     #[test]
     fn fit_regenerates_committed_file_byte_for_byte() {
@@ -898,7 +898,7 @@ mod tests {
         );
     }
 
-    /// Issue 25: a coefficient file that does not parse, or lacks a coefficient, is an error.
+    /// A coefficient file that does not parse, or lacks a coefficient, is an error.
     #[test]
     fn broken_coefficient_file_is_an_error() {
         assert!(Coefficients::from_toml("[coefficients]\nbitline_read_energy = 1.0\n").is_err());
@@ -907,7 +907,7 @@ mod tests {
         assert!(Coefficients::from_toml(&full).is_err());
     }
 
-    /// Issue 25: missing columns and bad cells are errors naming the line, not zeros.
+    /// Missing columns and bad cells are errors naming the line, not zeros.
     #[test]
     fn missing_columns_and_bad_booleans_are_errors() {
         let mut lines = TRAIN_CSV.lines();
@@ -963,7 +963,7 @@ mod tests {
         );
     }
 
-    /// Issue 25: 5-fold cross-validation over configurations. The validation error is what
+    /// 5-fold cross-validation over configurations. The validation error is what
     /// the README quotes as the model's error on configurations it was not fitted on; it
     /// must stay within the brief's 15 % on every metric but area, whose training error is
     /// already 11.9 % (bound 16 %).

@@ -239,7 +239,7 @@ mod tests {
             },
         )
         .unwrap();
-        // Issue 25, by hand (45 nm, tech/nodes/45nm.toml): cell 292 F^2 = 0.5913 um^2, aspect
+        // By hand (45 nm, tech/nodes/45nm.toml): cell 292 F^2 = 0.5913 um^2, aspect
         // 2.92: width sqrt(0.5913 / 2.92) = 0.45 um, height 1.314 um. Array: 33 rows (32 +
         // the dummy) x 20 bits x 0.5913 = 390.258 um^2. Periphery: 32 + 20 minimum inverters
         // (N 1.5 F = 0.0675 um, P 2.41 x that = 0.16268 um) in a 50 F = 2.25 um cell, unfolded:
@@ -249,7 +249,7 @@ mod tests {
         assert!((a - 402.892).abs() < 1e-4 * 402.892, "{a} um^2");
     }
 
-    /// Issue 25, by hand (45 nm itrs-hp, V = 1.0 V): gate C per um 6.78e-16 x 1.2 + 3 x 5e-17
+    /// By hand (45 nm itrs-hp, V = 1.0 V): gate C per um 6.78e-16 x 1.2 + 3 x 5e-17
     /// = 9.636e-16 F/um; compare gate 0.05895 um: 0.056804 fF; local wire 2.58017e-16 F/um
     /// over the 1.314 um CAM cell height: 0.339034 fF. Per row 0.395839 fF; 17 rows (16 + the
     /// dummy) x 10 search lines x V^2 = 67.2926 fJ.

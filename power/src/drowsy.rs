@@ -173,7 +173,7 @@ pub fn leakage_params(node_nm: f64) -> Result<LeakageParams, DrowsyError> {
     Err(DrowsyError::UnknownNode { nm: node_nm })
 }
 
-/// Retention (V_ccmin) table, seed 002 Table 4 (from CACTI-P): (node nm, V_ccmin V).
+/// Retention (V_ccmin) table, Jeon & Annavaram 2014 Table 4 (from CACTI-P): (node nm, V_ccmin V).
 const RETENTION: [(f64, f64); 4] = [(65.0, 0.70), (45.0, 0.65), (32.0, 0.60), (22.0, 0.55)];
 
 /// Default retention voltage at a node (see the module docs for interpolation, 90 nm and

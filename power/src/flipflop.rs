@@ -183,7 +183,7 @@ mod tests {
         }
     }
 
-    /// Issue 25: by hand from `tech/nodes/45nm.toml` (itrs-hp; F = 0.045 um, V = 1.0 V; gate C
+    /// By hand from `tech/nodes/45nm.toml` (itrs-hp; F = 0.045 um, V = 1.0 V; gate C
     /// 9.636e-16 F/um; C_junc 1e-15 F/um^2, sidewall 2.5e-16 F/um, overlap + fringe
     /// 1.856e-16 F/um; local wire 2.58017e-16 F/um), not through the code under test.
     /// * Minimum widths N 1.5 F = 0.0675 um, P 2.41 x 0.0675 = 0.162675 um: C_g(N + P)

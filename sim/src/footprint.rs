@@ -1,5 +1,5 @@
 //! Up-front estimate of the memory a simulation will use, checked against a budget before
-//! anything large is allocated (issue 35): a configuration or launch spec too large for the
+//! anything large is allocated: a configuration or launch spec too large for the
 //! machine is refused with a clean error instead of aborting on a failed allocation or
 //! meeting the kernel's OOM killer.
 //!

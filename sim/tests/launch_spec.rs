@@ -1,4 +1,4 @@
-//! Integration tests of the launch-spec loader (issue 4, part 2).
+//! Integration tests of the launch-spec loader (part 2).
 
 use std::collections::BTreeMap;
 use std::path::Path;

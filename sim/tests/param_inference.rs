@@ -1,4 +1,4 @@
-//! issue 34: the pointer-parameter inference of `regwatt spec new`
+//! The pointer-parameter inference of `regwatt spec new`
 //! (`analysis::param_use::pointer_params`) agrees with the hand-written launch specs of the
 //! held-out corpus (`sim/testdata/heldout`) and of the workloads: a parameter is inferred to be a pointer exactly
 //! when the spec passes it a buffer, and the inferred element type has the buffer's size and

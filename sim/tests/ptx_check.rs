@@ -17,7 +17,7 @@ fn kernel(body: &str) -> String {
 
 /// The rule `src` breaks (panics if it parses, or fails for another reason).
 fn rule_of(src: &str) -> Rule {
-    match parse("issue35.ptx", src) {
+    match parse("bad_operands.ptx", src) {
         Err(PtxError::Check { rule, .. }) => rule,
         Err(e) => panic!("not a checker error: {e}"),
         Ok(_) => panic!("accepted:\n{src}"),
@@ -40,8 +40,8 @@ fn workload(name: &str) -> String {
 fn add_f32_with_two_operands_is_rejected() {
     let src = kernel("add.f32 %f3, %f2;");
     assert_eq!(rule_of(&src), Rule::OperandCount);
-    let e = parse("issue35.ptx", &src).unwrap_err().to_string();
-    assert!(e.starts_with("issue35.ptx:13:1: operand-count"), "{e}");
+    let e = parse("bad_operands.ptx", &src).unwrap_err().to_string();
+    assert!(e.starts_with("bad_operands.ptx:13:1: operand-count"), "{e}");
     assert!(e.contains("add.f32 %f3, %f2;"), "{e}");
 }
 
@@ -90,7 +90,7 @@ fn mul_wide_into_f32_from_an_address_is_rejected() {
     );
 }
 
-/// Type-suffix swaps (issue 35: accepted 71 times out of 71): in every workload, the type
+/// Type-suffix swaps (accepted 71 times out of 71): in every workload, the type
 /// suffix of each instruction with a 32- or 64-bit register operand is replaced by a type of
 /// the other size, which no register operand can match (§6.1; `ld`/`st`/`cvt`, whose relaxed
 /// rules of §9.4.1 allow wider registers, are left out).

@@ -80,7 +80,7 @@ fn check(src: &str) {
 proptest! {
     #![proptest_config(ProptestConfig {
         cases: 400,
-        // issue 25: a fixed seed, so a run is repeatable; failures found are kept in the
+        // A fixed seed, so a run is repeatable; failures found are kept in the
         // .proptest-regressions file beside this one and replayed first
         rng_seed: proptest::test_runner::RngSeed::Fixed(25001),
         ..ProptestConfig::default()

@@ -1,9 +1,9 @@
-//! Soundness of liveness-derived release flags (seed 002 pir/pbr), checked independently of the
+//! Soundness of liveness-derived release flags (Jeon & Annavaram 2014 pir/pbr), checked independently of the
 //! dataflow analysis: a warp of several lanes is *executed* abstractly on the CFG with a SIMT
 //! reconvergence stack (divergent branches reconverge at the immediate post-dominator), with
 //! random per-lane branch and guard outcomes. Every lane tracks, per architectural register,
 //! whether its value is still present; releases (pir after an instruction, pbr at a block's start,
-//! dead destinations) are warp-wide, as in seed 002. A read of a released register by any lane
+//! dead destinations) are warp-wide, as in Jeon & Annavaram 2014. A read of a released register by any lane
 //! is a violation: a value was released before its last use on some path.
 //!
 //! Run over randomly generated CFGs (proptest) and over every kernel of the test data and the
@@ -303,7 +303,7 @@ fn program_text(blocks: &[(Vec<RInstr>, RTerm)]) -> String {
 proptest! {
     #![proptest_config(ProptestConfig {
         cases: 300,
-        // issue 25: a fixed seed, so a run is repeatable; failures found are kept in the
+        // A fixed seed, so a run is repeatable; failures found are kept in the
         // .proptest-regressions file beside this one and replayed first
         rng_seed: proptest::test_runner::RngSeed::Fixed(25002),
         ..ProptestConfig::default()
@@ -342,7 +342,7 @@ fn ptx_files() -> Vec<PathBuf> {
 }
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    // a folder the test names must exist (issue 25: never a silent skip)
+    // a folder the test names must exist (never a silent skip)
     let rd = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     for e in rd {
         let e = e.unwrap_or_else(|e| panic!("{}: {e}", dir.display()));

@@ -18,7 +18,7 @@ fn ptx_files() -> Vec<PathBuf> {
 }
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    // a folder the test names must exist (issue 25: never a silent skip)
+    // a folder the test names must exist (never a silent skip)
     let rd = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     for e in rd {
         let e = e.unwrap_or_else(|e| panic!("{}: {e}", dir.display()));

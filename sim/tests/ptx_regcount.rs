@@ -1,7 +1,7 @@
 //! Register counts of our allocator vs `ptxas -v -arch=sm_75` (recorded in
 //! `sim/testdata/ptxas_sm75.csv` by `sim/testdata/ptxas_sm75.py`, so ptxas is not needed here).
 //! The allocation targets sm_75 ([`AllocTarget::SM75`]: warp-uniform values in the 63 uniform
-//! registers, issue 36); the count compared is the general-register count.
+//! registers); the count compared is the general-register count.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -34,7 +34,7 @@ fn rows() -> Vec<Row> {
 }
 
 /// (file, kernel) -> (ours, ptxas, our smem, ptxas smem). Every file the table names must be
-/// in the repository: a missing one fails the test (issue 25), it is never skipped.
+/// in the repository: a missing one fails the test, it is never skipped.
 fn compare() -> BTreeMap<(String, String), (u32, u32, u32, u32)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut out = BTreeMap::new();
@@ -133,7 +133,7 @@ fn register_counts_track_ptxas_on_the_suite() {
     );
     // the held-out kernels check generality: 28.5 % before the scheduling estimate
     // (analysis::schedule), 23.8 % with it, 23.2 % with 32-bit shared addresses
-    // (analysis::narrow), 20.8 % with sm_75's uniform register file (issue 36), 20.6 % with
+    // (analysis::narrow), 20.8 % with sm_75's uniform register file, 20.6 % with
     // ptxas's if-conversion, 18.2 % with immediates folded into their consumers and 16.7 %
     // with values only stored through a register address in odd registers and ready stores
     // issued first, 16.2 % with the multiplier of an `IMAD.WIDE` off a parameter pointer in a
@@ -149,7 +149,7 @@ fn register_counts_track_ptxas_on_the_suite() {
         "held-out mean |relative error| {:.2}% > 15%",
         held_mean * 100.0
     );
-    // Issue 25: the scheduling rules (analysis::schedule) were measured on the SASS of the
+    // The scheduling rules (analysis::schedule) were measured on the SASS of the
     // kernels `ptxas_sched.csv` lists, some of them held out. Their error on the held-out
     // kernels NOT used to set the rules, reported separately:
     let sched = include_str!("../testdata/ptxas_sched.csv");

@@ -1,4 +1,4 @@
-//! Issue 29: the reuse-distance profile of a launch's first warps (seed 003 §III-A,
+//! The reuse-distance profile of a launch's first warps (Malekeh §III-A,
 //! `FunctionalWarpModel::profile_reuse`, `timing::profile`).
 //!
 //! * Its tallies equal a brute-force reference computed from the executor's own per-warp

@@ -576,3 +576,184 @@ fn design_read_delays_cost_cycles_and_bypasses_save_bank_reads() {
         reads(&base) + base.core.bypassed_reads
     );
 }
+
+/// (SM, sub-core, slot, active) of each active-set event, in order.
+type ActiveSetEvents = std::rc::Rc<std::cell::RefCell<Vec<(u32, u8, u16, bool)>>>;
+
+/// Records the two-level scheduler's active-set events (`warp_scheduled`).
+struct ActiveSetLog {
+    base: FlatRf,
+    log: ActiveSetEvents,
+}
+
+impl RegisterFileDesign for ActiveSetLog {
+    type Stats = NoStats;
+    const SCHEDULER_EVENTS: bool = true;
+    fn name(&self) -> String {
+        "active-set-log".into()
+    }
+    fn layout(&self) -> RfLayout {
+        self.base.layout()
+    }
+    fn can_allocate(&self, w: &[WarpSlot], r: u32) -> bool {
+        self.base.can_allocate(w, r)
+    }
+    fn allocate_warp(&mut self, c: &mut RfCtx, w: WarpSlot, r: u32) -> Result<(), RfError> {
+        self.base.allocate_warp(c, w, r)
+    }
+    fn free_warp(&mut self, c: &mut RfCtx, w: WarpSlot) {
+        self.base.free_warp(c, w)
+    }
+    fn warp_scheduled(&mut self, c: &mut RfCtx, w: WarpSlot, active: bool) {
+        self.log
+            .borrow_mut()
+            .push((c.sm, w.sub_core, w.slot, active));
+    }
+    fn route_read(&mut self, c: &mut RfCtx, o: &OperandRef) -> Route {
+        self.base.route_read(c, o)
+    }
+    fn read(&mut self, c: &mut RfCtx, o: &OperandRef) -> ReadOutcome {
+        self.base.read(c, o)
+    }
+    fn route_write(&mut self, c: &mut RfCtx, w: &WriteRef) -> Route {
+        self.base.route_write(c, w)
+    }
+    fn write(&mut self, c: &mut RfCtx, w: &WriteRef, v: &[u32; 32], m: u32) -> WriteOutcome {
+        self.base.write(c, w, v, m)
+    }
+    fn release(&mut self, c: &mut RfCtx, w: WarpSlot, r: RegId, k: ReleaseCause) {
+        self.base.release(c, w, r, k)
+    }
+    fn peek(&self, w: WarpSlot, r: RegId) -> [u32; 32] {
+        self.base.peek(w, r)
+    }
+    fn finish(&mut self, c: &mut RfCtx) {
+        self.base.finish(c)
+    }
+    fn stats(&self) -> NoStats {
+        NoStats
+    }
+}
+
+/// Under the two-level scheduler a design hears each warp enter and leave the active set: at
+/// no time are more than `active_warps` warps of a sub-core active, every warp that ran was
+/// active, each leave follows an enter, and listening changes no cycle.
+#[test]
+fn two_level_active_set_events_reach_the_design() {
+    let src = mem_kernel(6);
+    let mut c = cfg();
+    c.sm.scheduler.policy = SchedulerPolicy::TwoLevel { active_warps: 2 };
+    let quiet = toml::to_string(&run_base(&c, &mut model(&src, 8, 128))).expect("ser");
+    let log = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let a = run(
+        &c,
+        &mut model(&src, 8, 128),
+        |_| ActiveSetLog {
+            base: FlatRf::new(&c),
+            log: log.clone(),
+        },
+        &RunOptions::default(),
+    )
+    .expect("timed run");
+    let a = Activity {
+        design: "flat".into(),
+        ..a
+    };
+    assert_eq!(toml::to_string(&a).expect("ser"), quiet);
+    let log = log.borrow();
+    assert!(!log.is_empty());
+    let mut state: std::collections::BTreeMap<(u32, u8, u16), bool> = Default::default();
+    let mut active_now: std::collections::BTreeMap<(u32, u8), u32> = Default::default();
+    for &(sm, sc, slot, active) in log.iter() {
+        let was = state.insert((sm, sc, slot), active).unwrap_or(false);
+        assert_ne!(
+            was, active,
+            "SM {sm} sub-core {sc} slot {slot}: the same event twice"
+        );
+        let n = active_now.entry((sm, sc)).or_default();
+        if active {
+            *n += 1;
+        } else {
+            *n -= 1;
+        }
+        assert!(*n <= 2, "SM {sm} sub-core {sc}: {n} warps active");
+    }
+    let entered = log.iter().filter(|e| e.3).count();
+    assert!(entered >= 8 * 4, "{entered} enters for 32 warps");
+}
+
+/// A design whose every write also evicts a value into bank 0.
+struct Evicting(FlatRf);
+
+impl RegisterFileDesign for Evicting {
+    type Stats = NoStats;
+    fn name(&self) -> String {
+        "flat".into()
+    }
+    fn layout(&self) -> RfLayout {
+        self.0.layout()
+    }
+    fn can_allocate(&self, w: &[WarpSlot], r: u32) -> bool {
+        self.0.can_allocate(w, r)
+    }
+    fn allocate_warp(&mut self, c: &mut RfCtx, w: WarpSlot, r: u32) -> Result<(), RfError> {
+        self.0.allocate_warp(c, w, r)
+    }
+    fn free_warp(&mut self, c: &mut RfCtx, w: WarpSlot) {
+        self.0.free_warp(c, w)
+    }
+    fn route_read(&mut self, c: &mut RfCtx, o: &OperandRef) -> Route {
+        self.0.route_read(c, o)
+    }
+    fn read(&mut self, c: &mut RfCtx, o: &OperandRef) -> ReadOutcome {
+        self.0.read(c, o)
+    }
+    fn route_write(&mut self, c: &mut RfCtx, w: &WriteRef) -> Route {
+        self.0.route_write(c, w)
+    }
+    fn write(&mut self, c: &mut RfCtx, w: &WriteRef, v: &[u32; 32], m: u32) -> WriteOutcome {
+        WriteOutcome {
+            evict_to_bank: Some(0),
+            ..self.0.write(c, w, v, m)
+        }
+    }
+    fn release(&mut self, c: &mut RfCtx, w: WarpSlot, r: RegId, k: ReleaseCause) {
+        self.0.release(c, w, r, k)
+    }
+    fn peek(&self, w: WarpSlot, r: RegId) -> [u32; 32] {
+        self.0.peek(w, r)
+    }
+    fn finish(&mut self, c: &mut RfCtx) {
+        self.0.finish(c)
+    }
+    fn stats(&self) -> NoStats {
+        NoStats
+    }
+}
+
+/// An eviction a write causes (`WriteOutcome::evict_to_bank`) is a bank write: every write
+/// adds one at bank 0 of its sub-core, the values stay right, and the busier bank-0 write
+/// port never makes the run faster.
+#[test]
+fn evictions_take_bank_write_ports() {
+    let src = fma_kernel(4, 8);
+    let want = model(&src, 8, 128).run_untimed().expect("untimed");
+    let c = cfg();
+    let base = run_base(&c, &mut model(&src, 8, 128));
+    let mut m = model(&src, 8, 128);
+    let a = run(
+        &c,
+        &mut m,
+        |_| Evicting(FlatRf::new(&c)),
+        &RunOptions::default(),
+    )
+    .expect("timed run");
+    assert_eq!(m.checksums, want);
+    let writes = |a: &Activity<NoStats>| a.core.bank_writes.iter().sum::<u64>();
+    assert_eq!(writes(&a), 2 * writes(&base));
+    let banks = usize::from(FlatRf::new(&c).layout().banks_per_sub_core);
+    let bank0: u64 = a.core.bank_writes.iter().step_by(banks).sum();
+    let base0: u64 = base.core.bank_writes.iter().step_by(banks).sum();
+    assert_eq!(bank0 - base0, writes(&base));
+    assert!(a.cycles >= base.cycles);
+}

@@ -64,7 +64,7 @@ fn timed_workload_runs_are_deterministic() {
     assert_eq!(run(), run());
 }
 
-/// Issue 36: on rtx2060 (63 uniform registers) the timed run holds warp-uniform values in the
+/// On rtx2060 (63 uniform registers) the timed run holds warp-uniform values in the
 /// executor's uniform file and still gives the functional run's buffers (which the functional
 /// executor computes without a uniform file); the accesses are counted apart from the register
 /// file and serialised only when there are any (gtx480 has no uniform file: none, no key).

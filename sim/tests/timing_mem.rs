@@ -1,4 +1,4 @@
-//! Issue 5: the memory hierarchy on real workloads (rtx2060 preset, baseline RF).
+//! The memory hierarchy on real workloads (rtx2060 preset, baseline RF).
 //!
 //! The acceptance target is Accel-Sim's `gpu_sim_cycle` within ±25 %. Accel-Sim cannot run
 //! here; the reference values are the back-of-envelope estimates of its model derived in the
@@ -27,7 +27,7 @@ fn timed(name: &str, cfg: &GpuConfig) -> Activity<NoStats> {
     r.launches.remove(0)
 }
 
-/// Issue 25: the kernels' own cycles (the 5000-cycle launch latency, checked exactly below,
+/// The kernels' own cycles (the 5000-cycle launch latency, checked exactly below,
 /// taken out) against GPGPU-Sim 4.2 on the same PTX and inputs
 /// (`calibrations/gpgpusim-suite/cycles.csv`: vectorAdd 6131 − 5000 = 1131, matrixMul_naive
 /// 39383 − 5000 = 34383 cycles). Measured: vectorAdd 857 (−24 %), matrixMul_naive 33689

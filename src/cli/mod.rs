@@ -326,6 +326,23 @@ pub fn worker_threads(jobs: Option<usize>, items: usize) -> usize {
         .clamp(1, items.max(1))
 }
 
+/// `--design`'s short help: the designs' names from the registry.
+pub fn design_help() -> String {
+    format!(
+        "Register-file design: {} (parameters: `--set design.KEY=VALUE`)",
+        regwatt_designs::DesignSpec::names().join(" | ")
+    )
+}
+
+/// `--design`'s and `--designs`' long help: each design's name and summary from the registry.
+pub fn design_long_help(first: &str) -> String {
+    let mut s = format!("{first}\n");
+    for d in regwatt_designs::DesignSpec::ALL {
+        s.push_str(&format!("\n  {:<9} {}", d.name(), d.summary()));
+    }
+    s
+}
+
 /// The `--jobs` value parser: a whole number of threads, at least 1.
 pub fn jobs_parser() -> clap::builder::RangedU64ValueParser<usize> {
     clap::builder::RangedU64ValueParser::<usize>::new().range(1..=4096)

@@ -31,11 +31,11 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
+use regwatt_designs::beyond_rf::BeyondRfInventory;
 use regwatt_designs::config::{
     resolve, GpuPreset, Node, Overrides, PowerMode, ResolvedConfig, Scope,
 };
 use regwatt_designs::energy::Inventory;
-use regwatt_designs::gpu_side::BeyondRfInventory;
 use regwatt_designs::run::{at_node, beyond_rf_inventory, inventory, SummaryRow};
 use regwatt_designs::{DesignSpec, RunReport};
 use regwatt_sim::timing::RunOptions;
@@ -57,7 +57,11 @@ pub struct Args {
     #[arg(long, value_parser = super::jobs_parser())]
     pub jobs: Option<usize>,
     /// Only these designs (comma-separated; default: every design).
-    #[arg(long, value_delimiter = ',')]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        long_help = super::design_long_help("Only these designs (comma-separated; default: every design):")
+    )]
     pub designs: Vec<String>,
     /// Only these GPU presets (comma-separated; default: every preset a design supports).
     #[arg(long, value_delimiter = ',')]

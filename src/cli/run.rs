@@ -53,8 +53,12 @@ pub struct Args {
     /// GPU preset: gtx480 | rtx2060.
     #[arg(long)]
     pub gpu: String,
-    /// Register-file design: baseline | renaming | malekeh | sharing | cerf (gtx480 only) | lreg (parameters: `--set design.KEY=VALUE`).
-    #[arg(long, default_value = "baseline")]
+    #[arg(
+        long,
+        default_value = "baseline",
+        help = super::design_help(),
+        long_help = super::design_long_help(&super::design_help())
+    )]
     pub design: String,
     /// Technology node: 90nm, 65nm, 45nm, 40nm, 32nm, 22nm or 12nm (default: the preset's
     /// `power.node`).
@@ -88,7 +92,7 @@ pub struct Args {
     #[arg(long)]
     pub force: bool,
     /// Record register occupancy per window of this many cycles: architected, allocated and
-    /// live registers over time (seed 002 Fig. 2), in the JSON activity
+    /// live registers over time (Jeon & Annavaram 2014 Fig. 2), in the JSON activity
     /// (`rf.register_series`) and, with `--out`, as DIR/register_series.csv.
     #[arg(long, value_name = "CYCLES", value_parser = clap::value_parser!(u64).range(1..=1 << 40))]
     pub series_window: Option<u64>,
@@ -159,7 +163,7 @@ fn power_states_csv(r: &RunReport) -> anyhow::Result<Option<String>> {
 }
 
 /// Register occupancy per window as CSV: per-SM means of the architected, allocated and live
-/// warp registers, and the utilisation live / architected (seed 002 Fig. 2; empty while no
+/// warp registers, and the utilisation live / architected (Jeon & Annavaram 2014 Fig. 2; empty while no
 /// warp is resident).
 fn series_csv(r: &RunReport) -> anyhow::Result<String> {
     let sms = f64::from(r.config.gpu.sms.max(1));

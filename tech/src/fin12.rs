@@ -221,7 +221,7 @@ fn at_12nm_hp_leaks_less_per_um_than_40nm_at_operating_temperatures() {
     }
 }
 
-/// Issue 2: the 12 nm wordline runs on the 2x (semi-global) layer, one track per port: the
+/// The 12 nm wordline runs on the 2x (semi-global) layer, one track per port: the
 /// track pitch fits in the cell height and is two local pitches (CACTI's per-port growth of
 /// the cell), so each extra port brings room for its own track. The layer cuts the
 /// wordline's resistance per length ~6x; planar (CACTI) nodes keep the local layer.

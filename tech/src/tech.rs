@@ -314,7 +314,7 @@ pub struct SenseAmp {
     pub energy: Energy,
 }
 
-/// Fin geometry of a FinFET node (issue 26: logic and periphery in whole fins).
+/// Fin geometry of a FinFET node (logic and periphery in whole fins).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Fin {
     /// Fin pitch: the layout footprint one fin takes along the gate.
@@ -891,7 +891,7 @@ impl DramCell {
 impl Technology {
     /// Effective width of a transistor drawn `drawn` wide (CACTI's F-scaled widths). Planar
     /// nodes: `drawn`. FinFET nodes: the footprint holds `round(drawn / fin pitch)` fins, at
-    /// least one, each of the fin's effective width (issue 26: at 12 nm CACTI's minimum NMOS
+    /// least one, each of the fin's effective width (at 12 nm CACTI's minimum NMOS
     /// of 1.5 F = 18 nm is one fin, 92 nm of effective width; a device drawn many pitches
     /// wide gets `effective_width / pitch` = `width_per_footprint` times its footprint).
     pub fn transistor_width(&self, drawn: Length) -> Length {

@@ -584,7 +584,7 @@ impl Capacitance {
     }
 }
 
-/// Serialisers for reports (issue 33): a quantity as a plain number in the unit its key names
+/// Serialisers for reports: a quantity as a plain number in the unit its key names
 /// (`#[serde(rename = "total_j", serialize_with = "units::report::j")]`), so JSON and CSV
 /// readers get numbers (pandas, jq) and the unit is in the key: `_j`, `_pj`, `_w`, `_mw`,
 /// `_s`, `_mm2`, `_k`. The quantities' own `Serialize` keeps unit strings (`"0.96 V"`) for

@@ -427,7 +427,7 @@ pub fn static_energy_ordered(
 
 /// The workloads every design suite (`tests/power_modes.rs`, `renaming.rs`, `malekeh.rs`,
 /// `sharing.rs`, `cerf.rs`) runs in all its variants and modes: every built-in workload except
-/// the mnist33 and cifar32g input sizes of seed 001's NN benchmark ([`nn_other_sizes`]). Those
+/// the mnist33 and cifar32g input sizes of Elango 2017's NN benchmark ([`nn_other_sizes`]). Those
 /// eight run the same kernels as mnist29's four versions with other constants; their
 /// single-thread fc loops would be two thirds of these suites' time (CI's budget, issue 27's
 /// brief). Every design still runs them on every preset it supports, with their outputs

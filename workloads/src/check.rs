@@ -342,7 +342,7 @@ mod tests {
         ));
     }
 
-    /// issue 34: a spec's `[check]` passes equal buffers, names the spec, buffer and index of
+    /// A spec's `[check]` passes equal buffers, names the spec, buffer and index of
     /// a difference beyond the tolerance, accepts it within, and reports a missing buffer.
     #[test]
     fn check_spec_applies_the_spec_tolerance() {

@@ -310,7 +310,7 @@ impl Workload {
     }
 
     /// Expected final contents of *every* buffer: the reference's outputs, and every other
-    /// buffer unchanged from `initial` (issue 25: a stray store into an input buffer is a
+    /// buffer unchanged from `initial` (a stray store into an input buffer is a
     /// wrong result too). Compare it with the simulated buffers with [`check`].
     pub fn expected_final(
         &self,
@@ -647,14 +647,14 @@ static ALL: &[Workload] = &[
         "cifarnet",
         cifarnet,
         divergent = false,
-        "CifarNet-shaped CNN forward pass (seed 000): 5x5 convs, 3x3/2 pools, LRN, fc; 10 launches",
+        "CifarNet-shaped CNN forward pass (Jeon et al. 2019): 5x5 convs, 3x3/2 pools, LRN, fc; 10 launches",
         sizes = [default, paper]
     ),
     workload!(
         "alexnet",
         alexnet,
         divergent = false,
-        "AlexNet-shaped CNN forward pass (seed 000): 11x11/4, 5x5, 3x3 convs, pools, LRN, fc; 13 launches",
+        "AlexNet-shaped CNN forward pass (Jeon et al. 2019): 11x11/4, 5x5, 3x3 convs, pools, LRN, fc; 13 launches",
         sizes = [default, paper]
     ),
     workload!(
@@ -895,7 +895,7 @@ mod tests {
         d
     }
 
-    /// Issue 25: a store into a buffer the reference does not write is caught.
+    /// A store into a buffer the reference does not write is caught.
     #[test]
     fn check_catches_a_stray_store_into_an_input() {
         let w = find("vectorAdd").unwrap();
@@ -1032,7 +1032,7 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
-    /// issue 34: every workload's export loads with a `[check]` on every buffer that the
+    /// Every workload's export loads with a `[check]` on every buffer that the
     /// reference's final buffers pass, with the workload's tolerances, and a one-element change
     /// fails; files are listed once.
     #[test]

@@ -1,4 +1,4 @@
-//! Issue 32: the seed-001 NN workloads in regwatt-sim's functional executor.
+//! The seed-001 NN workloads in regwatt-sim's functional executor.
 //!
 //! * The `_lreg` versions' real threads (and the `_smem` versions) produce the baseline's
 //!   outputs bit for bit: the worker threads and the shared-memory copy change where operands

@@ -77,7 +77,7 @@ impl RowAdmission {
     }
 
     /// Reserves the highest free row of sub-core `sc` (a row kept apart from the warps'
-    /// allocations, which fill from the bottom first-fit: seed 001's L-registers), or `None`.
+    /// allocations, which fill from the bottom first-fit: Elango 2017's L-registers), or `None`.
     pub fn reserve_top(&mut self, sc: usize) -> Option<usize> {
         let u = self.used.get_mut(sc)?;
         let r = u.iter().rposition(|&x| !x)?;

@@ -17,7 +17,7 @@
 //! `operand_collectors.operand_write = collector_writes`, `.operand_read = collector_reads`;
 //! `operand_bus.transfer = crossbar_transfers × slices` (each column's bus carries its lanes);
 //! `writeback_bus.write = slice_writes`;
-//! `arbiter.grant = Σ bank_reads` (reads are arbitrated; writes have priority, seed 003 §II).
+//! `arbiter.grant = Σ bank_reads` (reads are arbitrated; writes have priority, Malekeh §II).
 
 use std::collections::BTreeMap;
 
@@ -169,7 +169,7 @@ pub fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
     })
 }
 
-/// The power-managed domains of the baseline's register rows (issue 27): a register row is
+/// The power-managed domains of the baseline's register rows: a register row is
 /// one row of each of the `slices` bank slices, `row_bits` (+ 1/8 with ECC) cells each.
 pub fn power_domains(cfg: &ResolvedConfig) -> Result<RowDomains, EnergyError> {
     let tech = Technology::for_node(cfg.power.node.nm(), cfg.power.temperature)?;
@@ -225,7 +225,7 @@ mod tests {
         let banks = &i40.components[0];
         assert_eq!(banks.name, "rf_banks");
         assert_eq!(banks.instances, 15 * 32);
-        // (the 4 KB bank against seed 002's published CACTI 5.3 figure, like for like with its
+        // (the 4 KB bank against Jeon & Annavaram 2014's published CACTI 5.3 figure, like for like with its
         // 1R + 1W ports: power/src/sram/tests.rs, `seed_reference_points`)
         let ov = Overrides {
             node: Some(Node::N12),
@@ -241,10 +241,10 @@ mod tests {
         }
     }
 
-    /// Issue 2: the 12 nm FinFET node must not leak more than 40 nm planar. A 4 KB register
+    /// The 12 nm FinFET node must not leak more than 40 nm planar. A 4 KB register
     /// bank (16 B rows, 1R + 1W, ECC, itrs-hp cells and periphery) at 360 K.
     #[test]
-    fn issue2_12nm_leaks_less_than_40nm() {
+    fn leaks_less_at_12nm_than_at_40nm() {
         let t = Temperature::from_k(360.0);
         let leak = |nm: f64| {
             let tech = Technology::for_node(nm, t).expect("node");
@@ -265,11 +265,11 @@ mod tests {
         assert!(b12.total_leakage_per_bank() < b40.total_leakage_per_bank());
     }
 
-    /// Issue 26: the operand bus is placed by the banks' and collectors' own dimensions: a
+    /// The operand bus is placed by the banks' and collectors' own dimensions: a
     /// bank's line runs at least over the collector stack and at most over every bank and the
     /// collector stack. (Its energy against the banks' on a workload: tests/designs_workloads.rs.)
     #[test]
-    fn issue26_operand_bus_follows_the_placement() {
+    fn operand_bus_follows_the_placement() {
         for p in GpuPreset::ALL {
             for node in [Node::N40, Node::N12] {
                 let ov = Overrides {

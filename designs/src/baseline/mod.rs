@@ -1,5 +1,5 @@
-//! The baseline banked register file (GPGPU-Sim / Accel-Sim organisation, as in seeds 002,
-//! 003, 004), holding every register value in its modelled physical banks.
+//! The baseline banked register file (GPGPU-Sim / Accel-Sim organisation, as in Jeon &
+//! Annavaram 2014, Malekeh and Jing et al. 2016), holding every register value in its modelled physical banks.
 //!
 //! * Each sub-core has `banks` logical banks (one arbiter queue each); register `r` of warp
 //!   slot `w` lives in logical bank `(r + w) % banks` (GPGPU-Sim `register_bank()`, warp
@@ -7,21 +7,23 @@
 //!   `base(w) + r / banks`.
 //! * A logical bank is `slices` physical SRAM banks accessed together; slice `s` holds lanes
 //!   `s·L .. (s+1)·L` (`L = row_bits / 32`) of every row. GTX 480: 8 slices (the same bank of
-//!   the 8 SIMT clusters) of 128-bit rows serving 4 lanes each (seed 002 §2.1); RTX 2060:
-//!   1 slice of 1024-bit rows (seed 003 §II).
+//!   the 8 SIMT clusters) of 128-bit rows serving 4 lanes each (Jeon & Annavaram 2014 §2.1); RTX 2060:
+//!   1 slice of 1024-bit rows (Malekeh §II).
 //! * A warp reserves `ceil(regs × 32 / alloc_unit) × alloc_unit / 32` registers (CUDA
 //!   allocation granularity), the same rows in every bank of its sub-core, first fit at CTA
 //!   launch, freed when the warp exits.
 //! * A read reads the row of every slice; a write writes only the slices whose lanes are in
-//!   the write mask (each 128-bit row of seed 002 has its own word line per cluster).
+//!   the write mask (each 128-bit row of Jeon & Annavaram 2014 has its own word line per cluster).
 //! * Every access takes one bank port cycle; no extra delay.
 //!
 //! Host storage (no effect on results): a warp register's row of every slice is kept side by
 //! side as one 64-byte-aligned 128-byte `Row`, indexed like the [`RegTracker`]; each warp
 //! slot keeps its first row index and row count, so an access is a shift, a mask and an add
-//! (issue 5: the per-access path is a large share of the simulator's run time).
+//! (the per-access path is a large share of the simulator's run time).
 
 pub mod admission;
+mod design;
+pub use design::Baseline;
 pub mod hardware;
 
 pub use admission::RowAdmission;
@@ -192,7 +194,7 @@ impl BaselineRf {
     }
 
     /// Reserves a row (in every bank) of sub-core `sc` outside the warps' allocations, for
-    /// registers a design keeps beside them (seed 001's L-registers), from the top of the
+    /// registers a design keeps beside them (Elango 2017's L-registers), from the top of the
     /// sub-core down; `None` if every row is taken. Warps are admitted around it.
     pub(crate) fn reserve_side_row(&mut self, sc: usize) -> Option<usize> {
         self.admission.reserve_top(sc)
@@ -209,7 +211,7 @@ impl BaselineRf {
     }
 
     /// A side row `t` is written: allocated from now on if it was not, and accessed, for the
-    /// power-state tracker (issue 27: a design tells it when rows are allocated, accessed and
+    /// power-state tracker (a design tells it when rows are allocated, accessed and
     /// freed).
     pub(crate) fn side_write(&mut self, ctx: &mut RfCtx, t: usize) {
         self.tracker.allocate(t, ctx.now);
@@ -587,7 +589,7 @@ mod tests {
         assert_eq!(rf.peek(w(0), 3), [0; 32]);
     }
 
-    /// The row index as the design defined it before the issue 5 fast path: bank
+    /// The row index as the design defined it before its fast path: bank
     /// `(reg + slot) mod banks` (`reg mod banks` for `register_modulo`), row
     /// `base + reg / banks`, index `(sc·banks + bank)·rows + row`.
     fn reference_index(

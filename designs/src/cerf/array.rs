@@ -1,4 +1,4 @@
-//! The integrated array of seed 004 (§III-B, Fig. 4): `banks` tag banks of `sets_per_bank`
+//! The integrated array of Jing et al. 2016 (§III-B, Fig. 4): `banks` tag banks of `sets_per_bank`
 //! sets × `ways` ways, one 128-byte entry per way holding a warp register or a cached line,
 //! each entry in one of the four states of Fig. 6, exact LRU within a set (§III-D1).
 //!

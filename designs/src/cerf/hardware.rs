@@ -1,14 +1,14 @@
-//! Hardware inventory of the cerf design (seed 004 §III-B, §III-E, Fig. 4): the integrated
+//! Hardware inventory of the cerf design (Jing et al. 2016 §III-B, §III-E, Fig. 4): the integrated
 //! data array is the baseline's register file, unchanged ("the integrated data array applies
 //! the same multi-banked structure as the traditional RF"), plus the tag array and the
 //! re-indexing logic. The L1D the array replaces leaves the beyond-RF inventory
-//! ([`crate::gpu_side::inventory`] drops `l1d_data` and `l1d_tag` for this design).
+//! ([`crate::beyond_rf::inventory`] drops `l1d_data` and `l1d_tag` for this design).
 //!
 //! | component | instance | events |
 //! |---|---|---|
 //! | `rf_banks`, `operand_collectors`, `operand_bus`, `writeback_bus`, `arbiter` | the baseline's ([`crate::baseline::hardware`]): the data array's banks and their operand network | `rf_banks.read` = (register reads + line reads) × slices; `.write` = array writes × slices (every write charged all slices: an upper bound for partial register writes); `operand_bus.transfer` = (operand transfers + load hits) × slices (a hit line leaves its bank for the LD/ST unit); `writeback_bus.write` = array writes × slices; `arbiter.grant` = bank reads + array line accesses |
-//! | `tag_array` | one SM's tags: `entries / ways` sets, each a `ways`-entry CAM of CACTI's default tag width for the array's capacity and associativity, as the baseline's L1D tags ([`crate::gpu_side`]); state and LRU bits not counted, as the L1D's valid/dirty bits are not | `lookup` = every register access, every line looked up, every invalidation probe |
-//! | `rgen` | the re-indexing adder of one SM (`base + r / banks`, a 10-bit add, §III-C), dynamic energy only | `index` = register reads + writes: 10/32 of a 32-bit integer add ([`crate::gpu_side::exec`]) |
+//! | `tag_array` | one SM's tags: `entries / ways` sets, each a `ways`-entry CAM of CACTI's default tag width for the array's capacity and associativity, as the baseline's L1D tags ([`crate::beyond_rf`]); state and LRU bits not counted, as the L1D's valid/dirty bits are not | `lookup` = every register access, every line looked up, every invalidation probe |
+//! | `rgen` | the re-indexing adder of one SM (`base + r / banks`, a 10-bit add, §III-C), dynamic energy only | `index` = register reads + writes: 10/32 of a 32-bit integer add ([`crate::beyond_rf::exec`]) |
 
 use regwatt_power::cam::CamTech;
 use regwatt_sim::timing::activity::{CoreActivity, MemActivity};
@@ -18,7 +18,7 @@ use regwatt_tech::{DeviceFlavor, Technology};
 
 use super::{CerfStats, ENTRY_BYTES};
 use crate::baseline::BaselineStats;
-use crate::config::{DesignParams, ResolvedConfig};
+use crate::config::ResolvedConfig;
 use crate::energy::{Component, EnergyError, EventCounts, Inventory};
 
 /// Bits of the re-indexing adder: a register address (10 bits for 1024 entries).
@@ -40,12 +40,7 @@ pub fn tag_geometry(cfg: &ResolvedConfig, ways: u32) -> CacheConfig {
 
 /// Builds the cerf inventory at the configuration's node and temperature.
 pub fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
-    let Some(DesignParams::Cerf(p)) = &cfg.design else {
-        return Err(EnergyError::NoModel {
-            component: "tag_array".into(),
-            message: "the configuration has no `[design]` table of `cerf`".into(),
-        });
-    };
+    let p = &crate::registry::inventory_params::<super::Cerf>(cfg, "tag_array")?;
     let mut inv = crate::baseline::hardware::inventory(cfg)?;
     let tech = Technology::for_node(cfg.power.node.nm(), cfg.power.temperature)?;
     let sms = u64::from(cfg.gpu.sms);
@@ -56,16 +51,16 @@ pub fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
         }
     })?;
     let geo = tag_geometry(cfg, p.ways);
-    let (set, bits) = crate::gpu_side::set_tags(&ct, &geo, "tag_array")?;
-    let mut tags = crate::gpu_side::tag_component("tag_array", sms, &geo, &set, bits);
+    let (set, bits) = crate::beyond_rf::set_tags(&ct, &geo, "tag_array")?;
+    let mut tags = crate::beyond_rf::tag_component("tag_array", sms, &geo, &set, bits);
     tags.description = format!(
-        "integrated array tags: {} sets x {}-way CAM, {bits}-bit tags (seed 004 §III-B)",
+        "integrated array tags: {} sets x {}-way CAM, {bits}-bit tags (Jing et al. 2016 §III-B)",
         geo.sets, geo.ways
     );
-    tags.source = "regwatt_power::cam::cam (CACTI 7 CAM path), as the baseline's L1D tags; seed 004 §III-B, §III-E".into();
+    tags.source = "regwatt_power::cam::cam (CACTI 7 CAM path), as the baseline's L1D tags; Jing et al. 2016 §III-B, §III-E".into();
     inv.components.push(tags);
 
-    let ops = crate::gpu_side::exec::op_energies(&tech, cfg.power.temperature)?;
+    let ops = crate::beyond_rf::exec::op_energies(&tech, cfg.power.temperature)?;
     let add = ops
         .get("int_op")
         .copied()
@@ -84,7 +79,7 @@ pub fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
         leakage: Power::ZERO,
         area: Area::ZERO,
         source:
-            "32-bit integer add of designs/src/gpu_side/exec.rs scaled by width; seed 004 §III-C"
+            "32-bit integer add of designs/src/beyond_rf/exec.rs scaled by width; Jing et al. 2016 §III-C"
                 .into(),
     });
     Ok(inv)
@@ -126,7 +121,7 @@ pub fn events(
     e
 }
 
-/// On-chip storage in bits as seed 004 §III-E counts it, for `address_bits`-bit addresses:
+/// On-chip storage in bits as Jing et al. 2016 §III-E counts it, for `address_bits`-bit addresses:
 /// `(cerf, baseline)`. cerf: the data array, a tag per entry (`address_bits − log2(line) −
 /// log2(sets)` bits) and 2 state bits per entry; baseline: the RF, the L1D data and a tag plus
 /// valid and dirty bits per L1D line. Seed: 130.375 KB against "about 144 KB"
@@ -150,7 +145,7 @@ pub fn seed_storage_bits(cfg: &ResolvedConfig, ways: u32, address_bits: u32) -> 
 mod tests {
     use super::*;
     use crate::config::{resolve, GpuPreset, Overrides};
-    use crate::spec::DesignSpec;
+    use crate::registry::DesignSpec;
 
     fn cfg() -> ResolvedConfig {
         let ov = Overrides {
@@ -162,7 +157,7 @@ mod tests {
     }
 
     #[test]
-    fn issue30_seed_storage_130_375_kb_against_about_144_kb() {
+    fn seed_storage_130_375_kb_against_about_144_kb() {
         let (cerf, base) = seed_storage_bits(&cfg(), 4, 32);
         // §III-E: 17-bit tags x 1024 = 2.125 KB, 2 state bits x 1024 = 0.25 KB
         assert_eq!(cerf, 8 * 1024 * 128 + 1024 * 17 + 1024 * 2);
@@ -174,19 +169,19 @@ mod tests {
         assert!(seed_storage_bits(&cfg(), 8, 32).0 > cerf);
     }
 
-    /// Seed 004 Table III (CACTI 6.5) beside regwatt's primitives at 40 nm: printed for the
-    /// README (`cargo test -p regwatt-designs issue30_table3 -- --nocapture`), and checked
+    /// Jing et al. 2016 Table III (CACTI 6.5) beside regwatt's primitives at 40 nm: printed for the
+    /// README (`cargo test -p regwatt-designs table3_primitives -- --nocapture`), and checked
     /// for the relation the seed's argument rests on (§V-C: "the tag array only takes a very
     /// small portion in the total energy"): a set's tag lookup costs less than reading the
     /// line it finds. Leakage is per instance: one bank, one L1D, or one SM's whole tag
     /// array.
     #[test]
-    fn issue30_table3_primitives_beside_regwatt() {
+    fn table3_primitives_beside_regwatt() {
         let c = cfg();
         let rf = inventory(&c).expect("cerf inventory");
         let mut bc = c.clone();
         bc.design = None;
-        let beyond = crate::gpu_side::inventory(&bc).expect("baseline beyond-RF");
+        let beyond = crate::beyond_rf::inventory(&bc).expect("baseline beyond-RF");
         let find = |n: &str| {
             rf.components
                 .iter()

@@ -1,4 +1,4 @@
-//! Design `cerf` (seed 004, Jing et al., "Cache-Emulated Register File", 2016): the register
+//! Design `cerf` (Jing et al. 2016, Jing et al., "Cache-Emulated Register File", 2016): the register
 //! file and the L1D merged into one tagged, set-associative array. See
 //! `designs/src/cerf/README.md` for the mechanism, every parameter and every decision the
 //! seed leaves open.
@@ -31,6 +31,8 @@
 //!   run ([`CerfStats::line_value_mismatches`], [`CerfStats::lost_dirty_lines`]).
 
 pub mod array;
+mod design;
+pub use design::Cerf;
 pub mod hardware;
 #[cfg(test)]
 mod tests;
@@ -43,15 +45,15 @@ use regwatt_sim::timing::activity::{RegTracker, RfActivity};
 use regwatt_sim::timing::config::BankMapping;
 use regwatt_sim::timing::functional::{MemOpKind, MemSpaceKind, WarpMemAccess};
 use regwatt_sim::timing::rf::{
-    Delay, GlobalAccess, GlobalRead, MemFetch, MemRoute, OperandRef, ReadOutcome, RegId,
-    RegisterFileDesign, ReleaseCause, RfCtx, RfError, RfLayout, RfStats, Route, WarpSlot,
-    WriteOutcome, WriteRef, ARRAY_BANKS,
+    BankAccessKind, BankAccesses, Delay, GlobalAccess, GlobalRead, MemFetch, MemRoute, OperandRef,
+    ReadOutcome, RegId, RegisterFileDesign, ReleaseCause, RfCtx, RfError, RfLayout, RfStats, Route,
+    WarpSlot, WriteOutcome, WriteRef,
 };
 use serde::{Deserialize, Serialize};
 
 use crate::baseline::RowAdmission;
+use crate::common::StoreLog;
 use crate::config::ResolvedConfig;
-use crate::sharing::StoreLog;
 pub use array::Replacement;
 use array::{Array, Incoming, State};
 
@@ -90,6 +92,9 @@ pub struct CerfParams {
     pub hit_latency: u32,
 }
 
+/// Register banks the merged array supports.
+const ARRAY_BANKS: usize = 8;
+
 impl CerfParams {
     /// Whether dead registers are freed under these parameters.
     pub fn liveness_on(&self) -> bool {
@@ -103,15 +108,6 @@ impl CerfParams {
     /// Range checks against the configuration (`key`, message).
     pub fn validate(&self, cfg: &ResolvedConfig) -> Result<(), (&'static str, String)> {
         let s = &cfg.gpu.sm;
-        if s.sub_cores != 1 {
-            return Err((
-                "design",
-                format!(
-                    "`cerf` merges one register file with the SM's L1D (seed 004 Table I, a GTX 480 SM); this GPU has {} sub-cores, each with its own register file (use gtx480)",
-                    s.sub_cores
-                ),
-            ));
-        }
         if !self.ways.is_power_of_two() || self.ways > 32 {
             return Err((
                 "design.ways",
@@ -195,7 +191,7 @@ pub struct CerfStats {
     pub remote_invalidations: u64,
     /// Memory instructions that bypass the array: atomics, `.volatile`/ordered/`.cv`, local.
     pub uncached_instructions: u64,
-    /// Replacements by (victim, newcomer), seed 004 Fig. 13: register by register, register
+    /// Replacements by (victim, newcomer), Jing et al. 2016 Fig. 13: register by register, register
     /// by line, line by register, line by line.
     pub evict_reg_by_reg: u64,
     pub evict_reg_by_line: u64,
@@ -655,7 +651,7 @@ impl CerfRf {
     fn load(&mut self, ctx: &mut RfCtx, g: &GlobalAccess) -> MemRoute {
         let now = ctx.now;
         self.stats.load_instructions += 1;
-        let mut reads = [0u8; ARRAY_BANKS];
+        let mut reads = BankAccesses::none(BankAccessKind::LineAccesses);
         let mut miss_lanes = 0u32;
         let mut wait_until = 0u64;
         let lines = std::mem::take(&mut self.lines);
@@ -668,8 +664,7 @@ impl CerfRf {
                     self.stats.array_line_reads += 1;
                     self.arr.touch(i);
                     self.tracker.read(i, now, ctx.act);
-                    let b = self.arr.bank_of(line).min(ARRAY_BANKS - 1);
-                    reads[b] = reads[b].saturating_add(1);
+                    reads.add(self.arr.bank_of(line));
                     self.check_lanes(i, line, lanes, g.access, g.memory);
                 }
                 Some(i) => {
@@ -709,20 +704,19 @@ impl CerfRf {
         if wait_until == u64::MAX {
             wait_until = now + self.fill_estimate;
         }
-        MemRoute::Array {
-            reads,
+        MemRoute::Banks(BankAccesses {
             miss_lanes,
             latency: self.p.hit_latency,
             extra: self.p.tag_stage_cycles,
             wait_until,
-            via_l1: false,
-        }
+            ..reads
+        })
     }
 
     fn store(&mut self, ctx: &mut RfCtx, g: &GlobalAccess) -> MemRoute {
         let now = ctx.now;
         self.stats.store_instructions += 1;
-        let mut reads = [0u8; ARRAY_BANKS];
+        let mut reads = BankAccesses::none(BankAccessKind::LineAccesses);
         let mut miss_lanes = 0u32;
         let lines = std::mem::take(&mut self.lines);
         for &(line, lanes) in &lines {
@@ -744,8 +738,7 @@ impl CerfRf {
                     self.arr.touch(i);
                     self.tracker.write(i, now, ctx.act);
                     self.apply_store(i, line, lanes, g.access, g.memory);
-                    let b = self.arr.bank_of(line).min(ARRAY_BANKS - 1);
-                    reads[b] = reads[b].saturating_add(1);
+                    reads.add(self.arr.bank_of(line));
                 }
                 None => {
                     self.stats.store_misses += 1;
@@ -754,14 +747,13 @@ impl CerfRf {
             }
         }
         self.lines = lines;
-        MemRoute::Array {
-            reads,
+        MemRoute::Banks(BankAccesses {
             miss_lanes,
             latency: self.p.hit_latency,
             extra: self.p.tag_stage_cycles,
             wait_until: 0,
-            via_l1: false,
-        }
+            ..reads
+        })
     }
 }
 
@@ -943,6 +935,7 @@ impl RegisterFileDesign for CerfRf {
                         victim,
                     },
                     spill: None,
+                    evict_to_bank: None,
                 }
             }
             RegAt::Spilled | RegAt::Empty => {
@@ -953,6 +946,7 @@ impl RegisterFileDesign for CerfRf {
                 WriteOutcome {
                     delay: Delay::None,
                     spill,
+                    ..WriteOutcome::DONE
                 }
             }
         }

@@ -1,12 +1,13 @@
-//! Unit tests of the cerf design on hand-made access sequences (issue 30's acceptance: the
+//! Unit tests of the cerf design on hand-made access sequences (the acceptance: the
 //! Fig. 6 transitions, the re-indexing bijection, LRU-fair spills and refills with the value
 //! intact, LRU-prioritized never evicting a register for a line, a dropped dirty line caught).
 
 use std::collections::HashMap;
 
 use super::*;
-use crate::config::{resolve, DesignParams, GpuPreset, Overrides};
-use crate::spec::DesignSpec;
+use crate::config::{resolve, GpuPreset, Overrides};
+use crate::registry::DesignParams;
+use crate::registry::DesignSpec;
 use regwatt_sim::timing::activity::RfActivity;
 use regwatt_sim::timing::functional::{InstrInfo, RegList, UnitClass};
 
@@ -96,12 +97,12 @@ fn global(
         access: acc,
         info: &inf,
         l1_hit: None,
-        merge_slot_free: true,
+        design_reads_free: true,
         memory: Some(mem),
     };
     let mut c = ctx(act, now);
     let r = d.global_access(&mut c, &g);
-    if let MemRoute::Array { miss_lanes, .. } = r {
+    if let MemRoute::Banks(BankAccesses { miss_lanes, .. }) = r {
         if miss_lanes != 0 {
             d.global_timed(&mut c, &g, now + 100);
         }
@@ -202,10 +203,10 @@ fn fig6_transitions() {
     assert!(
         matches!(
             r,
-            MemRoute::Array {
+            MemRoute::Banks(BankAccesses {
                 miss_lanes: u32::MAX,
                 ..
-            }
+            })
         ),
         "{r:?}"
     );
@@ -215,19 +216,21 @@ fn fig6_transitions() {
     assert!(
         matches!(
             r,
-            MemRoute::Array {
+            MemRoute::Banks(BankAccesses {
                 miss_lanes: 0,
                 wait_until: 103,
                 ..
-            }
+            })
         ),
         "{r:?}"
     );
     // after the fill a load hits: one bank access, no request
     let r = global(&mut d, &mut act, 200, &access(MemOpKind::Load, line), &mem);
-    let MemRoute::Array {
-        reads, miss_lanes, ..
-    } = r
+    let MemRoute::Banks(BankAccesses {
+        per_bank: reads,
+        miss_lanes,
+        ..
+    }) = r
     else {
         panic!("{r:?}");
     };
@@ -332,7 +335,7 @@ fn lru_fair_spills_the_oldest_register_and_fetches_it_back_intact() {
     let (mut d, mut act, regs, line) = set_full_of_registers(&c);
     let mem = Mem::default();
     let r = global(&mut d, &mut act, 100, &access(MemOpKind::Load, line), &mem);
-    assert!(matches!(r, MemRoute::Array { .. }));
+    assert!(matches!(r, MemRoute::Banks(BankAccesses { .. })));
     assert_eq!(d.take_writeback().map(|f| f.write), Some(true), "the spill");
     assert_eq!(d.stats.reg_spills, 1);
     assert_eq!(d.stats.evict_reg_by_line, 1);
@@ -366,10 +369,10 @@ fn lru_prioritized_never_evicts_a_register_for_a_line() {
     let r = global(&mut d, &mut act, 100, &access(MemOpKind::Load, line), &mem);
     assert!(matches!(
         r,
-        MemRoute::Array {
+        MemRoute::Banks(BankAccesses {
             miss_lanes: u32::MAX,
             ..
-        }
+        })
     ));
     assert_eq!(d.stats.fills_bypassed, 1);
     assert_eq!(d.stats.reg_spills, 0);

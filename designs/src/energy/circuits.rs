@@ -74,8 +74,8 @@ pub fn operand_buffers(
     })
 }
 
-/// Where the parts of one lane-slice column of a sub-core sit (issue 26), from the models'
-/// own dimensions. Gebhart et al., ISCA 2011, Fig. 2 and §2 (seed 002 §2.1): a SIMT cluster's
+/// Where the parts of one lane-slice column of a sub-core sit, from the models'
+/// own dimensions. Gebhart et al., ISCA 2011, Fig. 2 and §2 (Jeon & Annavaram 2014 §2.1): a SIMT cluster's
 /// lanes have their own slice of every register bank, their operand buffering and their
 /// execution lanes in one column. Here the `banks` bank slices are stacked above the
 /// collectors' operand slices, which sit above the lanes:

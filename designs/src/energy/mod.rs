@@ -12,7 +12,7 @@
 //! ```
 //!
 //! (the event-count × per-access-energy accounting of GPUWattch, Leng et al., ISCA 2013, and
-//! of the seeds: seed 002 §8.2, seed 004 §IV "statistics × power primitives"). Every SM
+//! of the seeds: Jeon & Annavaram 2014 §8.2, Jing et al. 2016 §IV "statistics × power primitives"). Every SM
 //! leaks for the whole run. Later designs add gated/drowsy states with their own leakage
 //! powers and residency times.
 

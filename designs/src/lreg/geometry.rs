@@ -1,4 +1,4 @@
-//! The L-register annotation and the window arithmetic of seed 001 (Elango 2017, §6.2, §7.1,
+//! The L-register annotation and the window arithmetic of Elango 2017 (Elango 2017, §6.2, §7.1,
 //! §7.3, Fig. 19–20).
 //!
 //! A kernel whose body holds

@@ -1,11 +1,11 @@
 //! Hardware inventory of the L-register design: the baseline's register file
 //! ([`crate::baseline::hardware`]; L-registers live in its unreserved rows, §6.4: "does not
-//! impose any area or power overhead on the register file design") plus seed 001's additions
+//! impose any area or power overhead on the register file design") plus Elango 2017's additions
 //! (§7.1–§7.4):
 //!
 //! | component | instance | events |
 //! |---|---|---|
-//! | `lreg_map` | per SM: for every warp slot, `design.map_entries` entries mapping an L-register id (16 bits) to a physical warp register (`⌈log2 rows⌉` bits) with a valid bit; an SRAM of one-entry rows (`regwatt_power::sram`, like seed 002's renaming table) | `read` (a lookup: every L-register load, every shuffle source), `write` (an L-register allocated or released) |
+//! | `lreg_map` | per SM: for every warp slot, `design.map_entries` entries mapping an L-register id (16 bits) to a physical warp register (`⌈log2 rows⌉` bits) with a valid bit; an SRAM of one-entry rows (`regwatt_power::sram`, like Jeon & Annavaram 2014's renaming table) | `read` (a lookup: every L-register load, every shuffle source), `write` (an L-register allocated or released) |
 //! | `lreg_counters` | per SM: the next L-register id of every warp slot (16 bits), flip-flops | `update` (read and write at every L-register load) |
 //! | `shuffle_network` | per sub-core: a logarithmic lane rotator, 5 levels of 32 lane-wide (32-bit) 2:1 muxes (ORION 2.0 mux, pitch-limited): a shuffle moves every lane by the same distance (+1 or +`blockDim.x`) | `transfer` (one source row rotated) |
 //!
@@ -30,10 +30,10 @@ use regwatt_tech::units::Energy;
 use regwatt_tech::Technology;
 
 use super::{LregParams, LregStats};
-use crate::config::{DesignParams, ResolvedConfig};
+use crate::common::hardware::row_id_bits;
+use crate::common::hardware::sram;
+use crate::config::ResolvedConfig;
 use crate::energy::{circuits, Component, EnergyError, EventCounts, Inventory};
-use crate::renaming::hardware::sram;
-use crate::sharing::hardware::row_id_bits;
 
 /// Bits of an L-register id (the lane counters and the map's tags): 65536 loads per thread
 /// before the numbering wraps, far beyond a convolution window's `K²·S`.
@@ -47,14 +47,8 @@ pub fn map_entry_bits(rows: u32) -> u32 {
     LREG_ID_BITS + row_id_bits(rows) + 1
 }
 
-fn params(cfg: &ResolvedConfig) -> Result<&LregParams, EnergyError> {
-    match &cfg.design {
-        Some(DesignParams::Lreg(p)) => Ok(p),
-        _ => Err(EnergyError::NoModel {
-            component: "lreg_map".into(),
-            message: "the configuration has no `[design]` table of `lreg`".into(),
-        }),
-    }
+fn params(cfg: &ResolvedConfig) -> Result<LregParams, EnergyError> {
+    crate::registry::inventory_params::<super::Lreg>(cfg, "lreg_map")
 }
 
 /// Builds the L-register design's inventory at the configuration's node and temperature.
@@ -71,7 +65,7 @@ pub fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
     };
 
     // the map: `map_entries` entries per warp slot, one SRAM of one-entry rows (as the
-    // renaming table of seed 002); the lane counters: one 32 x 16-bit row per warp slot
+    // renaming table of Jeon & Annavaram 2014); the lane counters: one 32 x 16-bit row per warp slot
     let sram_err = |c: &'static str| {
         move |source| EnergyError::Sram {
             component: c.to_string(),
@@ -95,7 +89,7 @@ pub fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
         event_energy: ev(&[("read", map.read_energy), ("write", map.write_energy)]),
         leakage: map.total_leakage_per_bank(),
         area: map.area,
-        source: "regwatt_power::sram::estimate (CACTI 7 model, calibrated); seed 001 §7.1-§7.2"
+        source: "regwatt_power::sram::estimate (CACTI 7 model, calibrated); Elango 2017 §7.1-§7.2"
             .into(),
     });
     let logic = circuits::logic_tech(&tech)?;
@@ -120,7 +114,8 @@ pub fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
         event_energy: ev(&[("update", ff.read_energy + ff.write_energy)]),
         leakage: ff.leakage + ff.gate_leakage,
         area: ff.area,
-        source: "regwatt_power::flipflop::flipflop_array (McPAT 1.3 DFFCell); seed 001 §7.1".into(),
+        source: "regwatt_power::flipflop::flipflop_array (McPAT 1.3 DFFCell); Elango 2017 §7.1"
+            .into(),
     });
 
     // a shuffle moves every lane by the same distance (+1 or +blockDim.x): a logarithmic
@@ -149,7 +144,7 @@ pub fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
         event_energy: ev(&[("transfer", mux.energy_per_transfer * muxes)]),
         leakage: (mux.leakage + mux.gate_leakage) * muxes,
         area: mux.area * muxes,
-        source: "regwatt_power::crossbar (ORION 2.0 2:1 mux per 32-bit lane, pitch-limited); seed 001 §2.1.3, §7.3"
+        source: "regwatt_power::crossbar (ORION 2.0 2:1 mux per 32-bit lane, pitch-limited); Elango 2017 §2.1.3, §7.3"
             .into(),
     });
     Ok(inv)
@@ -179,7 +174,7 @@ pub fn events(cfg: &ResolvedConfig, core: &CoreActivity, s: &LregStats) -> Event
 mod tests {
     use super::*;
     use crate::config::{resolve, GpuPreset, Overrides};
-    use crate::spec::DesignSpec;
+    use crate::registry::DesignSpec;
 
     fn cfg(gpu: GpuPreset) -> ResolvedConfig {
         resolve(

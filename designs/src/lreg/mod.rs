@@ -1,4 +1,4 @@
-//! Design `lreg` (seed 001, Elango, "Convolutional Neural Network Acceleration on GPU by
+//! Design `lreg` (Elango 2017, Elango, "Convolutional Neural Network Acceleration on GPU by
 //! Exploiting Data Reuse", MS thesis 2017): L-registers. In a kernel the compiler marks
 //! ([`geometry::Annotation`], a `.pragma` in its body), every thread's global loads get
 //! L-register ids in dynamic order (§7.1); a load of an input pixel that a horizontal or
@@ -12,14 +12,14 @@
 //!   last neighbour that reads it has (§7.2). They are packed into rows the design reserves
 //!   from the top of the sub-core down (one register per bank of a row; the bank is the
 //!   L-register's interleaved bank), so warps are admitted around them, and the power-state
-//!   tracker sees those rows allocated, written, read and freed like a warp's (issue 27:
-//!   every `--power-mode` charges them).
+//!   tracker sees those rows allocated, written, read and freed like a warp's (every
+//!   `--power-mode` charges them).
 //! * Per L-load instruction, each active lane with an input id takes its pixel from the
 //!   horizontal neighbour's L-register `id − CS·S` if that lane (thread `x + 1`, same row,
 //!   same warp) holds it, else from the vertical neighbour's `id − K·RS·S` (thread `y + 1`,
 //!   same warp), else loads it (row, warp and block boundaries, §6.5). The lanes that load go
 //!   through the L1D in the same instruction; the shuffled lanes' source rows are read through
-//!   the bank arbitration ([`MemRoute::Array`]) and the shuffle network; an instruction with
+//!   the bank arbitration ([`MemRoute::Banks`]) and the shuffle network; an instruction with
 //!   no loading lane accesses no memory.
 //! * Values: the design keeps every retained L-register's 32 lanes. A shuffled lane's value
 //!   is compared with what memory holds at its address; a difference (a lost or misplaced
@@ -27,16 +27,18 @@
 //!   ([`LregStats::integrity`]).
 //! * Kernels without the annotation run exactly as on the baseline.
 
+mod design;
 pub mod geometry;
+pub use design::Lreg;
 pub mod hardware;
 #[cfg(test)]
 mod tests;
 
 use regwatt_sim::timing::functional::{FunctionalWarpModel, MemOpKind, MemSpaceKind};
 use regwatt_sim::timing::rf::{
-    Delay, GlobalAccess, MemRoute, OperandRef, ReadOutcome, RegId, RegisterFileDesign,
-    ReleaseCause, RfCtx, RfError, RfLayout, RfStats, Route, WarpSlot, WriteOutcome, WriteRef,
-    ARRAY_BANKS,
+    BankAccessKind, BankAccesses, Delay, GlobalAccess, MemRoute, OperandRef, ReadOutcome, RegId,
+    RegisterFileDesign, ReleaseCause, RfCtx, RfError, RfLayout, RfStats, Route, WarpSlot,
+    WriteOutcome, WriteRef,
 };
 use serde::{Deserialize, Serialize};
 
@@ -411,14 +413,13 @@ impl LregRf {
             }
         }
         // the shuffles' source rows are read (before this instruction's releases)
-        let mut reads = [0u8; ARRAY_BANKS];
+        let mut reads = BankAccesses::none(BankAccessKind::LineAccesses);
         let mut wake = 0u32;
         for (e, u) in [(he, used[0]), (ve, used[1])] {
             let Some((s, i)) = e.filter(|_| u) else {
                 continue;
             };
-            let b = self.bank(g.warp.slot, s).min(ARRAY_BANKS - 1);
-            reads[b] = reads[b].saturating_add(1);
+            reads.add(self.bank(g.warp.slot, s));
             self.stats.shuffle_row_reads += 1;
             self.stats.map_reads += 1;
             let e = &self.warps[slot].live[i];
@@ -478,14 +479,13 @@ impl LregRf {
         if shuffled == 0 {
             return MemRoute::Hierarchy;
         }
-        MemRoute::Array {
-            reads,
+        // the lanes without a neighbour to shuffle from load through the L1D like any load
+        MemRoute::Banks(BankAccesses {
             miss_lanes: acc.mask & !shuffled,
             latency: self.shuffle_latency + wake,
-            extra: 0,
-            wait_until: 0,
             via_l1: true,
-        }
+            ..reads
+        })
     }
 }
 
@@ -575,7 +575,7 @@ impl RegisterFileDesign for LregRf {
             _ => MemRoute::Hierarchy,
         };
         let loading = match route {
-            MemRoute::Array { miss_lanes, .. } => miss_lanes & acc.mask,
+            MemRoute::Banks(a) => a.miss_lanes & acc.mask,
             _ => acc.mask,
         };
         if loading == 0 {

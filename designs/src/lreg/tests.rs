@@ -1,12 +1,13 @@
-//! Unit tests of the lreg design on a hand-driven convolution layer (issue 32's acceptance:
+//! Unit tests of the lreg design on a hand-driven convolution layer (the acceptance:
 //! interior threads of a stride-2 5×5 layer load 4 of 25 inputs; a shuffle never reads a lane
 //! of another warp; a misplaced value is caught).
 
 use std::collections::HashMap;
 
 use super::*;
-use crate::config::{resolve, DesignParams, GpuPreset, Overrides};
-use crate::spec::DesignSpec;
+use crate::config::{resolve, GpuPreset, Overrides};
+use crate::registry::DesignParams;
+use crate::registry::DesignSpec;
 use crate::test_support::ctx;
 use regwatt_sim::timing::activity::RfActivity;
 use regwatt_sim::timing::functional::{InstrInfo, RegList, UnitClass, WarpMemAccess};
@@ -160,7 +161,7 @@ impl Layer {
                 access: &acc,
                 info: &inf,
                 l1_hit: None,
-                merge_slot_free: true,
+                design_reads_free: true,
                 memory: Some(&self.mem),
             };
             let r = self
@@ -168,7 +169,7 @@ impl Layer {
                 .global_access(&mut ctx(&mut self.act, u64::from(i)), &g);
             let loading = match r {
                 MemRoute::Hierarchy => mask,
-                MemRoute::Array { miss_lanes, .. } => miss_lanes & mask,
+                MemRoute::Banks(BankAccesses { miss_lanes, .. }) => miss_lanes & mask,
                 other => panic!("unexpected route {other:?}"),
             };
             if i % 2 == 1 {
@@ -334,7 +335,7 @@ fn bad_parameters_are_rejected() {
     assert!(e.to_string().contains("design.map_entries"), "{e}");
 }
 
-/// Issue 32 / issue 27: L-registers live in concrete rows of the register file, reserved from
+/// L-registers live in concrete rows of the register file, reserved from
 /// the top of their sub-core and never inside a warp's allocation; the power-state tracker sees
 /// those rows allocated while an L-register is held (a register-gated row holding one is on)
 /// and free again once the last neighbour read it; a freed row goes back to admission.

@@ -1,5 +1,5 @@
 //! Hardware inventory of the Malekeh design: the baseline's register file with every
-//! operand collector unit turned into a caching collector unit (seed 003 §III-B/C, Fig. 5):
+//! operand collector unit turned into a caching collector unit (Malekeh §III-B/C, Fig. 5):
 //!
 //! | component | instance | events |
 //! |---|---|---|
@@ -19,7 +19,7 @@ use regwatt_tech::units::Energy;
 use regwatt_tech::Technology;
 
 use super::MalekehStats;
-use crate::config::{DesignParams, ResolvedConfig};
+use crate::config::ResolvedConfig;
 use crate::energy::{circuits, Component, EnergyError, EventCounts, Inventory};
 
 /// Metadata bits per cache-table entry: valid, 8-bit tag (256 registers), lock, reuse, and 3
@@ -28,12 +28,7 @@ pub const META_BITS: u32 = 1 + 8 + 1 + 1 + 3;
 
 /// Builds the Malekeh design's inventory at the configuration's node and temperature.
 pub fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
-    let Some(DesignParams::Malekeh(p)) = &cfg.design else {
-        return Err(EnergyError::NoModel {
-            component: "ccu_tags".into(),
-            message: "the configuration has no `[design]` table of `malekeh`".into(),
-        });
-    };
+    let p = &crate::registry::inventory_params::<super::Malekeh>(cfg, "ccu_tags")?;
     let mut inv = crate::baseline::hardware::inventory(cfg)?;
     let tech = Technology::for_node(cfg.power.node.nm(), cfg.power.temperature)?;
     let logic = circuits::logic_tech(&tech)?;
@@ -58,7 +53,7 @@ pub fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
         c.leakage = ct.leakage;
         c.area = ct.area;
         c.instances = ccus;
-        c.source = "regwatt_power::flipflop::flipflop_array (McPAT 1.3 DFFCell on CACTI 7 primitives); seed 003 §III-C".into();
+        c.source = "regwatt_power::flipflop::flipflop_array (McPAT 1.3 DFFCell on CACTI 7 primitives); Malekeh §III-C".into();
     }
     let meta = flipflop_array(
         &logic,
@@ -87,7 +82,7 @@ pub fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
         ]),
         leakage: meta.leakage + meta.gate_leakage,
         area: meta.area,
-        source: "regwatt_power::flipflop::flipflop_array (McPAT 1.3 DFFCell); seed 003 §III-C, Fig. 5".into(),
+        source: "regwatt_power::flipflop::flipflop_array (McPAT 1.3 DFFCell); Malekeh §III-C, Fig. 5".into(),
     });
     Ok(inv)
 }

@@ -1,4 +1,4 @@
-//! Design `malekeh` (seed 003): each operand collector unit of a sub-core becomes a small
+//! Design `malekeh` (Malekeh): each operand collector unit of a sub-core becomes a small
 //! register cache, a caching collector unit (CCU), managed with compiler reuse hints, a
 //! CCU-aware warp priority and CCU allocation, and an adaptive issue wait (STHLD). See
 //! `designs/src/malekeh/README.md` for the mechanism, the parameters and the decisions.
@@ -8,6 +8,8 @@
 //! result of its register (port D) and invalidated by any other result of it, so a hit never
 //! returns a stale value.
 
+mod design;
+pub use design::Malekeh;
 pub mod hardware;
 pub mod sthld;
 
@@ -29,7 +31,7 @@ use sthld::{Sthld, SthldInterval};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Policy {
-    /// Seed 003: reuse-aware replacement and write filter, CCU-aware priority and
+    /// Malekeh: reuse-aware replacement and write filter, CCU-aware priority and
     /// allocation, STHLD wait (§IV).
     #[default]
     Malekeh,
@@ -878,8 +880,8 @@ impl RegisterFileDesign for MalekehRf {
 #[cfg(test)]
 pub(crate) mod tests_support {
     use super::MalekehParams;
-    use crate::config::{resolve, DesignParams, GpuPreset, Overrides, ResolvedConfig};
-    use crate::spec::DesignSpec;
+    use crate::config::{resolve, GpuPreset, Overrides, ResolvedConfig};
+    use crate::registry::DesignSpec;
 
     pub fn config(sets: &[&str]) -> ResolvedConfig {
         resolve(
@@ -894,10 +896,9 @@ pub(crate) mod tests_support {
     }
 
     pub fn params() -> MalekehParams {
-        match config(&[]).design {
-            Some(DesignParams::Malekeh(p)) => p,
-            _ => panic!("no [design]"),
-        }
+        crate::registry::params::<super::Malekeh>(&config(&[]))
+            .expect("[design] of malekeh")
+            .into_owned()
     }
 }
 

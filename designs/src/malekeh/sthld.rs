@@ -1,4 +1,4 @@
-//! The adaptive issue wait of seed 003 §IV-B3: one STHLD for the whole GPU, set at the end
+//! The adaptive issue wait of Malekeh §IV-B3: one STHLD for the whole GPU, set at the end
 //! of every interval of `sthld_interval` cycles from the relative change of the GPU's IPC
 //! between the last two intervals (small: below `sthld_ipc_threshold`, §IV-B3's 0.02).
 //!

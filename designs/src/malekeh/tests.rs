@@ -7,10 +7,9 @@ use regwatt_sim::timing::rf::Delay;
 
 fn rf(sets: &[&str]) -> MalekehRf {
     let c = config(sets);
-    let p = match &c.design {
-        Some(crate::config::DesignParams::Malekeh(p)) => p.clone(),
-        _ => panic!("no [design]"),
-    };
+    let p = crate::registry::params::<super::Malekeh>(&c)
+        .expect("[design] of malekeh")
+        .into_owned();
     MalekehRf::new(&c, &p, 0, Rc::new(RefCell::new(Sthld::new(&p, 0))))
 }
 

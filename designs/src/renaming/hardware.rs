@@ -1,6 +1,6 @@
 //! Hardware inventory of the renaming design: the baseline's register file (same banks,
 //! collectors, buses and arbiters: [`crate::baseline::hardware`]) plus the renaming logic of
-//! seed 002 §6:
+//! Jeon & Annavaram 2014 §6:
 //!
 //! | component | instance | events |
 //! |---|---|---|
@@ -18,16 +18,17 @@
 
 use std::collections::BTreeMap;
 
+use crate::common::hardware::sram;
 use regwatt_power::flipflop::{flipflop_array, FlipFlopSpec};
 use regwatt_power::sram::{estimate, SramSpec};
 use regwatt_sim::timing::activity::CoreActivity;
 use regwatt_tech::units::Energy;
-use regwatt_tech::{DeviceFlavor, Technology};
+use regwatt_tech::Technology;
 
 use super::plan::{entry_bits, table_bits, FLAG_CACHE_ENTRY_BITS};
 use super::{RenamingParams, RenamingStats, TableCap};
 use crate::baseline::BaselineStats;
-use crate::config::{DesignParams, ResolvedConfig};
+use crate::config::ResolvedConfig;
 use crate::energy::{circuits, Component, EnergyError, EventCounts, Inventory};
 
 /// Bits of one availability-flag word: the rows of one sub-array of a bank (the flags are
@@ -55,17 +56,6 @@ pub fn table_capacity(cfg: &ResolvedConfig, p: &RenamingParams) -> u64 {
     }
 }
 
-/// An itrs-hp SRAM of `bytes` in rows of `block` bytes at the configuration's node,
-/// temperature and ECC choice (the tables of the designs beside the register file).
-pub(crate) fn sram(cfg: &ResolvedConfig, bytes: u64, block: u32) -> SramSpec {
-    let mut s = SramSpec::ram(bytes, block, cfg.power.node.nm());
-    s.ecc = cfg.rf.ecc;
-    s.temperature = cfg.power.temperature;
-    s.cell_flavor = DeviceFlavor::ItrsHp;
-    s.peri_flavor = DeviceFlavor::ItrsHp;
-    s
-}
-
 /// The renaming table's bank as an SRAM: `capacity / banks` bytes (rounded up to whole
 /// entries), rows of one entry.
 pub fn table_bank_spec(cfg: &ResolvedConfig, p: &RenamingParams) -> SramSpec {
@@ -77,12 +67,7 @@ pub fn table_bank_spec(cfg: &ResolvedConfig, p: &RenamingParams) -> SramSpec {
 
 /// Builds the renaming design's inventory at the configuration's node and temperature.
 pub fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
-    let Some(DesignParams::Renaming(p)) = &cfg.design else {
-        return Err(EnergyError::NoModel {
-            component: "rename_table".into(),
-            message: "the configuration has no `[design]` table of `renaming`".into(),
-        });
-    };
+    let p = &crate::registry::inventory_params::<super::Renaming>(cfg, "rename_table")?;
     let mut inv = crate::baseline::hardware::inventory(cfg)?;
     let tech = Technology::for_node(cfg.power.node.nm(), cfg.power.temperature)?;
     let sms = u64::from(cfg.gpu.sms);
@@ -117,7 +102,7 @@ pub fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
         ]),
         leakage: table.total_leakage_per_bank(),
         area: table.area,
-        source: "regwatt_power::sram::estimate (CACTI 7 model, calibrated); seed 002 §6.1, Eq. 1"
+        source: "regwatt_power::sram::estimate (CACTI 7 model, calibrated); Jeon & Annavaram 2014 §6.1, Eq. 1"
             .into(),
     });
 
@@ -149,7 +134,7 @@ pub fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
         ]),
         leakage: flags.leakage + flags.gate_leakage,
         area: flags.area,
-        source: "regwatt_power::flipflop::flipflop_array (McPAT 1.3 DFFCell); seed 002 §6.1".into(),
+        source: "regwatt_power::flipflop::flipflop_array (McPAT 1.3 DFFCell); Jeon & Annavaram 2014 §6.1".into(),
     });
 
     let entry_bytes = FLAG_CACHE_ENTRY_BITS.div_ceil(8);
@@ -169,7 +154,9 @@ pub fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
         event_energy: ev(&[("lookup", cache.read_energy), ("fill", cache.write_energy)]),
         leakage: cache.total_leakage_per_bank(),
         area: cache.area,
-        source: "regwatt_power::sram::estimate (CACTI 7 model, calibrated); seed 002 §6.2".into(),
+        source:
+            "regwatt_power::sram::estimate (CACTI 7 model, calibrated); Jeon & Annavaram 2014 §6.2"
+                .into(),
     });
     Ok(inv)
 }
@@ -202,7 +189,7 @@ pub fn events(cfg: &ResolvedConfig, core: &CoreActivity, s: &RenamingStats) -> E
 mod tests {
     use super::*;
     use crate::config::{resolve, GpuPreset, Overrides};
-    use crate::spec::DesignSpec;
+    use crate::registry::DesignSpec;
 
     fn cfg(sets: &[&str]) -> ResolvedConfig {
         resolve(
@@ -216,14 +203,14 @@ mod tests {
         .expect("config")
     }
 
-    /// Seed 002 Table 2 (CACTI 5.3, 40 nm): a 1 KB, 4-bank renaming table leaks 0.27 mW per
+    /// Jeon & Annavaram 2014 Table 2 (CACTI 5.3, 40 nm): a 1 KB, 4-bank renaming table leaks 0.27 mW per
     /// bank and costs 1.14 pJ per access. regwatt's bank (256 B of 2-byte entries, no ECC as
     /// the seed's, 40 nm, 360 K) must leak within 20 % of it; its access energy is CACTI 7's
     /// (lower periphery energy than CACTI 5.3's: below the seed's, above a fifth of it).
     #[test]
     fn table_bank_against_seed_table2() {
         let c = cfg(&["rf.ecc=false"]);
-        let Some(DesignParams::Renaming(p)) = &c.design else {
+        let Some(crate::registry::DesignParams::Renaming(p)) = &c.design else {
             panic!("no [design]")
         };
         let spec = table_bank_spec(&c, p);
@@ -243,7 +230,7 @@ mod tests {
     #[test]
     fn inventory_sizes_follow_the_seed() {
         let c = cfg(&["design.table_bytes=unbounded"]);
-        let Some(DesignParams::Renaming(p)) = &c.design else {
+        let Some(crate::registry::DesignParams::Renaming(p)) = &c.design else {
             panic!("no [design]")
         };
         assert_eq!(table_capacity(&c, p), 3780);

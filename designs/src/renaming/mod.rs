@@ -1,4 +1,4 @@
-//! Design `renaming` (seed 002, Jeon & Annavaram, USC TR CENG-2014-05): each warp's
+//! Design `renaming` (Jeon & Annavaram 2014, Jeon & Annavaram, USC TR CENG-2014-05): each warp's
 //! architectural registers are renamed onto a shared pool of physical registers, allocated
 //! at the first write and released at the last read (compiler release flags), so that dead
 //! registers can be powered off. See `designs/src/renaming/README.md` for the mechanism,
@@ -31,6 +31,8 @@
 //!   first fit), so both designs run the same CTAs side by side and differences come from
 //!   renaming alone.
 
+mod design;
+pub use design::Renaming;
 pub mod hardware;
 pub mod plan;
 
@@ -49,7 +51,7 @@ use crate::baseline::RowAdmission;
 use crate::config::{number_or_keyword, NumberOr, ResolvedConfig};
 use plan::FlagLayout;
 
-/// How a free physical row is chosen in the register's bank (seed 002 §7.2).
+/// How a free physical row is chosen in the register's bank (Jeon & Annavaram 2014 §7.2).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MappingPolicy {
@@ -225,7 +227,7 @@ impl KernelPlan {
 
 /// Warps of the launch resident on one SM at once: CTAs per SM limited by every SM limit
 /// (warps, threads, CTAs, registers at the allocation granularity, shared memory) and by the
-/// grid (`⌈CTAs / SMs⌉`), times warps per CTA. Eq. 1's "# warps per SM" (seed 002 Table 3's
+/// grid (`⌈CTAs / SMs⌉`), times warps per CTA. Eq. 1's "# warps per SM" (Jeon & Annavaram 2014 Table 3's
 /// "# Warps" column is this count).
 pub fn resident_warps(cfg: &ResolvedConfig, grid: &GridShape) -> u32 {
     let lim = &cfg.gpu.sm.limits;
@@ -286,7 +288,7 @@ pub struct RenamingStats {
     pub pbr_instructions: u64,
     /// Largest number of physical registers mapped or reserved at once on one SM.
     pub physical_peak: u64,
-    /// Seed 000 (`sharing`) only, 0 otherwise: reference-count updates of shared rows,
+    /// Jeon et al. 2019 (`sharing`) only, 0 otherwise: reference-count updates of shared rows,
     /// writers moved off a shared row (and of those, the ones that copied kept lanes), and
     /// allocations placed outside the register's baseline bank.
     pub ref_updates: u64,
@@ -418,7 +420,7 @@ pub struct RenamingRf {
     cells: Vec<Row>,
     /// Availability flags, one bit per row `t`.
     taken: Vec<u64>,
-    /// Holders of each row: table mappings plus pins (seed 000's reference count; always 0
+    /// Holders of each row: table mappings plus pins (Jeon et al. 2019's reference count; always 0
     /// or 1 in `renaming` alone, where a row has at most one mapping and no pin).
     refs: Vec<u16>,
     /// Allocation may take a row of another bank of the warp's sub-core when the baseline
@@ -679,7 +681,7 @@ impl RenamingRf {
         }
     }
 
-    // ----- the seed-000 extension (`sharing`): rows with several holders -----
+    // ----- the extension for `sharing` (Jeon et al. 2019): rows with several holders -----
 
     /// Turns on what `sharing` needs: allocation beyond the baseline bank and the list of
     /// freed rows.
@@ -735,7 +737,7 @@ impl RenamingRf {
         }
     }
 
-    /// Maps (warp, reg) onto the existing row `t` (seed 000 §3: one physical register in
+    /// Maps (warp, reg) onto the existing row `t` (Jeon et al. 2019 §3: one physical register in
     /// several table entries), releasing its previous mapping. Returns false (nothing done)
     /// for an exempt or out-of-range register.
     pub(crate) fn share(&mut self, ctx: &mut RfCtx, warp: WarpSlot, reg: RegId, t: usize) -> bool {
@@ -1040,7 +1042,7 @@ impl RegisterFileDesign for RenamingRf {
             self.stats.table_lookups += 1;
             match self.mapped(w.warp.slot, w.reg) {
                 // a row other holders share keeps its value: the writer moves to a row of
-                // its own (seed 000, copy on write), with the lanes it does not write
+                // its own (Jeon et al. 2019, copy on write), with the lanes it does not write
                 Some(t) if self.refs[t] > 1 => self.unshare(ctx, w.warp, w.reg, t, mask),
                 Some(t) => Some(t),
                 None => self.allocate(ctx, w.warp, w.reg),

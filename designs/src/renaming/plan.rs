@@ -1,4 +1,4 @@
-//! What the compiler and the launch tell the renaming hardware about a kernel (seed 002 §5,
+//! What the compiler and the launch tell the renaming hardware about a kernel (Jeon & Annavaram 2014 §5,
 //! §6.2, §7.1), computed once per launch from the kernel's static analysis
 //! ([`regwatt_sim::analysis::Analysis`]):
 //!
@@ -13,11 +13,11 @@ use regwatt_sim::analysis::Analysis;
 use serde::Serialize;
 
 /// Instructions one pir flag instruction covers: 18 three-bit flags in a 64-bit instruction
-/// with a 10-bit opcode (seed 002 §5.1, Fig. 6a).
+/// with a 10-bit opcode (Jeon & Annavaram 2014 §5.1, Fig. 6a).
 pub const PIR_GROUP: u32 = 18;
-/// Registers one pbr instruction releases: 9 six-bit register numbers (seed 002 §5.2, Fig. 6b).
+/// Registers one pbr instruction releases: 9 six-bit register numbers (Jeon & Annavaram 2014 §5.2, Fig. 6b).
 pub const PBR_REGISTERS: u32 = 9;
-/// Bits of one release-flag cache entry: the 54 flag bits of a pir (seed 002 §6.2).
+/// Bits of one release-flag cache entry: the 54 flag bits of a pir (Jeon & Annavaram 2014 §6.2).
 pub const FLAG_CACHE_ENTRY_BITS: u32 = 54;
 
 /// Renaming-table entries of Eq. 1: `warps × registers` entries of `entry_bits` bits.
@@ -68,7 +68,7 @@ pub fn rank_exempt(
 /// Static value lifetime and write count of each general register `R0..R(regs-1)` of an
 /// analysed function. The lifetime of a register is its longest value lifetime in the
 /// static code: the longest run of consecutive instructions (PC order) after which it holds
-/// a live value (seed 002 §7.1: "the number of instructions in between the value write point
+/// a live value (Jeon & Annavaram 2014 §7.1: "the number of instructions in between the value write point
 /// and the next release point"; a register holding several values gets its longest one, so
 /// that a long-lived register ranks first whatever its other values).
 pub fn lifetimes(a: &Analysis, regs: u32) -> (Vec<u32>, Vec<u32>) {
@@ -187,7 +187,7 @@ impl FlagLayout {
 mod tests {
     use super::*;
 
-    /// Seed 002 §8.4: a 1 KB table (Fermi: 1024 physical registers, 10-bit entries) leaves
+    /// Jeon & Annavaram 2014 §8.4: a 1 KB table (Fermi: 1024 physical registers, 10-bit entries) leaves
     /// 16 of nbody's 41 registers exempt (32 warps), 4 of heartwall's 29 (32 warps) and 2 of
     /// lud's 19 (48 warps) (Table 3 shapes); a shape that fits exempts none.
     #[test]

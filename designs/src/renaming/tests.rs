@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::config::{resolve, GpuPreset, Overrides};
-use crate::spec::DesignSpec;
+use crate::registry::DesignSpec;
 use crate::test_support::{op, w};
 use regwatt_sim::timing::activity::RfActivity;
 
@@ -16,10 +16,9 @@ fn cfg(gpu: GpuPreset, sets: &[&str]) -> ResolvedConfig {
 }
 
 fn params(c: &ResolvedConfig) -> RenamingParams {
-    match &c.design {
-        Some(crate::config::DesignParams::Renaming(p)) => p.clone(),
-        _ => panic!("no [design] of renaming"),
-    }
+    crate::registry::params::<super::Renaming>(c)
+        .expect("[design] of renaming")
+        .into_owned()
 }
 
 fn plan(regs: u32, exempt: &[u32]) -> KernelPlan {
@@ -240,7 +239,7 @@ mod props {
     }
 
     proptest! {
-        /// Issue 28 invariants under any sequence, for every mapping policy and with exempt
+        /// The design's invariants under any sequence, for every mapping policy and with exempt
         /// registers: one row per mapping, flag popcount = mappings + exempt reservations,
         /// mappings ≤ resident warps × registers, a value read back is the last one written
         /// to that (warp, register) while it stays mapped, and nothing is left after every

@@ -1,4 +1,4 @@
-//! The address mapping table (AMT) of seed 000 §3 (Fig. 3): which physical register holds
+//! The address mapping table (AMT) of Jeon et al. 2019 §3 (Fig. 3): which physical register holds
 //! the data of which warp-unit load.
 //!
 //! An entry describes one warp-unit load by its **pattern** (§3: "the base address (the

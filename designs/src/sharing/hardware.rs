@@ -1,6 +1,6 @@
 //! Hardware inventory of the sharing design: the renaming design's
 //! ([`crate::renaming::hardware`]: the baseline's register file, the renaming table, the
-//! availability flags, the release-flag cache) plus seed 000's additions (§3, §4.2, Fig. 3):
+//! availability flags, the release-flag cache) plus Jeon et al. 2019's additions (§3, §4.2, Fig. 3):
 //!
 //! | component | instance | events |
 //! |---|---|---|
@@ -24,8 +24,10 @@ use regwatt_tech::units::Energy;
 use regwatt_tech::{DeviceFlavor, Technology};
 
 use super::{AmtCap, SharingParams, SharingStats};
-use crate::config::{DesignParams, ResolvedConfig};
+use crate::common::hardware::row_id_bits;
+use crate::config::ResolvedConfig;
 use crate::energy::{circuits, Component, EnergyError, EventCounts, Inventory};
+use crate::registry::DesignParams;
 
 /// Search bits of an AMT entry: base address 24, stride 9, active-lane count 5 (§4.2).
 pub const AMT_SEARCH_BITS: u32 = 24 + 9 + 5;
@@ -33,11 +35,6 @@ pub const AMT_SEARCH_BITS: u32 = 24 + 9 + 5;
 /// Mux levels of the merge unit: a 5-level rotator (0..31 lanes) per source row, then one
 /// 2:1 select per output lane.
 pub const MERGE_MUX_LEVELS: u32 = 2 * 5 + 1;
-
-/// Bits of a physical register id on an SM of `rows` warp registers.
-pub fn row_id_bits(rows: u32) -> u32 {
-    (32 - rows.max(2).saturating_sub(1).leading_zeros()).max(1)
-}
 
 /// Entries of the AMT hardware: the cap, or one per physical register when unbounded (an
 /// entry then describes a row's data; more entries than rows would describe dead data).
@@ -65,12 +62,7 @@ fn structure(
 
 /// Builds the sharing design's inventory at the configuration's node and temperature.
 pub fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
-    let Some(DesignParams::Sharing(p)) = &cfg.design else {
-        return Err(EnergyError::NoModel {
-            component: "amt".into(),
-            message: "the configuration has no `[design]` table of `sharing`".into(),
-        });
-    };
+    let p = &crate::registry::inventory_params::<super::Sharing>(cfg, "amt")?;
     let mut rc = cfg.clone();
     rc.design = Some(DesignParams::Renaming(p.renaming()));
     let mut inv = crate::renaming::hardware::inventory(&rc)?;
@@ -104,7 +96,7 @@ pub fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
             event_energy: ev(&[("search", a.search_energy), ("write", a.write_energy)]),
             leakage: a.leakage + a.gate_leakage,
             area: a.area,
-            source: "regwatt_power::cam::cam (CACTI 7 CAM path); seed 000 §3, §4.2".into(),
+            source: "regwatt_power::cam::cam (CACTI 7 CAM path); Jeon et al. 2019 §3, §4.2".into(),
         });
     }
 
@@ -117,7 +109,8 @@ pub fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
         event_energy: ev(&[("operand_read", slot.op2_energy)]),
         leakage: slot.leakage,
         area: slot.area,
-        source: "regwatt_power::flipflop::flipflop_array (McPAT 1.3 DFFCell); seed 000 §3".into(),
+        source: "regwatt_power::flipflop::flipflop_array (McPAT 1.3 DFFCell); Jeon et al. 2019 §3"
+            .into(),
     });
 
     // a logarithmic shifter per source row (5 levels of 2:1 muxes rotate by 0..31 lanes) and
@@ -144,7 +137,7 @@ pub fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
         event_energy: ev(&[("merge", mux.energy_per_transfer * muxes)]),
         leakage: (mux.leakage + mux.gate_leakage) * muxes,
         area: mux.area * muxes,
-        source: "regwatt_power::crossbar (ORION 2.0 2:1 mux tree per 32-bit lane, pitch-limited); seed 000 §3".into(),
+        source: "regwatt_power::crossbar (ORION 2.0 2:1 mux tree per 32-bit lane, pitch-limited); Jeon et al. 2019 §3".into(),
     });
 
     let bits = ref_counter_bits(cfg);
@@ -167,7 +160,8 @@ pub fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
         event_energy: ev(&[("update", ff.read_energy + ff.write_energy)]),
         leakage: ff.leakage + ff.gate_leakage,
         area: ff.area,
-        source: "regwatt_power::flipflop::flipflop_array (McPAT 1.3 DFFCell); seed 000 §3".into(),
+        source: "regwatt_power::flipflop::flipflop_array (McPAT 1.3 DFFCell); Jeon et al. 2019 §3"
+            .into(),
     });
     Ok(inv)
 }
@@ -207,7 +201,7 @@ pub fn events(cfg: &ResolvedConfig, core: &CoreActivity, s: &SharingStats) -> Ev
 mod tests {
     use super::*;
     use crate::config::{resolve, GpuPreset, Overrides};
-    use crate::spec::DesignSpec;
+    use crate::registry::DesignSpec;
 
     fn cfg(gpu: GpuPreset, sets: &[&str]) -> ResolvedConfig {
         resolve(
@@ -223,9 +217,6 @@ mod tests {
 
     #[test]
     fn field_widths() {
-        assert_eq!(row_id_bits(1024), 10);
-        assert_eq!(row_id_bits(1025), 11);
-        assert_eq!(row_id_bits(2), 1);
         // gtx480: 48 warps + 3 → 51 → 6 bits
         assert_eq!(ref_counter_bits(&cfg(GpuPreset::Gtx480, &[])), 6);
     }

@@ -1,5 +1,5 @@
-//! Design `sharing` (seed 000, Jeon et al., "Locality-aware GPU Register File", IEEE CAL
-//! 2019): the renaming register file of seed 002 ([`crate::renaming`]) plus an address
+//! Design `sharing` (Jeon et al. 2019, Jeon et al., "Locality-aware GPU Register File", IEEE CAL
+//! 2019): the renaming register file of Jeon & Annavaram 2014 ([`crate::renaming`]) plus an address
 //! mapping table (AMT) in the LD/ST unit, so that a warp whose global load reads data another
 //! warp already holds in a register maps its destination onto that physical register (perfect
 //! sharing, §2.1) or builds it from two registers with a shift and an OR (partial sharing,
@@ -31,6 +31,8 @@
 //! overwritten in place.
 
 pub mod amt;
+mod design;
+pub use design::Sharing;
 pub mod hardware;
 
 use std::cell::RefCell;
@@ -39,12 +41,13 @@ use std::rc::Rc;
 
 use regwatt_sim::timing::functional::{FunctionalWarpModel, MemOpKind, MemSpaceKind};
 use regwatt_sim::timing::rf::{
-    Delay, GlobalAccess, MemRoute, OperandRef, ReadOutcome, RegId, RegisterFileDesign,
-    ReleaseCause, RfCtx, RfError, RfLayout, RfStats, Route, WarpSlot, WriteOutcome, WriteRef,
-    MERGE_READ,
+    BankAccessKind, BankAccesses, Delay, GlobalAccess, MemRoute, OperandRef, ReadOutcome, RegId,
+    RegisterFileDesign, ReleaseCause, RfCtx, RfError, RfLayout, RfStats, Route, WarpSlot,
+    WriteOutcome, WriteRef, DESIGN_READ,
 };
 use serde::{Deserialize, Serialize};
 
+use crate::common::StoreLog;
 use crate::config::{number_or_keyword, NumberOr, ResolvedConfig};
 use crate::renaming::{
     KernelPlan, MappingPolicy, RenamingParams, RenamingRf, RenamingStats, TableCap,
@@ -96,7 +99,7 @@ impl<'de> Deserialize<'de> for AmtCap {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SharingParams {
-    /// Seed 002's parameters (see [`RenamingParams`]).
+    /// Jeon & Annavaram 2014's parameters (see [`RenamingParams`]).
     pub table_bytes: TableCap,
     pub table_banks: u32,
     pub table_lookups_per_cycle: u32,
@@ -223,57 +226,6 @@ impl RfStats for SharingStats {
         self.coherent_loads += o.coherent_loads;
         self.undescribed_loads += o.undescribed_loads;
         self.ineligible_hits += o.ineligible_hits;
-    }
-}
-
-/// The global stores and atomics of every SM of a launch, so that each SM's AMT drops the
-/// entries another SM's store makes stale (the per-SM AMT cannot see them otherwise). Each
-/// SM reads the log from its own cursor before every AMT search; entries every SM has read
-/// are discarded.
-#[derive(Debug, Default)]
-pub struct StoreLog {
-    /// (first byte, one past the last byte, SM) of each store, from `start`.
-    ranges: Vec<(u64, u64, u32)>,
-    start: u64,
-    cursors: Vec<u64>,
-}
-
-impl StoreLog {
-    /// A log for `sms` SMs.
-    pub fn new(sms: u32) -> StoreLog {
-        StoreLog {
-            ranges: Vec::new(),
-            start: 0,
-            cursors: vec![0; sms as usize],
-        }
-    }
-
-    pub(crate) fn push(&mut self, lo: u64, hi: u64, sm: u32) {
-        self.ranges.push((lo, hi, sm));
-        // drop what every SM has read, in large steps
-        if self.ranges.len() >= 8192 {
-            let done = self.cursors.iter().copied().min().unwrap_or(0);
-            let n = done.saturating_sub(self.start) as usize;
-            if n >= 4096 {
-                self.ranges.drain(..n);
-                self.start += n as u64;
-            }
-        }
-    }
-
-    /// The other SMs' stores SM `sm` has not seen yet; advances its cursor.
-    pub(crate) fn unseen(&mut self, sm: u32) -> Vec<(u64, u64)> {
-        let Some(c) = self.cursors.get_mut(sm as usize) else {
-            return Vec::new();
-        };
-        let from = (*c).max(self.start) - self.start;
-        let out = self.ranges[from as usize..]
-            .iter()
-            .filter(|r| r.2 != sm)
-            .map(|r| (r.0, r.1))
-            .collect();
-        *c = self.start + self.ranges.len() as u64;
-        out
     }
 }
 
@@ -544,11 +496,12 @@ impl RegisterFileDesign for SharingRf {
 
     #[inline]
     fn read(&mut self, ctx: &mut RfCtx, op: &OperandRef) -> ReadOutcome {
-        if op.reg < MERGE_READ {
+        if op.reg < DESIGN_READ {
             return self.inner.read(ctx, op);
         }
-        // a read of the w-merge slot
-        let k = usize::from(op.reg - MERGE_READ).min(1);
+        // a read of the w-merge slot at bank `op.reg - DESIGN_READ`: the first source row
+        // there not read yet (a bank's reads are granted in order)
+        let bank = usize::from(op.reg - DESIGN_READ);
         let zero = ReadOutcome {
             values: [0; 32],
             delay: Delay::None,
@@ -556,8 +509,17 @@ impl RegisterFileDesign for SharingRf {
         let Some(key) = self.merging else {
             return zero;
         };
-        let row = match self.inflight.get(&key) {
-            Some(InFlight::Merge { rows, .. }) => rows[k],
+        let (k, row) = match self.inflight.get(&key) {
+            Some(InFlight::Merge {
+                rows, reads, got, ..
+            }) => {
+                let found = (0..usize::from(*reads).min(2))
+                    .find(|&k| got[k].is_none() && self.inner.row_bank(rows[k]).1 == bank);
+                match found {
+                    Some(k) => (k, rows[k]),
+                    None => return zero,
+                }
+            }
             _ => return zero,
         };
         let out = self.inner.read_row(ctx, row);
@@ -748,7 +710,7 @@ impl RegisterFileDesign for SharingRf {
             // §3: "we run partial sharing only upon L1 cache misses"
             self.stats.partial_tries += 1;
             if let Some(c) = self.amt.cover(sc, &p) {
-                if !g.merge_slot_free {
+                if !g.design_reads_free {
                     self.stats.merge_slot_busy += 1;
                 } else if let Some(rows) = self.cover_rows(&c) {
                     let reads: u8 = if c.second.is_some() { 2 } else { 1 };
@@ -771,12 +733,14 @@ impl RegisterFileDesign for SharingRf {
                     );
                     self.merging = Some(key);
                     self.stats.partial_hits += 1;
-                    let bank = |t: usize| self.inner.row_bank(t).1 as u16;
-                    return MemRoute::Merge {
-                        banks: [bank(rows[0]), bank(rows[1])],
-                        reads,
-                        latency: self.p.merge_cycles,
-                    };
+                    // the reads go through the SM's w-merge collector slot; the result
+                    // is the shift/OR merge `merge_cycles` after the last read
+                    let mut a = BankAccesses::none(BankAccessKind::RegisterReads);
+                    for &r in rows.iter().take(usize::from(reads)) {
+                        a.add(self.inner.row_bank(r).1);
+                    }
+                    a.after = self.p.merge_cycles.max(1);
+                    return MemRoute::Banks(a);
                 }
             }
         }

@@ -1,11 +1,11 @@
-//! Unit tests of the sharing design on hand-made access sequences (issue 31's acceptance:
+//! Unit tests of the sharing design on hand-made access sequences (the acceptance:
 //! a perfect hit makes no memory request and no register write; a partial hit costs exactly
 //! two register reads and one write, and only after an L1D miss; no hit after a store to an
 //! overlapping address).
 
 use super::*;
 use crate::config::{resolve, GpuPreset, Overrides};
-use crate::spec::DesignSpec;
+use crate::registry::DesignSpec;
 use crate::test_support::{op, w, wref};
 use regwatt_sim::timing::activity::RfActivity;
 use regwatt_sim::timing::functional::{InstrInfo, RegList, UnitClass, WarpMemAccess};
@@ -20,10 +20,9 @@ fn cfg(sets: &[&str]) -> ResolvedConfig {
 }
 
 fn params(c: &ResolvedConfig) -> SharingParams {
-    match &c.design {
-        Some(crate::config::DesignParams::Sharing(p)) => p.clone(),
-        _ => panic!("no [design] of sharing"),
-    }
+    crate::registry::params::<super::Sharing>(c)
+        .expect("[design] of sharing")
+        .into_owned()
 }
 
 fn rf(c: &ResolvedConfig, regs: u32) -> SharingRf {
@@ -89,7 +88,7 @@ fn load(
         access: acc,
         info: &inf,
         l1_hit: Some(l1_hit),
-        merge_slot_free: true,
+        design_reads_free: true,
         memory: None,
     };
     let mut ctx = RfCtx { now, sm: 0, act };
@@ -97,9 +96,11 @@ fn load(
     if r == MemRoute::Hierarchy {
         d.global_timed(&mut ctx, &g, now + 100);
     }
-    if let MemRoute::Merge { reads, .. } = r {
-        for k in 0..reads {
-            d.read(&mut ctx, &op(warp, MERGE_READ + RegId::from(k)));
+    if let MemRoute::Banks(a) = r {
+        for (b, &n) in a.per_bank.iter().enumerate() {
+            for _ in 0..n {
+                d.read(&mut ctx, &op(warp, DESIGN_READ + b as RegId));
+            }
         }
     }
     let wr = wref(warp, dst, true);
@@ -209,7 +210,7 @@ fn fill_waiters_map_onto_the_producer_row() {
         access: &a,
         info: &inf,
         l1_hit: Some(false),
-        merge_slot_free: true,
+        design_reads_free: true,
         memory: None,
     };
     let mut ctx = RfCtx {
@@ -264,10 +265,11 @@ fn partial_hit_costs_two_reads_and_one_write_only_after_an_l1_miss() {
     let reads = d.stats().renaming.reads;
     let writes = d.stats().renaming.writes;
     let (r, wrote) = load(&mut d, &mut act, 40, (w(3), 2), &a, false, &[0xDEAD; 32]);
-    let MemRoute::Merge { reads: n, .. } = r else {
+    let MemRoute::Banks(a) = r else {
         panic!("{r:?}")
     };
-    assert_eq!(n, 2);
+    assert_eq!(a.count(), 2);
+    assert_eq!(a.kind, BankAccessKind::RegisterReads);
     assert!(wrote);
     let s = d.stats();
     assert_eq!(s.partial_hits, 1);
@@ -298,7 +300,7 @@ fn no_hit_after_a_store_to_an_overlapping_address() {
         access: &st,
         info: &inf,
         l1_hit: None,
-        merge_slot_free: true,
+        design_reads_free: true,
         memory: None,
     };
     assert_eq!(d.global_access(&mut ctx, &g), MemRoute::Hierarchy);
@@ -348,7 +350,7 @@ fn another_sms_store_invalidates_and_volatile_never_shares() {
         access: &st,
         info: &inf,
         l1_hit: None,
-        merge_slot_free: true,
+        design_reads_free: true,
         memory: None,
     };
     sm1.global_access(&mut ctx, &g);
@@ -368,7 +370,7 @@ fn another_sms_store_invalidates_and_volatile_never_shares() {
         access: &a,
         info: &v,
         l1_hit: Some(false),
-        merge_slot_free: true,
+        design_reads_free: true,
         memory: None,
     };
     assert_eq!(sm0.global_access(&mut ctx, &g), MemRoute::Hierarchy);
@@ -424,7 +426,7 @@ fn waiters_of_a_replaced_entry_keep_their_own_fill() {
         access: &a,
         info: &ia,
         l1_hit: Some(false),
-        merge_slot_free: true,
+        design_reads_free: true,
         memory: None,
     };
     assert_eq!(d.global_access(&mut ctx, &ga), MemRoute::Hierarchy);

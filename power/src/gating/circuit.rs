@@ -10,7 +10,7 @@ use regwatt_tech::{Device, Fin, Technology};
 /// `TechnologyParameter::init`: `cell_h_def = 50 F`, `HPOWERRAIL = 2 F`,
 /// `MIN_GAP_BET_P_AND_N_DIFFS = 5 F`, `w_poly_contact = F`, `spacing_poly_to_contact = F`,
 /// `spacing_poly_to_poly = 1.5 F`, `min_w_nmos_ = 1.5 F`). At a FinFET node a transistor is a
-/// whole number of fins ([`Layout::transistor`], issue 26) and its footprint along the gate is
+/// whole number of fins ([`Layout::transistor`]) and its footprint along the gate is
 /// its effective width divided by the node's `width_per_footprint` ([`Layout::footprint`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Layout {

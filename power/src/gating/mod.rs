@@ -95,7 +95,7 @@ pub enum GatingError {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Retention {
-    /// The virtual rail collapses; the state is lost (seed 002's "completely shut down").
+    /// The virtual rail collapses; the state is lost (Jeon & Annavaram 2014's "completely shut down").
     Off,
     /// The virtual rail is held at the cell's V_ccmin; the state is kept (CACTI-P).
     Vccmin,
@@ -587,12 +587,12 @@ mod tests {
         }
     }
 
-    /// Issue 27: a row header is sized for the current the row draws from V_dd on a write
+    /// A row header is sized for the current the row draws from V_dd on a write
     /// (its pull-up PMOS), not for CACTI-P's read current of a cell (`2 I_on,n W_pd`). Before,
     /// one row's header was as wide as the column headers of a whole sub-array, so an off row
     /// leaked as much as an off sub-array.
     #[test]
-    fn issue27_row_header_carries_the_rows_write_supply_current() {
+    fn row_header_carries_the_rows_write_supply_current() {
         for nm in [90.0, 65.0, 45.0, 40.0, 32.0, 22.0, 12.0] {
             let g = gt(nm);
             // hand formula: I_on,n x W_pu / (n/p)

@@ -131,7 +131,7 @@ static FITTED: std::sync::OnceLock<Result<Coefficients, String>> = std::sync::On
 
 impl Coefficients {
     /// The committed fit (`calibrations/fitted.toml`, compiled in). A file that does not parse
-    /// is an error (issue 25: it used to fall back silently to all-ones coefficients).
+    /// is an error (it used to fall back silently to all-ones coefficients).
     pub fn fitted() -> Result<&'static Coefficients, SramError> {
         FITTED
             .get_or_init(|| Self::from_toml(include_str!("../../../calibrations/fitted.toml")))

@@ -17,7 +17,7 @@ fn regbank(nm: f64) -> SramSpec {
     s
 }
 
-/// Issue 25: the 40 nm register bank against its CACTI 7 run (`calibrations/cacti7-train.csv`,
+/// The 40 nm register bank against its CACTI 7 run (`calibrations/cacti7-train.csv`,
 /// row `interp_40nm_4K_b16_0RW1R1W_bk1`: read 4.22648 pJ, write 11.154 pJ, leakage 5.89004 +
 /// 0.260462 mW, area 0.0271656 mm2, access 0.275159 ns), each metric within the brief's 15 %.
 #[test]
@@ -55,11 +55,11 @@ fn twelve_nm_is_below_forty_nm() {
     assert!(b.area.mm2() > 0.001);
 }
 
-/// Issue 2: the rtx2060 RF bank (32 KB, 128 B rows, 1 RW port, no ECC) is smaller at 12 nm
+/// The rtx2060 RF bank (32 KB, 128 B rows, 1 RW port, no ECC) is smaller at 12 nm
 /// than at 40 nm and than the same 12 nm bank with CACTI's local-layer wordline, whose RC
 /// (28.8 Ohm/um) pushed the ED^2 search to Ndwl 4 and a 1 mm wide bank.
 #[test]
-fn issue2_12nm_rf_bank_smaller_than_40nm() {
+fn rf_bank_at_12nm_smaller_than_at_40nm() {
     let bank = |nm: f64, t: &Technology| {
         let mut s = SramSpec::ram(32768, 128, nm);
         s.ecc = false;
@@ -199,12 +199,12 @@ fn objectives_are_selectable() {
     assert!(ed2c(&ed2) <= ed2c(&bal) * (1.0 + 1e-9) || bal.area <= ed2.area);
 }
 
-/// Issue 2: the search reproduces CACTI 7's choice for the seed's 4 KB register bank at 45 nm
+/// The search reproduces CACTI 7's choice for the seed's 4 KB register bank at 45 nm
 /// (`cacti7-train.csv` row seed_a_regbank4K_b16_1R1W_45nm_ecct_ed2: Ndwl 2, Ndbl 2, Nspd 1,
 /// Ndcm 2, Ndsam 1 1). Before the H-tree branch nodes and the CACTI selection procedure the
 /// model picked Ndwl 4.
 #[test]
-fn issue2_regbank_organisation_matches_cacti() {
+fn regbank_organisation_matches_cacti() {
     let r = estimate(&regbank(45.0), &tech(45.0)).unwrap();
     assert_eq!(
         r.organisation,
@@ -219,10 +219,10 @@ fn issue2_regbank_organisation_matches_cacti() {
     );
 }
 
-/// Issue 2: CACTI's `find_optimal_uca` applies the deviation limits only to the weighted
+/// CACTI's `find_optimal_uca` applies the deviation limits only to the weighted
 /// objective; under ED² they are ignored (only `filter_data_arr` prunes).
 #[test]
-fn issue2_ed2_ignores_deviation_limits() {
+fn ed2_ignores_deviation_limits() {
     let t = tech(32.0);
     let mut a = SramSpec::ram(64 * 1024, 32, 32.0);
     a.banks = 4;
@@ -239,10 +239,10 @@ fn issue2_ed2_ignores_deviation_limits() {
     assert_eq!(ra.organisation, rb.organisation);
 }
 
-/// Issue 2: the circuit details add up: the cell-leakage split sums to the cells' leakage,
+/// The circuit details add up: the cell-leakage split sums to the cells' leakage,
 /// and the bitline capacitance grows linearly with the rows of the sub-array.
 #[test]
-fn issue2_circuit_details_are_consistent() {
+fn circuit_details_are_consistent() {
     let t = tech(45.0);
     let r = estimate(&regbank(45.0), &t).unwrap();
     let c = &r.data.circuit;
@@ -279,7 +279,7 @@ proptest! {
         ..ProptestConfig::default()
     })]
 
-    // Issue 25: every spec the strategy draws is valid, so an estimate that fails is a
+    // Every spec the strategy draws is valid, so an estimate that fails is a
     // failure of the property, never a skipped case.
 
     #[test]
@@ -352,7 +352,7 @@ proptest! {
         a.temperature = Temperature::from_k(t1);
         let ta = Technology::for_node(nm, a.temperature).unwrap();
         let x = estimate(&a, &ta).unwrap();
-        // the same organisation 10 K hotter (issue 25: this used a fixed organisation that
+        // the same organisation 10 K hotter (this used a fixed organisation that
         // was invalid for every drawn spec, so the property was never checked)
         let mut b = a.clone();
         b.temperature = Temperature::from_k(t1 + 10.0);
@@ -385,8 +385,8 @@ fn assert_printed(what: &str, got: f64, printed: &str) {
     );
 }
 
-/// Issue 25: the README's "seed reference points" table, asserted. Both configurations are
-/// the seeds' own (seed 002 Table 2, CACTI 5.3 at 40 nm, `calibrations/published-sram.toml`):
+/// The README's "seed reference points" table, asserted. Both configurations are
+/// the seeds' own (Jeon & Annavaram 2014 Table 2, CACTI 5.3 at 40 nm, `calibrations/published-sram.toml`):
 /// a 4 KB register bank (16 B rows, 1R + 1W) and the 1 KB renaming table (4 banks, 2 B rows,
 /// 1R + 1W). Two checks each:
 /// * against the published figure, like for like. Energy within 25 %: we follow CACTI 7,
@@ -461,7 +461,7 @@ fn seed_reference_points() {
     }
 }
 
-/// Issue 26: for a fixed array (the organisation the 90 nm search picks), read energy and
+/// For a fixed array (the organisation the 90 nm search picks), read energy and
 /// area fall monotonically over CACTI's nodes from 90 nm to 22 nm, on a grid of sizes (1–64
 /// KB), row widths (8–128 B) and ports (1 RW, 1R1W, 2R1W). Leakage does not: CACTI 7's own
 /// runs leak more at 65 nm than at 90 nm for every such configuration at 360 K (e.g.
@@ -469,7 +469,7 @@ fn seed_reference_points() {
 /// the reference set has at both nodes), and the model follows CACTI. The 12 nm step is not
 /// in this test: see the top-level README, Status, issue 26.
 #[test]
-fn issue26_energy_and_area_fall_from_90_to_22_nm_for_a_fixed_array() {
+fn energy_and_area_fall_from_90_to_22_nm_for_a_fixed_array() {
     let nodes = [90.0, 65.0, 45.0, 40.0, 32.0, 22.0];
     let techs: Vec<Technology> = nodes.iter().map(|&n| tech(n)).collect();
     let mut arrays = 0;

@@ -63,7 +63,7 @@ impl Liveness {
         }
         order.extend((0..nb as u32).rev().filter(|&b| !seen[b as usize]));
         let mut changed = true;
-        // scratch sets reused across iterations (issue 3: no allocation per block visit)
+        // scratch sets reused across iterations (no allocation per block visit)
         let mut out = BitSet::new(units);
         let mut inn = BitSet::new(units);
         while changed {

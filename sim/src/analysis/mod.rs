@@ -147,15 +147,15 @@ pub struct KernelReport {
     pub max_live: u32,
     pub loops: u32,
     pub divergent_branches: u32,
-    /// Source operands flagged for release at their last use (seed 002 pir).
+    /// Source operands flagged for release at their last use (Jeon & Annavaram 2014 pir).
     pub pir_flags: u32,
-    /// Registers released at block starts / reconvergence points (seed 002 pbr).
+    /// Registers released at block starts / reconvergence points (Jeon & Annavaram 2014 pbr).
     pub pbr_entries: u32,
     /// Blocks carrying a pbr.
     pub pbr_blocks: u32,
     /// Deaths deferred out of divergent regions.
     pub deferred_releases: u32,
-    /// Source operands whose static reuse distance is near (< RTHLD = 12, seed 003).
+    /// Source operands whose static reuse distance is near (< RTHLD = 12, Malekeh).
     pub near_reuse_operands: u32,
     /// Source operands with any later reuse.
     pub reused_operands: u32,

@@ -1,4 +1,4 @@
-//! 32-bit narrowing of shared-memory address arithmetic (issue 3).
+//! 32-bit narrowing of shared-memory address arithmetic.
 //!
 //! PTX computes shared-memory addresses in 64 bits (`mov.u64 %rd, smem_sym`,
 //! `mul.wide.s32`, `cvt.u64.u32`, `add.s64`, `shl.b64`), but a `.shared` address is an offset

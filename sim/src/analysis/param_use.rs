@@ -1,4 +1,4 @@
-//! Which kernel parameters are pointers, and to what (issue 34, `regwatt spec new`).
+//! Which kernel parameters are pointers, and to what (`regwatt spec new`).
 //!
 //! PTX does not tell a pointer from a 64-bit integer: both are `.param .u64`. A parameter is
 //! taken as a pointer when its value reaches the address of a global (or generic) load, store

@@ -28,7 +28,7 @@
 //!   are part of the per-thread allocation the executor and the occupancy model use.
 //! * Kernel parameters, special registers and immediates are not held from the kernel's top:
 //!   the parser's [`super::sink`] pass moves their definitions to their uses first.
-//! * **Uniform register file** (issue 36). On a target with one ([`AllocTarget`]: sm_75 /
+//! * **Uniform register file**. On a target with one ([`AllocTarget`]: sm_75 /
 //!   the `rtx2060` preset, `gpu.sm.uniform_registers = 63`), the warp-uniform values of
 //!   [`uniform_candidates`] — computed by the uniform datapath's integer operations from
 //!   parameters, constants, `%ntid`/`%nctaid` and other uniform values, outside every
@@ -399,7 +399,7 @@ pub fn allocate_for(f: &Function, ud: &UseDef, live: &Liveness, target: AllocTar
     if covered {
         // Walk each block backwards from its live-out set, keeping the live units in a sparse
         // set: the set after `pc` is exactly `live.live_out[pc]` (same transfer function), but
-        // a definition costs O(live) instead of a scan of the whole bit set (issue 3).
+        // a definition costs O(live) instead of a scan of the whole bit set.
         let mut cur = SparseSet::new(nv);
         for (b, blk) in f.cfg.blocks.iter().enumerate() {
             let order: Vec<usize> = blk.range().collect();

@@ -1,4 +1,4 @@
-//! Register release flags (seed 002, Jeon & Annavaram, §4.3 and §5).
+//! Register release flags (Jeon & Annavaram 2014, Jeon & Annavaram, §4.3 and §5).
 //!
 //! * **pir** (per-instruction release, §5.1): a source operand's architectural register is
 //!   released right after the instruction reads it, when the value dies there.

@@ -1,16 +1,16 @@
-//! Static reuse distances (seed 003, Malekeh, §III-A).
+//! Static reuse distances (Malekeh, Malekeh, §III-A).
 //!
 //! The reuse distance of a register operand is the number of instructions until the same
 //! architectural register is read again. The seed measures it dynamically by profiling; the
 //! static version here takes, over all CFG paths, the *minimum* instruction count to the next
 //! read (min-plus backward dataflow), and `None` when the register is overwritten or the
-//! thread exits first. Seed 003 classifies a reuse as *near* below the threshold
+//! thread exits first. Malekeh classifies a reuse as *near* below the threshold
 //! `RTHLD` = 12, found best empirically (§III-A), see [`RTHLD`].
 
 use super::liveness::UseDef;
 use crate::ir::Cfg;
 
-/// Seed 003 §III-A: "we used only one RTHLD ... and empirically found 12 provides the best
+/// Malekeh §III-A: "we used only one RTHLD ... and empirically found 12 provides the best
 /// results".
 pub const RTHLD: u32 = 12;
 

@@ -1,6 +1,6 @@
 //! Scheduling pressure: the registers ptxas's instruction scheduler keeps busy, which the
 //! reported register count includes on top of the executor's program-order allocation
-//! (issue 3).
+//!.
 //!
 //! ptxas (`-O3`, its default) schedules each basic block for latency: long-latency loads issue
 //! as soon as their addresses are known, stores (which nothing waits for) sink to the end, and

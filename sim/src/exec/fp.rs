@@ -227,7 +227,7 @@ pub fn fma32(a: f32, b: f32, c: f32, rnd: Round) -> f32 {
 
 /// `fma.rn.f32` of 32 lanes, `out[l] = bits(RN(a[l] × b[l] + c[l]))` with NaN results
 /// canonicalised ([`CANONICAL_NAN_F32`]): bit-identical to `f32::mul_add` lane by lane
-/// (issue 5: vectorisable `f64` passes instead of 32 calls of the library `fmaf`).
+/// (vectorisable `f64` passes instead of 32 calls of the library `fmaf`).
 ///
 /// Why it is exact. The product of two `f32` values (24-bit significands, exponents in
 /// [-149, 127]) is exact in `f64` (48 ≤ 53 bits, exponent ≥ -298 > -1022), so `s = p + c`

@@ -210,7 +210,7 @@ impl FastOp {
 
 /// The [`FastOp`] of `ins`: [`FastOp::None`] unless the instruction is one of the plain forms
 /// and has exactly the kernel's [`FastOp::arity`] sources (the executor dispatches on `fast`
-/// before looking at the opcode, issue 5).
+/// before looking at the opcode).
 fn fast_op(ins: &crate::ir::Instr) -> FastOp {
     let f = fast_form(ins);
     if ins.src.len() == f.arity() {

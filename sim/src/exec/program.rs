@@ -181,7 +181,7 @@ impl Program {
         global: &mut GlobalMemory,
     ) -> Result<Program, ExecError> {
         let module = crate::ptx::parse(file, src)?;
-        // a program is run for its kernels (issue 35: a file without one is an error)
+        // a program is run for its kernels (a file without one is an error)
         crate::ptx::check::require_kernel(file, &module, src)?;
         Program::load(file, &module, global)
     }
@@ -367,7 +367,7 @@ fn call_error(file: &str, module: &Module, f: &Function, ins: &Instr) -> ExecErr
 /// Default warp-instruction limit of a functional launch (`regwatt exec
 /// --max-warp-instructions`): a runaway kernel stops within seconds. The executor runs
 /// 12–14 M warp instructions/s on a spin loop on the 2-core development machine (one warp:
-/// 12 M/s; 4096 CTAs of 1024 threads: 14 M/s; issue 35), so 10^8 take 7–9 s. The largest
+/// 12 M/s; 4096 CTAs of 1024 threads: 14 M/s), so 10^8 take 7–9 s. The largest
 /// built-in workload needs under 10^7.
 pub const DEFAULT_MAX_WARP_INSTRUCTIONS: u64 = 100_000_000;
 
@@ -460,7 +460,7 @@ pub fn run_launch_with<R: RegisterAccess>(
 pub const PROGRESS_EVERY: u64 = 1 << 22;
 
 /// [`run_launch_with`] that calls `progress(kernel, warp instructions so far)` about every
-/// [`PROGRESS_EVERY`] warp instructions (issue 35: the CLI shows a long run's progress).
+/// [`PROGRESS_EVERY`] warp instructions (the CLI shows a long run's progress).
 #[allow(clippy::too_many_arguments)]
 pub fn run_launch_watched<R: RegisterAccess>(
     program: &Program,

@@ -255,7 +255,7 @@ fn out_of_bounds_store_names_kernel_pc_thread_and_address() {
 
 #[test]
 fn unsupported_call_errors_with_file_and_line() {
-    // issue 4: calls to defined .funcs are inlined and run; a call to a function without a body
+    // Calls to defined .funcs are inlined and run; a call to a function without a body
     // is an error naming it with file:line
     let ok = ".version 7.5\n.target sm_75\n.address_size 64\n\
 .func f()\n{\nret;\n}\n\
@@ -453,7 +453,7 @@ SKIP:";
     }
 }
 
-/// Issue 5: a lane outside the allocation the direct-load path serves still takes the checked
+/// A lane outside the allocation the direct-load path serves still takes the checked
 /// path, which reports that lane.
 #[test]
 fn direct_load_outside_allocation_names_the_lane() {
@@ -467,7 +467,7 @@ ld.global.u32 %r2, [%rd7];\nEND:";
     assert!(msg.contains("tid (8, 0, 0)"), "{msg}");
 }
 
-/// Issue 5: whole-warp loads served by the half-warp patterns (a broadcast per half, a
+/// Whole-warp loads served by the half-warp patterns (a broadcast per half, a
 /// coalesced run per half at an offset, a coalesced warp) give the per-lane values, on two
 /// full warps.
 #[test]
@@ -489,7 +489,7 @@ add.s32 %r2, %r4, %r6;\nadd.s32 %r2, %r2, %r7;";
     }
 }
 
-/// Issue 5: a coalesced whole-warp load running past the end of its allocation is not served
+/// A coalesced whole-warp load running past the end of its allocation is not served
 /// by the pattern path; the checked path reports the first lane outside it.
 #[test]
 fn coalesced_load_past_allocation_names_the_lane() {

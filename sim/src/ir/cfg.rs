@@ -8,7 +8,7 @@
 //! "A Simple, Fast Dominance Algorithm" (2001). Post-dominators are computed on the reversed
 //! graph with a virtual exit node that every exiting block flows to; a block's immediate
 //! post-dominator is the SIMT reconvergence point of a branch ending it (the standard
-//! immediate-post-dominator reconvergence of Fung et al., MICRO 2007, used by seed 002 §4.3).
+//! immediate-post-dominator reconvergence of Fung et al., MICRO 2007, used by Jeon & Annavaram 2014 §4.3).
 //! Natural loops: an edge t→h where h dominates t is a back edge; the loop body is h plus every
 //! block that reaches t without passing through h.
 
@@ -564,7 +564,7 @@ fn natural_loops(
     rpo: &[u32],
 ) -> (Vec<Loop>, Vec<u32>) {
     // A block's dominators precede it in reverse post-order, so an edge t→h with h after t
-    // cannot be a back edge (issue 3); the others take the constant-time interval test.
+    // cannot be a back edge; the others take the constant-time interval test.
     let mut rpo_index = vec![usize::MAX; nb];
     for (i, &b) in rpo.iter().enumerate() {
         if let Some(x) = rpo_index.get_mut(b as usize) {

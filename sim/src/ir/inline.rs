@@ -1,4 +1,4 @@
-//! Inlining of `.func` calls into kernels (issue 4).
+//! Inlining of `.func` calls into kernels.
 //!
 //! regwatt executes a `call` to a defined `.func` by substituting the callee's body at the call
 //! site, before any analysis runs, so that the CFG, liveness, register allocation, release flags,
@@ -492,7 +492,7 @@ ld.param.b32 %r2, [q0];\n}\n\
 {\n.param .b32 p1;\nst.param.b32 [p1], %r2;\n.param .align 8 .b8 q1[8];\ncall.uni (q1), pair, (p1);\n\
 ld.param.b32 %r3, [q1+4];\n}\nret;\n}\n";
 
-    /// issue 4: scalar call-sequence params become register moves; an aggregate return written
+    /// Scalar call-sequence params become register moves; an aggregate return written
     /// with a vector store stays in memory as a `.local` variable; no `call` or `ret` inside.
     #[test]
     fn call_func_inlined_params_to_moves() {

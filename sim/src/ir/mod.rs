@@ -159,7 +159,7 @@ pub struct Function {
     pub tuning: Tuning,
     /// The strings of the `.pragma` directives in the body, in source order (PTX ISA §11.6;
     /// `nounroll` is also recorded on its instruction). A design may read its own annotations
-    /// here (seed 001's L-register directive, `designs/src/lreg`).
+    /// here (Elango 2017's L-register directive, `designs/src/lreg`).
     pub pragmas: Vec<String>,
     /// Control-flow graph of `instrs`.
     pub cfg: Cfg,

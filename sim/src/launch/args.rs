@@ -402,7 +402,7 @@ mod tests {
     fn range_checks_name_the_parameter() {
         let e = build_params(&[p("n", "u8", 1)], &[LaunchArg::Int(256)], &addr).unwrap_err();
         assert!(e.to_string().contains("parameter 0 (n: u8)"), "{e}");
-        // issue 4: NVRTC declares C `int` parameters `.u32`; negative ints pass as two's complement.
+        // NVRTC declares C `int` parameters `.u32`; negative ints pass as two's complement.
         let b = build_params(&[p("n", "u32", 4)], &[LaunchArg::Int(-3)], &addr).unwrap();
         assert_eq!(b.bytes, (-3i32).to_le_bytes().to_vec());
         assert!(build_params(&[p("n", "u8", 1)], &[LaunchArg::Int(-129)], &addr).is_err());
@@ -501,7 +501,7 @@ mod struct_tests {
         }
     }
 
-    /// issue 4: `struct { int n; float s; double off; short k; char c; }` = 24 bytes, align 8.
+    /// `struct { int n; float s; double off; short k; char c; }` = 24 bytes, align 8.
     #[test]
     fn struct_param_layout() {
         let s = LaunchArg::Struct(vec![

@@ -324,7 +324,7 @@ mod tests {
             assert_eq!(z.byte_len(), 3 * dt.size());
             assert!(z.to_le_bytes().iter().all(|&b| b == 0));
         }
-        // issue 35: the owned read-back gives the same buffer
+        // The owned read-back gives the same buffer
         for dt in ALL_DTYPES {
             let bytes: Vec<u8> = (0..(dt.size() * 3_000_000))
                 .map(|i| (i * 7 % 251) as u8)

@@ -50,7 +50,7 @@ pub enum Num {
     /// A TOML float.
     Float(f64),
     /// An unsigned integer above `i64::MAX` (TOML integers are 64-bit signed), written as a
-    /// string: `"18446744073709551615"` or `"0xFFFFFFFFFFFFFFFF"` (issue 4).
+    /// string: `"18446744073709551615"` or `"0xFFFFFFFFFFFFFFFF"`.
     UInt(u64),
 }
 
@@ -244,7 +244,7 @@ impl InitSpec {
         generate_with!(self, dtype, len, collect_as, |d: &HostData| d.clone())
     }
 
-    /// The initial contents as the little-endian device image, built directly (issue 35: a
+    /// The initial contents as the little-endian device image, built directly (a
     /// buffer costs its bytes once, not a typed copy and then a byte copy). Byte for byte
     /// `self.generate(dtype, len).to_le_bytes()`.
     pub fn generate_le_bytes(&self, dtype: DType, len: usize) -> Vec<u8> {
@@ -257,7 +257,7 @@ impl InitSpec {
 mod tests {
     use super::*;
 
-    /// Issue 35: the device image built directly is the typed contents' bytes, for every
+    /// The device image built directly is the typed contents' bytes, for every
     /// initialiser kind and dtype.
     #[test]
     fn le_bytes_equal_the_typed_contents() {

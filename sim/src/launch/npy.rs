@@ -607,7 +607,7 @@ mod tests {
         dump_dir(&dir, &m).unwrap();
         assert_eq!(read_npy_file(&dir.join("out.npy")).unwrap(), m["out"]);
         assert_eq!(read_npy_file(&dir.join("idx.npy")).unwrap(), m["idx"]);
-        // issue 35: the streamed file is the in-memory image, also across 1 MiB pieces
+        // The streamed file is the in-memory image, also across 1 MiB pieces
         // and for an empty buffer
         for d in [
             HostData::U32((0..700_000).collect()),

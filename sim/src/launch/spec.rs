@@ -425,7 +425,7 @@ impl LaunchSpec {
             }
             let span = e.span();
             let l = span.as_ref().map(|s| ctx.loc(s)).unwrap_or_default();
-            // issue 35: the key path from the document's own spans (a missing field's span
+            // The key path from the document's own spans (a missing field's span
             // is its table's header, which belongs to that table and not the one before);
             // the line scan only when the text is not TOML at all
             let key = span
@@ -1154,7 +1154,7 @@ mod tests {
         }
     }
 
-    /// issue 4: u64 values above i64::MAX are written as strings (decimal or hex).
+    /// U64 values above i64::MAX are written as strings (decimal or hex).
     #[test]
     fn u64_fill_string_forms() {
         assert_eq!(
@@ -1203,7 +1203,7 @@ mod tests {
         }
     }
 
-    /// issue 34: `[check.<buffer>]` tables load with their expected data and allowances
+    /// `[check.<buffer>]` tables load with their expected data and allowances
     /// (absent = 0, integers written for floats accepted) and round-trip through
     /// `to_resolved_toml`; a spec without them has no checks.
     #[test]
@@ -1249,7 +1249,7 @@ mod tests {
         );
     }
 
-    /// issue 34: every invalid `[check]` is an error naming the line, column and key.
+    /// Every invalid `[check]` is an error naming the line, column and key.
     #[test]
     fn check_errors_name_line_col_and_key() {
         let cases = [

@@ -1,4 +1,4 @@
-//! Launch-spec templates for a PTX module (issue 34, `regwatt spec new FILE.ptx`): one buffer
+//! Launch-spec templates for a PTX module (`regwatt spec new FILE.ptx`): one buffer
 //! per pointer parameter ([`crate::analysis::param_use`] tells pointers from 64-bit integers
 //! and gives their element types), one `[[launch]]` per kernel, every value a commented
 //! placeholder chosen so that the template loads and runs as is.
@@ -360,7 +360,7 @@ mod tests {
         spec_template("k.ptx", "k.ptx", &m, &kernels)
     }
 
-    /// issue 34: the vectorAdd template loads and runs as is: three f32 buffers (a and b
+    /// The vectorAdd template loads and runs as is: three f32 buffers (a and b
     /// loaded, c only stored), n = 1024, 4 blocks of 256 threads; c = a + b.
     #[test]
     fn vector_add_template_loads_and_runs() {

@@ -1,4 +1,4 @@
-//! Where things are in a TOML text (issue 35): the dotted key path of a byte offset
+//! Where things are in a TOML text: the dotted key path of a byte offset
 //! ([`path_at`], for naming the table and key of a `toml` crate error, which gives only a
 //! span) and the position of a dotted key path ([`locate`], for naming the line of a key an
 //! override file sets). Both read the document with `toml_edit`, which keeps the span of every

@@ -128,7 +128,7 @@ impl GlobalMemory {
 
     /// Allocates every buffer of a launch spec, in name order (as [`Self::alloc_buffers`] of
     /// `spec.initial_buffers()`, same addresses and bytes), building each device image
-    /// directly: a buffer costs its bytes once (issue 35).
+    /// directly: a buffer costs its bytes once.
     pub fn alloc_spec_buffers(
         &mut self,
         spec: &crate::launch::LaunchSpec,
@@ -167,7 +167,7 @@ impl GlobalMemory {
     }
 
     /// The allocation containing `addr` as `(base address, bytes)`, found with one search
-    /// (the executor's whole-warp loads, issue 5).
+    /// (the executor's whole-warp loads).
     pub fn region_at(&self, addr: u64) -> Option<(u64, &[u8])> {
         let i = self.find(addr)?;
         Some((self.bases[i], self.data[i].as_slice()))
@@ -237,7 +237,7 @@ impl MemSpace for GlobalMemory {
     }
 
     /// As the default, but an address outside every allocation is reported as
-    /// [`MemError::Unmapped`] before its alignment is checked (issue 4: an integer passed for a
+    /// [`MemError::Unmapped`] before its alignment is checked (an integer passed for a
     /// pointer parameter showed up as a "misaligned" access).
     #[inline]
     fn check_aligned(&self, addr: u64, size: usize) -> Result<(), MemError> {
@@ -278,7 +278,7 @@ impl MemSpace for GlobalMemory {
     }
 }
 
-/// Seed 004's tagged array reads the lines it caches from here
+/// Jing et al. 2016's tagged array reads the lines it caches from here
 /// ([`crate::timing::rf::GlobalAccess::memory`]).
 impl crate::timing::rf::GlobalRead for GlobalMemory {
     fn read_global(&self, addr: u64, out: &mut [u8]) {

@@ -50,7 +50,7 @@ impl std::fmt::Display for Space {
 }
 
 /// A hint for global addresses below every allocation: most likely an integer launch argument
-/// given for a pointer parameter (issue 4).
+/// given for a pointer parameter.
 fn unmapped_hint(space: Space, addr: u64) -> &'static str {
     if space == Space::Global && addr < global::GLOBAL_BASE {
         " (device buffers start at 0x7f0000000000: a pointer parameter must be given a buffer \

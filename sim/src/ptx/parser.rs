@@ -23,7 +23,7 @@ use crate::ir::{
 pub fn parse(file: &str, src: &str) -> Result<Module, PtxError> {
     let mut module = parse_unscheduled(file, src)?;
     // free definitions (ld.param, %tid, immediates) move to their first use, as ptxas places
-    // them (issue 3; `analysis::sink`)
+    // them (`analysis::sink`)
     crate::analysis::sink::sink_module(&mut module);
     Ok(module)
 }
@@ -66,7 +66,7 @@ pub fn parse_unchecked(file: &str, src: &str) -> Result<(Module, SourceMap), Ptx
 }
 
 fn inline(file: &str, src: &str, mut module: Module) -> Result<Module, PtxError> {
-    // `.func` calls are executed by inlining them into the kernels (issue 4; `ir::inline`)
+    // `.func` calls are executed by inlining them into the kernels (`ir::inline`)
     crate::ir::inline::inline_calls(&mut module).map_err(|e| {
         let text = src
             .lines()
@@ -200,7 +200,7 @@ impl<'a> Parser<'a> {
                     file: self.file.to_string(),
                     line: self.eof.line,
                     col: self.eof.col,
-                    // `next()` reports plain end of input; don't repeat it (issue 3)
+                    // `next()` reports plain end of input; don't repeat it
                     msg: if msg == EOF_MSG { String::new() } else { msg },
                 }
             }
@@ -1051,7 +1051,7 @@ impl<'a> Parser<'a> {
         ins.src = it.map(|(o, _)| o).collect();
         // label operands were recorded with their index among all operands; shift for dst
         if ins.op.has_dst() {
-            // this instruction's entries are the last ones pushed (issue 3: scanning the whole
+            // this instruction's entries are the last ones pushed (scanning the whole
             // list made parsing quadratic in the number of branches)
             let me = st.instrs.len();
             for p in st.pending.iter_mut().rev().take_while(|p| p.0 == me) {
@@ -1756,11 +1756,11 @@ mod tests {
         assert!(dynm.is_extern && dynm.size == 0 && dynm.align == 16);
         let k = m.function("k").unwrap();
         assert_eq!(k.local_bytes(), 64);
-        // issue 32: a body's `.pragma` strings are kept on its function
+        // A body's `.pragma` strings are kept on its function
         assert_eq!(k.pragmas, vec!["nounroll".to_string()]);
         assert_eq!(k.instrs[0].src[0], Operand::Sym(Sym::Local(0), 0));
         assert_eq!(k.instrs[1].src[0], Operand::Sym(Sym::Global(4), 0));
-        // issue 4: the kernel's call is inlined; the call operands are decoded as written in a
+        // The kernel's call is inlined; the call operands are decoded as written in a
         // non-kernel caller (`.func`s are not inlined)
         assert!(k.instrs.iter().all(|i| i.op != Opcode::Call));
         assert!(k.regs.iter().any(|r| r.name == "%r0@helper#0"));

@@ -254,10 +254,10 @@ pub struct RfActivity {
     pub physical_registers: u64,
     /// The most warp registers the architected allocation held at once on one SM: resident
     /// warps × registers reserved per warp (allocation granularity applied), maximum over
-    /// SMs and time (seed 002 Fig. 9, "Architecture Registers").
+    /// SMs and time (Jeon & Annavaram 2014 Fig. 9, "Architecture Registers").
     pub architected_peak: u64,
     /// The most physical registers allocated at once on one SM (holding a mapping, or
-    /// reserved for a warp), maximum over SMs and time (seed 002 Fig. 9, "Physical
+    /// reserved for a warp), maximum over SMs and time (Jeon & Annavaram 2014 Fig. 9, "Physical
     /// Registers"). Equal to `architected_peak` for a design that allocates at warp launch.
     pub allocated_peak: u64,
     /// Cycles in each power state, when the design tracks them (a power mode other than
@@ -265,7 +265,7 @@ pub struct RfActivity {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub power_states: Option<PowerStateCycles>,
     /// Register occupancy per window of cycles, summed over SMs, when asked for
-    /// (`RunOptions::series_window`; empty otherwise). Seed 002 Fig. 2.
+    /// (`RunOptions::series_window`; empty otherwise). Jeon & Annavaram 2014 Fig. 2.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub register_series: Vec<RegisterWindow>,
 }
@@ -369,17 +369,17 @@ impl RegisterWindow {
     }
 }
 
-/// Exact power-state accounting of a design's register rows and sub-arrays (issue 27), from
+/// Exact power-state accounting of a design's register rows and sub-arrays, from
 /// the timestamps of allocations, frees and accesses (never a histogram): for every mode the
 /// cycles each row (or sub-array) spends in each state and the number of wake-ups, summed
 /// over rows, sub-arrays and SMs. Every state total adds up to `row_cycles` (or
 /// `subarray_cycles`) exactly: the off / drowsy cycles are the rest.
 ///
 /// * Register gating: a row is on from the first write after its allocation until it is
-///   freed (seed 002 §8.3's per-register sleep transistor without lifetime knowledge);
+///   freed (Jeon & Annavaram 2014 §8.3's per-register sleep transistor without lifetime knowledge);
 ///   `register_wakeups` counts the on periods.
 /// * Sub-array gating: a sub-array is on from the first write to an allocated register in it
-///   until every register in it is free (seed 002 §8.3, Fig. 10a).
+///   until every register in it is free (Jeon & Annavaram 2014 §8.3, Fig. 10a).
 /// * Drowsy: a row is awake for `drowsy_timeout` cycles after each access (and after the
 ///   start of the count), drowsy otherwise; an access to a drowsy row wakes it (Flautner et al., ISCA 2002;
 ///   Abdel-Majeed & Annavaram, HPCA 2013, with timeout 0: drowsy right after every access).
@@ -422,8 +422,8 @@ pub struct PowerStateCycles {
 
 impl PowerStateCycles {
     /// Adds a later launch's record: the cycles and transitions add, the rows and sub-arrays
-    /// are the same hardware (before issue 27's fix they added too, so a 16-launch workload
-    /// counted 16 times the header area).
+    /// are the same hardware (adding them would count a 16-launch workload's header area 16
+    /// times).
     pub fn merge_launch(&mut self, o: &PowerStateCycles) {
         let (rows, subarrays) = (self.rows.max(o.rows), self.subarrays.max(o.subarrays));
         self.merge(o);
@@ -1013,11 +1013,11 @@ pub struct MemActivity {
     /// `perfect_inst_const_cache`).
     #[serde(skip_serializing_if = "is_zero")]
     pub const_cache_misses: u64,
-    /// Accesses issued on behalf of the RF design (seed 004 spills/fills).
+    /// Accesses issued on behalf of the RF design (Jing et al. 2016 spills/fills).
     pub rf_design_fetches: u64,
-    /// Global accesses the RF design served itself (seed 000/001 sharing, seed 004 hits).
+    /// Global accesses the RF design served itself (Jeon et al. 2019/001 sharing, Jing et al. 2016 hits).
     pub rf_design_served: u64,
-    /// Line accesses of the RF design's tagged array that took a bank port (seed 004 hits).
+    /// Line accesses of the RF design's tagged array that took a bank port (Jing et al. 2016 hits).
     #[serde(skip_serializing_if = "is_zero")]
     pub rf_design_array_accesses: u64,
 }
@@ -1115,7 +1115,7 @@ mod tests {
     }
 
     #[test]
-    fn issue5_deferred_intervals_equal_direct_histogram() {
+    fn deferred_intervals_equal_direct_histogram() {
         // a deterministic access pattern with intervals from 0 up to 2^40 cycles, over
         // several registers, frees and re-allocations
         let mut t = RegTracker::new(8, 4);
@@ -1172,7 +1172,7 @@ mod tests {
     }
 
     #[test]
-    fn issue5_no_intervals_leave_the_histogram_empty() {
+    fn no_intervals_leave_the_histogram_empty() {
         let mut t = RegTracker::new(2, 1);
         let mut a = RfActivity::default();
         t.allocate(0, 0);
@@ -1187,10 +1187,10 @@ mod power_state_tests {
     use super::*;
     use proptest::prelude::*;
 
-    /// Issue 27, exposed wake-ups: the sleep state a read would find, on the same trace as
-    /// [`issue27_hand_trace`] (timeout 3, 2 rows in 1 sub-array).
+    /// Exposed wake-ups: the sleep state a read would find, on the same trace as
+    /// [`hand_trace`] (timeout 3, 2 rows in 1 sub-array).
     #[test]
-    fn issue27_asleep_follows_the_counted_states() {
+    fn asleep_follows_the_counted_states() {
         let mut t = RegTracker::with_power_states(2, 2, 3, 0);
         let mut act = RfActivity::default();
         let on = |t: &RegTracker, now, r| (t.asleep(0, now, r), t.asleep(1, now, r));
@@ -1221,7 +1221,7 @@ mod power_state_tests {
         assert!(!plain.asleep(0, 100, SleepRule::Drowsy));
     }
 
-    /// Issue 27: a hand-made trace, every count by hand (timeout 3; 2 rows in 1 sub-array):
+    /// A hand-made trace, every count by hand (timeout 3; 2 rows in 1 sub-array):
     /// t=2 alloc r0; t=4 write r0; t=5 alloc r1; t=6 read r0; t=12 read r0; t=15 free r0;
     /// finish at 20 (frees r1, never written).
     /// * drowsy, r0: awake [0,3) [4,6) [6,9) [12,15) = 11, wakes at 4 and 12; r1: [0,3) = 3.
@@ -1230,7 +1230,7 @@ mod power_state_tests {
     /// * register gating: r0 on [4,15) = 11 (1 wake); r1 never written, never on.
     /// * sub-array gating: on from r0's first write (4) until both rows are free (20) = 16.
     #[test]
-    fn issue27_hand_trace() {
+    fn hand_trace() {
         let mut t = RegTracker::with_power_states(2, 2, 3, 0);
         let mut act = RfActivity::default();
         t.allocate(0, 2);
@@ -1263,10 +1263,10 @@ mod power_state_tests {
         assert_eq!(act.allocated_register_cycles, 13 + 15);
     }
 
-    /// Issue 27 (area of multi-launch workloads): a second launch on the same SMs adds its
+    /// Area of multi-launch workloads: a second launch on the same SMs adds its
     /// row-cycles and wake-ups, not its rows; a second SM adds its rows.
     #[test]
-    fn issue27_a_later_launch_runs_on_the_same_rows() {
+    fn a_later_launch_runs_on_the_same_rows() {
         let launch = || {
             let mut t = RegTracker::with_power_states(2, 2, 3, 0);
             let mut act = RfActivity::default();
@@ -1356,10 +1356,10 @@ mod power_state_tests {
             ..ProptestConfig::default()
         })]
 
-        /// Issue 27: every row is in exactly one state at every moment (the state totals add
+        /// Every row is in exactly one state at every moment (the state totals add
         /// up to the rows' cycles), and each transition is counted once.
         #[test]
-        fn issue27_states_partition_every_row_cycle(
+        fn states_partition_every_row_cycle(
             ops in prop::collection::vec(op(), 0..60),
             timeout in 0u64..12,
         ) {

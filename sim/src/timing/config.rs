@@ -88,7 +88,7 @@ pub enum SchedulerPolicy {
     Gto,
     /// Two-level: only an active set of `active_warps` warps may issue; a warp waiting on a
     /// long-latency (memory) result leaves the set and the oldest pending warp enters
-    /// (Gebhart et al., ISCA 2011; Narasiman et al., MICRO 2011; seed 002 §8 uses 6 active).
+    /// (Gebhart et al., ISCA 2011; Narasiman et al., MICRO 2011; Jeon & Annavaram 2014 §8 uses 6 active).
     TwoLevel { active_warps: u32 },
 }
 
@@ -124,7 +124,7 @@ pub struct RegisterFileConfig {
     /// Which bank holds register `r` of warp `w`.
     pub bank_mapping: BankMapping,
     /// Register rows (one 32-lane × 32-bit warp register each) per sub-array, for sub-array
-    /// occupancy statistics (the unit sub-array power gating switches, seed 002 §4.4).
+    /// occupancy statistics (the unit sub-array power gating switches, Jeon & Annavaram 2014 §4.4).
     pub rows_per_subarray: u32,
     /// Bank→collector operand transfers the crossbar carries per cycle per sub-core.
     pub crossbar_width: u32,
@@ -358,7 +358,7 @@ impl GpuConfig {
 
     /// Checks every value's range. Errors name the field path, the value and the range.
     ///
-    /// Every key has an upper bound too (issue 35): generous against real GPUs (the largest
+    /// Every key has an upper bound too: generous against real GPUs (the largest
     /// shipping ones have ~150 SMs, 64 K registers and 256 KB of L1 per SM, latencies of a few
     /// hundred cycles), but small enough that no single value can make the model allocate
     /// without bound or overflow its cycle arithmetic. Structures whose memory grows with

@@ -354,7 +354,7 @@ impl FunctionalWarpModel for ExecModel<'_> {
         let Some(cta) = self.ctas.get_mut(c).and_then(|x| x.as_mut()) else {
             return Err(ModelError(format!("warp {warp}: CTA not started")));
         };
-        // only a kernel with an unrepresentable instruction pays for the look-up (issue 5)
+        // only a kernel with an unrepresentable instruction pays for the look-up
         if self.info_errors {
             let pc = cta.warp(w).and_then(|ws| ws.stack.last()).map(|t| t.pc);
             if let Some(Some(Err(e))) = pc.map(|pc| self.infos.get(pc as usize)) {

@@ -114,7 +114,7 @@ pub struct InstrInfo {
     pub active_mask: u32,
     /// A memory instruction that must see memory itself: `.volatile`, a memory order
     /// (`.relaxed`/`.acquire`/…) or the `.cv` cache operator (PTX ISA §8, §9.7.9.1). A design
-    /// must not serve such a load from a copy it holds (seed 000 §3).
+    /// must not serve such a load from a copy it holds (Jeon et al. 2019 §3).
     pub coherent: bool,
 }
 
@@ -168,7 +168,7 @@ pub struct StepInfo {
     pub active_mask: u32,
     /// The instruction accessed memory; its lanes' addresses are in the `mem` buffer handed
     /// to [`FunctionalWarpModel::step`] (written in place: no 256-byte address array is
-    /// moved through return values per instruction, issue 5).
+    /// moved through return values per instruction).
     pub mem: bool,
     /// The warp arrived at a CTA barrier ([`Arrival::wait`]: it waits for the barrier to
     /// complete); the timing core counts it in its own [`crate::barrier::CtaBarriers`].
@@ -183,7 +183,7 @@ pub trait WarpRegisters {
     fn read(&mut self, reg: u16) -> [u32; 32];
     /// [`Self::read`] into `out` (the same read, counted the same way): lets an implementation
     /// copy the value straight into the executor's buffer instead of returning it by value
-    /// through a dynamic call (issue 5).
+    /// through a dynamic call.
     fn read_into(&mut self, reg: u16, out: &mut [u32; 32]) {
         *out = self.read(reg);
     }
@@ -252,7 +252,7 @@ pub trait FunctionalWarpModel {
         Vec::new()
     }
     /// Profiles the reuse distances of the launch's first `warps` warps (warp keys `0..`,
-    /// CTAs in order) with near threshold `rthld` (seed 003 §III-A, see
+    /// CTAs in order) with near threshold `rthld` (Malekeh §III-A, see
     /// [`super::profile`]), executing them functionally **without changing** anything a
     /// later timed run sees (memory, CTAs, warps). `None`: the model cannot profile.
     /// Default: `None`.
@@ -280,7 +280,7 @@ pub trait FunctionalWarpModel {
         None
     }
     /// The `.pragma` strings of the launched kernel's body ([`crate::ir::Function::pragmas`]),
-    /// for a design that reads annotations (seed 001's L-register directive). Default: none.
+    /// for a design that reads annotations (Elango 2017's L-register directive). Default: none.
     fn kernel_pragmas(&self) -> &[String] {
         &[]
     }

@@ -10,7 +10,7 @@
 //! * [`core`]: the SM pipeline (schedulers, scoreboard, collectors, arbiter, execution units,
 //!   writeback) and the GPU run loop ([`core::run`]).
 //! * [`activity`]: the statistics of a run.
-//! * [`profile`]: reuse-distance profiles of a launch's first warps (seed 003 §III-A).
+//! * [`profile`]: reuse-distance profiles of a launch's first warps (Malekeh §III-A).
 
 pub mod activity;
 pub mod config;

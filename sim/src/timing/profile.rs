@@ -1,4 +1,4 @@
-//! Reuse-distance profile of a launch (seed 003, Malekeh, §III-A): "The reuse distance is the
+//! Reuse-distance profile of a launch (Malekeh, Malekeh, §III-A): "The reuse distance is the
 //! number of dynamic instructions between a source or destination register and its immediate
 //! reuse ... the compiler collects profiling statistics for the reuse of each operand in a
 //! kernel regarding how many times its reuse is far and how many times is near. Then, it

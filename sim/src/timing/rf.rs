@@ -9,13 +9,13 @@
 //! | stage | call | who decides |
 //! |---|---|---|
 //! | CTA launch / warp exit | [`RegisterFileDesign::can_allocate`], [`allocate_warp`](RegisterFileDesign::allocate_warp), [`free_warp`](RegisterFileDesign::free_warp) | capacity, placement |
-//! | issue | [`choose_collector`](RegisterFileDesign::choose_collector), [`warp_priority`](RegisterFileDesign::warp_priority), [`issued`](RegisterFileDesign::issued) | collector allocation policy (seed 003 §IV-B); release-flag fetch (seed 002 §6.2) |
+//! | issue | [`choose_collector`](RegisterFileDesign::choose_collector), [`warp_priority`](RegisterFileDesign::warp_priority), [`issued`](RegisterFileDesign::issued), [`warp_scheduled`](RegisterFileDesign::warp_scheduled) (two-level active set) | collector allocation policy (Malekeh §IV-B); release-flag fetch (Jeon & Annavaram 2014 §6.2) |
 //! | collector allocation | [`route_read`](RegisterFileDesign::route_read) per source | bank to queue at, or a bypass (collector-cache hit) |
 //! | arbiter grant | [`read`](RegisterFileDesign::read) | value + extra delay (wake-up, rename lookup, tag miss → memory) |
-//! | dispatch | [`release`](RegisterFileDesign::release) (`Pir`) | seed 002 per-instruction release |
-//! | LD/ST | [`global_access`](RegisterFileDesign::global_access) (with the L1D outcome if [`probes_l1`](RegisterFileDesign::probes_l1)), [`global_timed`](RegisterFileDesign::global_timed) | serve a load from registers (seeds 000/001; merge reads through the w-merge slot, [`MemRoute::Merge`]) or the tagged array (seed 004) |
-//! | writeback | [`route_write`](RegisterFileDesign::route_write), [`write`](RegisterFileDesign::write) | physical register chosen at write time (seed 002), collector-cache update (seed 003) |
-//! | block entry | [`release`](RegisterFileDesign::release) (`Pbr`) | seed 002 per-branch release |
+//! | dispatch | [`release`](RegisterFileDesign::release) (`Pir`) | Jeon & Annavaram 2014 per-instruction release |
+//! | LD/ST | [`global_access`](RegisterFileDesign::global_access) (with the L1D outcome if [`probes_l1`](RegisterFileDesign::probes_l1)), [`global_timed`](RegisterFileDesign::global_timed) | serve a load from registers or from the design's own banks ([`MemRoute::Banks`]: register reads, array lines) |
+//! | writeback | [`route_write`](RegisterFileDesign::route_write), [`write`](RegisterFileDesign::write) | physical register chosen at write time (Jeon & Annavaram 2014), collector-cache update (Malekeh) |
+//! | block entry | [`release`](RegisterFileDesign::release) (`Pbr`) | Jeon & Annavaram 2014 per-branch release |
 //! | every simulated cycle | [`tick`](RegisterFileDesign::tick) | drowsy / gating state (lazy: cycles may be skipped) |
 //!
 //! One design instance serves one SM (the core builds one per SM through a factory).
@@ -59,7 +59,7 @@ pub enum Delay {
     /// Ready after this many extra cycles (wake-up of a drowsy/gated register, renaming-table
     /// bank conflict, merge ALU, ...).
     Cycles(u32),
-    /// Ready once this memory access completes (seed 004: a register missing from the tagged
+    /// Ready once this memory access completes (Jing et al. 2016: a register missing from the tagged
     /// array is fetched from the memory hierarchy); `extra` cycles are added after it.
     /// `victim`: a memory write the fill causes (the entry it takes held a register or a
     /// dirty line that must be written back), timed but not waited for.
@@ -89,9 +89,9 @@ pub struct OperandRef {
     pub func: u32,
     pub pc: u32,
     /// Static distance (instructions) to the next read of this register, from
-    /// `analysis.reuse` (seed 003 near/far bits); `None` = no later read.
+    /// `analysis.reuse` (Malekeh near/far bits); `None` = no later read.
     pub reuse: Option<u32>,
-    /// The instruction releases this register after reading it (seed 002 pir).
+    /// The instruction releases this register after reading it (Jeon & Annavaram 2014 pir).
     pub last_use: bool,
 }
 
@@ -100,7 +100,7 @@ pub struct OperandRef {
 pub struct WriteRef {
     pub warp: WarpSlot,
     pub reg: RegId,
-    /// Collector unit the instruction was collected in (seed 003 writes results back into
+    /// Collector unit the instruction was collected in (Malekeh writes results back into
     /// the warp's CCU through port D).
     pub collector: u16,
     pub func: u32,
@@ -124,24 +124,30 @@ pub struct ReadOutcome {
 pub struct WriteOutcome {
     /// Extra time before the write is complete (the scoreboard is released after it).
     pub delay: Delay,
-    /// A memory write the design needs as a side effect (seed 004: a victim register or
+    /// A memory write the design needs as a side effect (Jing et al. 2016: a victim register or
     /// dirty line spilled to L2), timed but not waited for.
     pub spill: Option<MemFetch>,
+    /// A value the design writes into bank `b` as a side effect (a register cache's eviction
+    /// written back to the main banks): it takes a write port of that bank in the same cycle,
+    /// counted as a bank write; with no port left the eviction waits, and the instruction
+    /// completes, a cycle later (counted as a write-port stall).
+    pub evict_to_bank: Option<u16>,
 }
 
 impl WriteOutcome {
     pub const DONE: WriteOutcome = WriteOutcome {
         delay: Delay::None,
         spill: None,
+        evict_to_bank: None,
     };
 }
 
 /// Why a register is released.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub enum ReleaseCause {
-    /// Per-instruction release flag on a source operand (seed 002 §5.1).
+    /// Per-instruction release flag on a source operand (Jeon & Annavaram 2014 §5.1).
     Pir,
-    /// Per-branch release at the start of a (reconvergence) block (seed 002 §5.2).
+    /// Per-branch release at the start of a (reconvergence) block (Jeon & Annavaram 2014 §5.2).
     Pbr,
     /// A destination written but never read.
     DeadDst,
@@ -153,9 +159,9 @@ pub enum CollectorChoice {
     /// Use this free collector (index within the sub-core).
     Use(u16),
     /// Do not issue this warp now; the scheduler goes on to its next ready warp this cycle
-    /// (seed 003's "same CCU only" rule, Fig. 6 ④).
+    /// (Malekeh's "same CCU only" rule, Fig. 6 ④).
     Wait,
-    /// Do not issue at all this cycle: the scheduler stalls (seed 003's STHLD wait, Fig. 6
+    /// Do not issue at all this cycle: the scheduler stalls (Malekeh's STHLD wait, Fig. 6
     /// ⑦; counted as a collector-full stall).
     Stall,
 }
@@ -165,58 +171,102 @@ pub enum CollectorChoice {
 pub enum MemRoute {
     /// Through the normal memory hierarchy (L1D, L2, DRAM).
     Hierarchy,
-    /// Through the hierarchy without the L1D (the design replaces it, seed 004; its own
+    /// Through the hierarchy without the L1D (the design replaces it, Jing et al. 2016; its own
     /// lookup took `extra` cycles).
     SkipL1 { extra: u32 },
-    /// Served by the design after `latency` cycles without a memory access (seeds 000/001:
-    /// the data already sits in registers; seed 004: hit in the tagged array).
+    /// Served by the design after `latency` cycles without a memory access (Jeon et al. 2019 and Elango 2017:
+    /// the data already sits in registers; Jing et al. 2016: hit in the tagged array).
     Served { latency: u32 },
-    /// Served by the design from registers it reads through the sub-core's w-merge collector
-    /// slot (seed 000 §3: partial sharing): `reads` (1 or 2) reads queue at `banks[..reads]`
-    /// and go through the bank arbitration and the crossbar like operand reads; each calls
-    /// [`RegisterFileDesign::read`] with `reg = MERGE_READ + k`. The load's result is ready
-    /// `latency` cycles after the last read (the shift/OR merge), then written back as
-    /// usual. Only when [`GlobalAccess::merge_slot_free`].
-    Merge {
-        banks: [u16; 2],
-        reads: u8,
-        latency: u32,
-    },
-    /// Served by the design's own tagged array, which replaces the L1D (seed 004):
-    /// `reads[b]` accesses of bank `b` (lines that hit: read for a load, written for a
-    /// store) queue at the banks with the operand reads and take their ports (seed 004
-    /// Fig. 14); the lanes in `miss_lanes` go to the memory hierarchy without the L1D,
-    /// `extra` cycles after dispatch (the tag lookup), and the design hears when they
-    /// return ([`RegisterFileDesign::global_timed`]). The instruction completes `latency`
-    /// cycles after dispatch at the earliest, one cycle after its last bank access, at
-    /// `wait_until` (lines already in flight, MSHR-merged) and when its misses return.
-    /// Banks from `ARRAY_BANKS` on are folded onto the last one. With `via_l1` the miss
-    /// lanes go through the L1D like any load (seed 001: the lanes of an L-register load
-    /// that found no neighbour to shuffle from, whose register reads are the `reads`).
-    Array {
-        reads: [u8; ARRAY_BANKS],
-        miss_lanes: u32,
-        latency: u32,
-        extra: u32,
-        wait_until: u64,
-        via_l1: bool,
-    },
+    /// Served by the design through accesses to its own banks ([`BankAccesses`]), and the
+    /// lanes it cannot serve through the memory hierarchy.
+    Banks(BankAccesses),
 }
 
-/// Banks a [`MemRoute::Array`] access names.
-pub const ARRAY_BANKS: usize = 8;
+/// Banks a [`BankAccesses`] names; a design with more banks folds them onto the last.
+pub const DESIGN_ACCESS_BANKS: usize = 32;
+
+/// What each access of a [`BankAccesses`] moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BankAccessKind {
+    /// A register read moved through the crossbar into the SM's collector slot for design
+    /// reads (one group in flight per SM: [`GlobalAccess::design_reads_free`]), like an
+    /// operand read: it takes a bank port, a crossbar transfer and a collector port, and the
+    /// core calls [`RegisterFileDesign::read`] with `reg = DESIGN_READ + bank` as each is
+    /// granted (a bank's accesses are granted in order). The LD/ST unit is busy one cycle.
+    /// Used for loads built from registers (Jeon et al. 2019 §3: partial sharing through
+    /// the w-merge collector slot).
+    RegisterReads,
+    /// A line access of the design's own array (read for a load, written for a store): it
+    /// takes a bank port only, and the LD/ST unit one cycle per line. Used where the register
+    /// file holds memory lines (Jing et al. 2016 Fig. 14) or L-registers are shuffled
+    /// (Elango 2017).
+    LineAccesses,
+}
+
+/// Accesses a design makes to its own banks to serve a global or local memory instruction
+/// ([`MemRoute::Banks`]). They queue at the banks with the operand reads and go through the
+/// same arbitration. The instruction's result is ready `after` cycles after the last access is
+/// done, and no earlier than `latency` cycles after dispatch (at least 1), `wait_until`, and
+/// the return of its miss lanes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BankAccesses {
+    /// Accesses at each bank (`per_bank[b]`).
+    pub per_bank: [u8; DESIGN_ACCESS_BANKS],
+    /// What each access moves.
+    pub kind: BankAccessKind,
+    /// Cycles from dispatch to the result at the earliest (a lookup, a shuffle).
+    pub latency: u32,
+    /// Cycles from the last access to the result (a shift/OR merge).
+    pub after: u32,
+    /// The result waits for this cycle too (lines already in flight, MSHR-merged).
+    pub wait_until: u64,
+    /// Lanes the design does not serve: they go to the memory hierarchy `extra` cycles after
+    /// dispatch (the design's lookup), through the L1D when `via_l1` and below it otherwise,
+    /// and the design hears when they return ([`RegisterFileDesign::global_timed`]).
+    pub miss_lanes: u32,
+    pub extra: u32,
+    pub via_l1: bool,
+}
+
+impl BankAccesses {
+    /// No access, of kind `kind`.
+    pub const fn none(kind: BankAccessKind) -> BankAccesses {
+        BankAccesses {
+            per_bank: [0; DESIGN_ACCESS_BANKS],
+            kind,
+            latency: 0,
+            after: 0,
+            wait_until: 0,
+            miss_lanes: 0,
+            extra: 0,
+            via_l1: false,
+        }
+    }
+
+    /// Adds one access at bank `b` (folded onto the last bank from
+    /// [`DESIGN_ACCESS_BANKS`] on).
+    pub fn add(&mut self, b: usize) {
+        let b = b.min(DESIGN_ACCESS_BANKS - 1);
+        self.per_bank[b] = self.per_bank[b].saturating_add(1);
+    }
+
+    /// Accesses in all.
+    pub fn count(&self) -> u16 {
+        self.per_bank.iter().map(|&n| u16::from(n)).sum()
+    }
+}
 
 /// Read access to global memory's current contents, for a design that holds copies of
-/// memory lines and checks them (seed 004's tagged array).
+/// memory lines and checks them (Jing et al. 2016's tagged array).
 pub trait GlobalRead: std::fmt::Debug {
     /// Copies the bytes at `addr..addr + out.len()` into `out`; bytes outside every
     /// allocation read 0.
     fn read_global(&self, addr: u64, out: &mut [u8]);
 }
 
-/// Register number of the `k`-th read of the w-merge collector slot ([`MemRoute::Merge`]):
-/// `MERGE_READ + k`. Above any architectural register (`R<n>`, `n` < 256 per PTX's limits).
-pub const MERGE_READ: RegId = 0xFF00;
+/// Register number of a [`BankAccessKind::RegisterReads`] access at bank `b`:
+/// `DESIGN_READ + b`. Above any architectural register (`R<n>`, `n` < 256 per PTX's limits).
+pub const DESIGN_READ: RegId = 0xFF00;
 
 /// A global/local memory instruction at the LD/ST unit ([`RegisterFileDesign::global_access`]).
 #[derive(Clone, Copy, Debug)]
@@ -230,8 +280,9 @@ pub struct GlobalAccess<'a> {
     /// state change), for a design whose [`RegisterFileDesign::probes_l1`] is true; else
     /// `None`.
     pub l1_hit: Option<bool>,
-    /// The sub-core's w-merge collector slot is free ([`MemRoute::Merge`] allowed).
-    pub merge_slot_free: bool,
+    /// The SM's collector slot for design register reads is free
+    /// ([`BankAccessKind::RegisterReads`] allowed).
+    pub design_reads_free: bool,
     /// Global memory as the functional model holds it now (after this instruction's own
     /// store), if the model offers it ([`super::FunctionalWarpModel::global_reader`]).
     pub memory: Option<&'a dyn GlobalRead>,
@@ -311,7 +362,7 @@ pub trait RegisterFileDesign {
     /// The warp just allocated in `warp` is warp `cta_warp` of its CTA (its lanes hold the
     /// CTA's threads `32·cta_warp ..`), called right after
     /// [`allocate_warp`](RegisterFileDesign::allocate_warp). A design that relates lanes to
-    /// thread coordinates uses it (seed 001's neighbour lanes). Default: nothing.
+    /// thread coordinates uses it (Elango 2017's neighbour lanes). Default: nothing.
     fn warp_started(&mut self, _warp: WarpSlot, _cta_warp: u32) {}
 
     /// Picks a collector unit for an issuing warp among the free ones (`free`: bit `c` set if
@@ -325,14 +376,23 @@ pub trait RegisterFileDesign {
         CollectorChoice::Use(free.trailing_zeros() as u16)
     }
     /// Scheduler priority hint, higher first, applied after the policy's greedy choice and
-    /// before age (seed 003 §IV-B1: warps with data in CCUs first). Default 0.
+    /// before age (Malekeh §IV-B1: warps with data in CCUs first). Default 0.
     fn warp_priority(&self, _warp: WarpSlot) -> u8 {
         0
     }
     /// `warp` issued the instruction at (`func`, `pc`) into a collector unit (before its
-    /// operands are routed). Seed 002 §6.2: the Select stage fetches the instruction's
+    /// operands are routed). Jeon & Annavaram 2014 §6.2: the Select stage fetches the instruction's
     /// release flags from the release-flag cache here. Default: nothing.
     fn issued(&mut self, _ctx: &mut RfCtx, _warp: WarpSlot, _func: u32, _pc: u32) {}
+    /// Whether the design wants [`warp_scheduled`](Self::warp_scheduled) events (the core
+    /// tracks active-set changes only then).
+    const SCHEDULER_EVENTS: bool = false;
+    /// `warp` entered (`active`) or left its scheduler's active set: the two-level scheduler's
+    /// set of warps that may issue (a warp leaves it to wait on memory or a barrier, or when
+    /// it exits). Under the other policies every resident warp is active from
+    /// [`allocate_warp`](Self::allocate_warp) to [`free_warp`](Self::free_warp), and this is
+    /// not called. Called only when [`SCHEDULER_EVENTS`](Self::SCHEDULER_EVENTS) is set.
+    fn warp_scheduled(&mut self, _ctx: &mut RfCtx, _warp: WarpSlot, _active: bool) {}
     /// A collector unit was freed after dispatching `warp`'s instruction.
     fn collector_released(&mut self, _ctx: &mut RfCtx, _warp: WarpSlot, _collector: u16) {}
 
@@ -370,8 +430,8 @@ pub trait RegisterFileDesign {
     fn global_timed(&mut self, _ctx: &mut RfCtx, _g: &GlobalAccess, _ready_at: u64) {}
 
     /// After [`global_access`](RegisterFileDesign::global_access) answered
-    /// [`MemRoute::Array`] or [`MemRoute::SkipL1`]: the memory writes its evictions caused
-    /// (seed 004: a spilled register, a dirty line written back), one per call until `None`;
+    /// [`MemRoute::Banks`] or [`MemRoute::SkipL1`]: the memory writes its evictions caused
+    /// (Jing et al. 2016: a spilled register, a dirty line written back), one per call until `None`;
     /// the core times them, nothing waits for them. Default: none.
     fn take_writeback(&mut self) -> Option<MemFetch> {
         None

@@ -1,4 +1,4 @@
-//! `alexnet`: an AlexNet-shaped forward pass (seed 000's Tango AlexNet; scaled down at `ci` and
+//! `alexnet`: an AlexNet-shaped forward pass (Jeon et al. 2019's Tango AlexNet; scaled down at `ci` and
 //! `default`, the layer shapes in `workloads/README.md`), layer by layer with [`super::cnn`] in
 //! CaffeNet order, one launch a layer: conv1 11x11 stride 4 -> pool1 3x3/2 -> norm1 (LRN,
 //! written with a zero border of 2) -> conv2 5x5 -> pool2 -> norm2 (border 1) -> conv3, conv4,

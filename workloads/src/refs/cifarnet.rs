@@ -1,4 +1,4 @@
-//! `cifarnet`: a CifarNet-shaped forward pass (seed 000's Tango CifarNet, scaled down at `ci`;
+//! `cifarnet`: a CifarNet-shaped forward pass (Jeon et al. 2019's Tango CifarNet, scaled down at `ci`;
 //! the layer shapes in `workloads/README.md`), layer by layer with [`super::cnn`], one launch a
 //! layer: pad 2 -> conv1 5x5 3->K1 -> pool1 3x3/2 -> norm1 (LRN, written with a zero border of
 //! 2) -> conv2 5x5 K1->K2 -> norm2 -> pool2 -> fc3 -> fc4 (ReLU) -> fc5 (logits). Every size

@@ -1,4 +1,4 @@
-//! Shared layer references of the Tango-shaped CNNs `cifarnet` and `alexnet` (seed 000): the
+//! Shared layer references of the Tango-shaped CNNs `cifarnet` and `alexnet` (Jeon et al. 2019): the
 //! kernels of `cifarnet.cu` / `alexnet.cu` evaluated in the same order.
 //!
 //! Feature maps are `[channel][row][column]`; a map "with a zero border of p" is stored as

@@ -276,7 +276,7 @@ pub fn reference_of(
 }
 
 /// Mean squared error of each layer's outputs (c1, c2, f3, out) of the `_lskip` network
-/// against the full network on the same images and weights (seed 001 Fig. 23), over every
+/// against the full network on the same images and weights (Elango 2017 Fig. 23), over every
 /// output of the batch (the skipped ones count with their error).
 pub fn skip_mse(input: Input, buffers: &Buffers) -> Result<[f64; 4], WorkloadError> {
     let i = Inputs::new("nn skip_mse", buffers);
@@ -527,7 +527,7 @@ mod tests {
         ));
     }
 
-    /// Seed 001 Fig. 23 on this suite's synthetic data: the per-layer MSE of the `_lskip`
+    /// Elango 2017 Fig. 23 on this suite's synthetic data: the per-layer MSE of the `_lskip`
     /// network against the full one (the table in workloads/README.md).
     #[test]
     fn skip_mse_per_layer() {
@@ -665,7 +665,7 @@ mod tests {
             .collect()
     }
 
-    /// Issue 32: every conv kernel of the `_lreg` and `_lskip` versions carries its layer's
+    /// Every conv kernel of the `_lreg` and `_lskip` versions carries its layer's
     /// annotation ahead of its first global load and its global loads come in exactly the
     /// order the annotation describes, straight-line (so each thread that loads at all runs
     /// them in that order: a worker thread too, with its clamped addresses); the baseline's conv

@@ -1,5 +1,5 @@
 //! ALU instructions: the general per-lane path through [`alu::eval`], the whole-warp kernels
-//! of [`FastOp`] (issue 5), `setp`/`set` (with a whole-warp comparison), and vector `mov`
+//! of [`FastOp`], `setp`/`set` (with a whole-warp comparison), and vector `mov`
 //! packing and unpacking.
 
 use super::{CtaExec, Scratch};
@@ -41,7 +41,7 @@ impl CtaExec<'_> {
         Ok(())
     }
 
-    /// The whole-warp kernels of [`FastOp`] (issue 5): each is a monomorphised loop over the
+    /// The whole-warp kernels of [`FastOp`]: each is a monomorphised loop over the
     /// 32 lanes on 32-bit values where the operation is 32-bit, so it vectorises and needs no
     /// per-lane indirect call. The results equal [`alu::eval`]'s, NaN results included (the
     /// canonical NaN, `fp::CANONICAL_NAN_F32`). Operands are read in order, then the
@@ -283,7 +283,7 @@ impl CtaExec<'_> {
         Ok(())
     }
 
-    /// Whole-warp `setp.cmp.ty p[|q], a, b` without a boolean combination (issue 5): the
+    /// Whole-warp `setp.cmp.ty p[|q], a, b` without a boolean combination: the
     /// comparison of [`alu::compare`] as one loop producing the lane mask, for the integer types
     /// and `.f32` without `.ftz` and the comparisons defined on them (others, which
     /// `alu::compare` rejects or which need `.ftz`, take the general path). Returns `false`,
@@ -450,7 +450,7 @@ const LANE_BIT: [u32; 32] = {
 
 /// Bit `l` set where `f(a[l], b[l])`. Built as an OR of `LANE_BIT[l]` under an all-ones
 /// mask rather than with per-lane shifts (SSE2 has no per-lane variable shift, so this form
-/// vectorises, issue 5).
+/// vectorises).
 #[inline(always)]
 fn lane_mask<T: Copy>(a: &[T; 32], b: &[T; 32], f: impl Fn(T, T) -> bool) -> u32 {
     let mut m = 0u32;

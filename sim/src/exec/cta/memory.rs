@@ -1,6 +1,6 @@
 //! Memory instructions: `ld`/`ldu`/`st` (vectors, sub-word extension, alignment), the
 //! dedicated 32-bit load, `atom`/`red`, lane addresses, loads and stores by state space, and
-//! the fast paths that read a warp's words straight from the memory it hits (issue 5).
+//! the fast paths that read a warp's words straight from the memory it hits.
 
 use super::{CtaExec, MemKind, MemMeta, Scratch};
 use crate::exec::alu::{self, sext};
@@ -131,7 +131,7 @@ impl CtaExec<'_> {
     }
 
     /// Lane addresses of address operand `o`, into `out`; for a register base, also the
-    /// half-warp patterns of the addresses ([`half_pats`], issue 5), else `[Other; 2]`.
+    /// half-warp patterns of the addresses ([`half_pats`]), else `[Other; 2]`.
     /// `lo` and `hi` are work buffers (the base register's halves).
     fn addresses_into<R: RegisterAccess>(
         &self,
@@ -341,7 +341,7 @@ impl CtaExec<'_> {
         Ok(meta)
     }
 
-    /// [`Self::exec_ld_st`] for the instructions of [`ExecInstr::ld32`] (issue 5): one 32-bit
+    /// [`Self::exec_ld_st`] for the instructions of [`ExecInstr::ld32`]: one 32-bit
     /// element into one register from the global (or generic) space, without the general
     /// operand decoding. The same register reads and write, addresses, values, errors and
     /// [`MemMeta`] as `exec_ld_st` gives for that form (checked by
@@ -458,7 +458,7 @@ impl CtaExec<'_> {
 
 /// Reads the `N`-byte little-endian element at `addrs[l] + koff` of every lane `l` of `exec`
 /// from `bytes` (the memory starting at address `base`) into `out[l]`, when it is naturally
-/// aligned and lies wholly inside `bytes` (issue 5: one tight loop per warp instead of a
+/// aligned and lies wholly inside `bytes` (one tight loop per warp instead of a
 /// checked access per lane). Returns the lanes not served, for the checked path.
 #[inline(always)]
 fn gather<const N: usize>(
@@ -501,7 +501,7 @@ fn gather<const N: usize>(
 /// speculatively: the read has no side effect) and inactive lanes are zeroed afterwards, which
 /// keeps the loop free of per-lane activity tests. Not inlined: inlined into the element loop
 /// of `exec_ld_st`, the compiler hoisted the 32 lane tests of the zeroing loop out of it and
-/// paid for them (spilled to the stack) on every load (issue 5).
+/// paid for them (spilled to the stack) on every load.
 #[inline(never)]
 fn gather32(
     bytes: &[u8],
@@ -700,7 +700,7 @@ mod tests {
         }
     }
 
-    /// Issue 5: the dedicated 32-bit load ([`CtaExec::exec_ld32`]) and the general `ld`
+    /// The dedicated 32-bit load ([`CtaExec::exec_ld32`]) and the general `ld`
     /// ([`CtaExec::exec_ld_st`]) give the same register file, addresses, [`MemMeta`] and
     /// errors, on broadcast, coalesced, misaligned, scattered, out-of-bounds, unmapped and
     /// generic addresses under full and partial lane masks.

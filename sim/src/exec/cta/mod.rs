@@ -241,7 +241,7 @@ impl AddrBuf for Option<MemAccess> {
     }
 }
 
-/// Lane buffers reused by every step (issue 5): the whole-warp kernels read their operands
+/// Lane buffers reused by every step: the whole-warp kernels read their operands
 /// into these instead of into freshly zeroed arrays. Every use writes a buffer completely
 /// before reading it, so no value passes from one step to the next. A caller that steps in a
 /// loop ([`CtaExec::step_timed`]) keeps one.
@@ -512,7 +512,7 @@ impl<'a> CtaExec<'a> {
 
     /// [`CtaExec::step`] writing its [`StepInfo`] into `slot`, so a caller that steps in a
     /// loop reuses one buffer instead of moving the ~0.4 KB record out of every step
-    /// (issue 5). On error `slot` holds nothing meaningful.
+    ///. On error `slot` holds nothing meaningful.
     pub fn step_into<R: RegisterAccess>(
         &mut self,
         w: usize,
@@ -584,7 +584,7 @@ impl<'a> CtaExec<'a> {
     /// [`CtaExec::step`] for the timing model: returns only what the timing model uses
     /// ([`TimedStep`]; it takes the register lists from [`ExecInstr::src_regs`]/
     /// [`ExecInstr::dst_regs`] itself) and writes the lane addresses of a memory instruction
-    /// straight into `addrs` (issue 5: no ~0.4 KB record, no zeroing and copying of an
+    /// straight into `addrs` (no ~0.4 KB record, no zeroing and copying of an
     /// address array per step). `addrs` is left untouched by other instructions. `scratch`
     /// holds work buffers only (any [`Scratch`] will do).
     #[inline]
@@ -677,7 +677,7 @@ impl<'a> CtaExec<'a> {
         };
         out.active = active;
         out.exec = exec;
-        // the whole-warp kernels first (issue 5): no opcode dispatch for the commonest
+        // the whole-warp kernels first: no opcode dispatch for the commonest
         // instructions (`fast` is only set on plain ALU instructions of the right arity)
         if ins.fast != FastOp::None {
             if exec != 0 {
@@ -843,7 +843,7 @@ mod tests {
     use super::*;
     use crate::exec::program::Program;
     use crate::launch::HostData;
-    /// Issue 36: a kernel whose address arithmetic is warp-uniform (parameters, `%ctaid`,
+    /// A kernel whose address arithmetic is warp-uniform (parameters, `%ctaid`,
     /// `%ntid`, a uniform loop bound), with a per-thread part, a uniform 64-bit pointer and a
     /// uniform loop counter; 2 CTAs of 64 threads.
     const UR_KERNEL: &str = ".version 7.5\n.target sm_75\n.address_size 64\n\
@@ -871,7 +871,7 @@ st.global.u32 [%rd5], %r9;\nret;\n}\n";
             .iter()
             .filter(|i| i.src_ur != 0 || i.dst_ur != 0)
             .count();
-        // session 27: uniform operands take the whole-warp kernels too (the loop counter's
+        // Uniform operands take the whole-warp kernels too (the loop counter's
         // `add.s32` and the address `add.s64` read and write uniform registers), and the
         // outputs the callers check come through them
         if ur_instrs > 0 {

@@ -89,7 +89,7 @@ impl CtaExec<'_> {
     }
 
     /// Every lane of source operand `o` as 32-bit halves into `lo` and `hi`, for 64-bit
-    /// operations done on halves (issue 5: no assembling and splitting of 64-bit lanes). The
+    /// operations done on halves (no assembling and splitting of 64-bit lanes). The
     /// same register reads as [`Self::fetch`]; a single register leaves `hi` zero.
     #[inline(always)]
     pub(super) fn fetch_pair_into<R: RegisterAccess>(
@@ -125,7 +125,7 @@ impl CtaExec<'_> {
     }
 
     /// The low 32 bits of every lane of source operand `o` into `out`, for 32-bit operations
-    /// (issue 5: no widening to `u64` and back; the register file's array lands in the
+    /// (no widening to `u64` and back; the register file's array lands in the
     /// caller's buffer). Reads exactly the registers [`Self::fetch`] reads (register-file
     /// designs count reads), so a 64-bit pair still reads both halves.
     #[inline(always)]

@@ -1,7 +1,7 @@
 //! PTX checker: the rules ptxas enforces, applied to the instruction forms regwatt accepts.
 //!
 //! The parser ([`super::parser`]) decodes what it can read; this module rejects what ptxas
-//! would reject although it reads, so that invalid PTX never runs and gives numbers (issue 35).
+//! would reject although it reads, so that invalid PTX never runs and gives numbers.
 //! It runs on the module as written (before `.func` calls are inlined and before anything is
 //! lowered), from [`super::parse`], so every path that loads PTX (`regwatt ptx`, `exec`, `run`,
 //! `report`, the workloads) is checked. Each violation is a [`PtxError::Check`] naming the

@@ -3,18 +3,35 @@
 //! ready collector ([`Sm::try_dispatch`]): the functional step, release flags, the memory
 //! route of a memory instruction and the result buffer.
 
-use super::ldst::{MergeSlot, ARRAY_COL, MERGE_COL};
+use super::ldst::{DesignAccess, DESIGN_COL};
 use super::operands::OpSlot;
 use super::writeback::WbEntry;
-use super::{release_all, Shared, Sm, TimingError};
+use super::{release_all, Ring, Shared, Sm, TimingError};
 use crate::timing::config::{GpuConfig, OpTiming};
 use crate::timing::functional::{
     FunctionalWarpModel, MemOpKind, MemSpaceKind, UnitClass, WarpRegisters,
 };
 use crate::timing::memory::MemoryTiming;
 use crate::timing::rf::{
-    GlobalAccess, MemRoute, RegisterFileDesign, ReleaseCause, RfCtx, WarpSlot,
+    BankAccessKind, BankAccesses, GlobalAccess, MemRoute, RegisterFileDesign, ReleaseCause, RfCtx,
+    WarpSlot,
 };
+
+/// Queues the bank accesses `a` of design slot `k` at the sub-core's banks (a bank past the
+/// sub-core's last folds onto it).
+fn queue_design_accesses(bank_q: &mut [Ring], queued: &mut u32, a: &BankAccesses, k: u8) {
+    let nb = bank_q.len();
+    for (b, &n) in a.per_bank.iter().enumerate() {
+        if n == 0 {
+            continue;
+        }
+        let b = b.min(nb - 1);
+        for _ in 0..n {
+            bank_q[b].push_back((DESIGN_COL, k));
+            *queued += 1;
+        }
+    }
+}
 
 /// Per-class dispatch data: pool index (None = no unit) and timing.
 pub(super) fn class_timing(cfg: &GpuConfig, c: UnitClass) -> (Option<usize>, OpTiming) {
@@ -73,7 +90,7 @@ impl<D: RegisterFileDesign> WarpRegisters for Collected<'_, D> {
     }
     fn read_into(&mut self, reg: u16, out: &mut [u32; 32]) {
         // the common case of `read` (a collected operand not yet written by this instruction)
-        // copied straight into `out`; everything else through `read` (issue 5)
+        // copied straight into `out`; everything else through `read`
         if !self.writes.iter().any(|w| w.0 == reg) {
             if let Some(o) = self.ops.iter().find(|o| o.reg == reg) {
                 *out = o.values;
@@ -262,8 +279,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             mem_buf,
             by_class,
             events,
-            merge,
-            array,
+            design_slots,
             ..
         } = std::hint::black_box(&mut *self);
         let sub = &mut subs[sc];
@@ -304,7 +320,7 @@ impl<D: RegisterFileDesign> Sm<D> {
                         access: acc,
                         info: sh.info(sid),
                         l1_hit: (global && design.probes_l1()).then(|| mem.l1_probe(now, id, acc)),
-                        merge_slot_free: !merge.busy,
+                        design_reads_free: design_slots.reads_in_flight == 0,
                         memory: model.global_reader(),
                     };
                     let route = if global {
@@ -323,54 +339,55 @@ impl<D: RegisterFileDesign> Sm<D> {
                             ldst_free[lk] = now + 1;
                             now + u64::from(latency.max(1))
                         }
-                        MemRoute::Merge {
-                            banks,
-                            reads,
-                            latency,
-                        } => {
+                        MemRoute::Banks(a) if a.kind == BankAccessKind::RegisterReads => {
+                            // register reads through the SM's collector slot for them: the
+                            // LD/ST unit is busy one cycle, the result follows the last read
                             mem_act.rf_design_served += 1;
                             ldst_free[lk] = now + 1;
-                            let n = usize::from(reads.clamp(1, 2));
-                            let nb = sub.bank_q.len();
-                            *merge = MergeSlot {
-                                busy: true,
-                                warp: ws,
-                                func: g.info.func,
-                                pc: g.info.pc,
+                            let access = DesignAccess {
                                 wb: idx,
-                                pending: n as u8,
-                                ready_at: now,
-                                latency,
+                                pending: a.count(),
+                                ready: now + u64::from(a.latency),
+                                after: a.after,
+                                reads: Some((ws, g.info.func, g.info.pc)),
                             };
-                            for (k, &b) in banks.iter().take(n).enumerate() {
-                                let b = usize::from(b).min(nb - 1);
-                                sub.bank_q[b].push_back((MERGE_COL, k as u8));
-                                sub.queued_reads += 1;
+                            match (access.pending > 0)
+                                .then(|| design_slots.start(access))
+                                .flatten()
+                            {
+                                Some(k) => {
+                                    queue_design_accesses(
+                                        &mut sub.bank_q,
+                                        &mut sub.queued_reads,
+                                        &a,
+                                        k,
+                                    );
+                                    merging = true;
+                                    u64::MAX
+                                }
+                                None => access.ready + u64::from(a.after),
                             }
-                            merging = true;
-                            u64::MAX
                         }
-                        MemRoute::Array {
-                            reads,
-                            miss_lanes,
-                            latency,
-                            extra,
-                            wait_until,
-                            via_l1,
-                        } => {
+                        MemRoute::Banks(a) => {
+                            // line accesses of the design's own array
                             while let Some(f) = design.take_writeback() {
                                 mem.fetch(now, id, &f, mem_act);
                             }
-                            let mut ready = (now + u64::from(latency.max(1))).max(wait_until);
-                            let hits: u16 = reads.iter().map(|&r| u16::from(r)).sum();
+                            let mut ready = (now + u64::from(a.latency.max(1))).max(a.wait_until);
+                            let hits = a.count();
                             // the LD/ST unit takes one line per cycle, hits and misses alike
                             let mut ldst = u64::from(hits);
-                            let part = miss_lanes & acc.mask;
+                            let part = a.miss_lanes & acc.mask;
                             if part != 0 {
                                 let mut m = acc.clone();
                                 m.mask = part;
-                                let t =
-                                    mem.access(now + u64::from(extra), id, &m, !via_l1, mem_act);
+                                let t = mem.access(
+                                    now + u64::from(a.extra),
+                                    id,
+                                    &m,
+                                    !a.via_l1,
+                                    mem_act,
+                                );
                                 ldst += u64::from(t.ldst_cycles);
                                 ready = ready.max(t.ready_at);
                                 let mut ctx = RfCtx {
@@ -387,21 +404,26 @@ impl<D: RegisterFileDesign> Sm<D> {
                                 }
                             }
                             ldst_free[lk] = now + ldst.max(1);
-                            match (hits > 0).then(|| array.start(idx, hits, ready)).flatten() {
+                            let access = DesignAccess {
+                                wb: idx,
+                                pending: hits,
+                                ready,
+                                after: a.after,
+                                reads: None,
+                            };
+                            match (hits > 0).then(|| design_slots.start(access)).flatten() {
                                 Some(k) => {
-                                    let nb = sub.bank_q.len();
-                                    for (b, &n) in reads.iter().enumerate() {
-                                        let b = b.min(nb - 1);
-                                        for _ in 0..n {
-                                            sub.bank_q[b].push_back((ARRAY_COL, k));
-                                            sub.queued_reads += 1;
-                                        }
-                                    }
+                                    queue_design_accesses(
+                                        &mut sub.bank_q,
+                                        &mut sub.queued_reads,
+                                        &a,
+                                        k,
+                                    );
                                     merging = true;
                                     u64::MAX
                                 }
                                 // no hit, or every slot taken (then no port is modelled)
-                                None => ready,
+                                None => ready + u64::from(a.after),
                             }
                         }
                         MemRoute::Hierarchy | MemRoute::SkipL1 { .. } => {

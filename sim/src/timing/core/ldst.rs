@@ -1,50 +1,10 @@
-//! Memory instructions a register-file design serves itself: the w-merge collector slot
-//! ([`MergeSlot`], seed 000), the design's tagged array ([`ArraySlots`], seed 004), and the
-//! timing of a design's memory fetches ([`delay_cycles`], [`memory_fetch`]).
+//! Memory instructions a register-file design serves itself through accesses to its own banks
+//! ([`DesignAccessSlots`]), and the timing of a design's memory fetches ([`delay_cycles`],
+//! [`memory_fetch`]).
 
 use crate::timing::activity::MemActivity;
 use crate::timing::memory::MemoryTiming;
 use crate::timing::rf::{Delay, MemFetch, WarpSlot};
-
-/// Queue tag of a read of the w-merge collector slot (a `bank_q` entry's collector).
-pub(super) const MERGE_COL: u16 = u16::MAX;
-
-/// The w-merge collector slot of an SM (seed 000 §3: "one dedicated operand collector
-/// slot"): one load at a time whose result the design builds from registers it reads through
-/// the bank arbitration of the load's sub-core ([`MemRoute::Merge`]).
-///
-/// [`MemRoute::Merge`]: crate::timing::rf::MemRoute::Merge
-#[derive(Clone, Copy, Debug)]
-pub(super) struct MergeSlot {
-    pub(super) busy: bool,
-    pub(super) warp: WarpSlot,
-    pub(super) func: u32,
-    pub(super) pc: u32,
-    /// The load's result buffer, scheduled once the reads are done.
-    pub(super) wb: usize,
-    /// Reads not granted yet.
-    pub(super) pending: u8,
-    /// When the last granted read's value is present.
-    pub(super) ready_at: u64,
-    /// Shift/OR cycles after the reads.
-    pub(super) latency: u32,
-}
-
-impl MergeSlot {
-    pub(super) const IDLE: MergeSlot = MergeSlot {
-        busy: false,
-        warp: WarpSlot {
-            slot: 0,
-            sub_core: 0,
-        },
-        func: 0,
-        pc: 0,
-        wb: 0,
-        pending: 0,
-        ready_at: 0,
-        latency: 0,
-    };
-}
 
 /// The cycles a design's [`Delay`] adds beyond `from` (the cycle the access would be ready
 /// without it): none, a fixed count, or until a memory fetch arrives, after its victim's
@@ -85,51 +45,76 @@ fn memory_fetch<M: MemoryTiming>(
     mem.fetch(now, sm, fetch, act)
 }
 
-/// Queue tag of a bank access of an instruction served by the design's tagged array
-/// ([`MemRoute::Array`]); the entry's second field is its [`ArraySlots`] index.
+/// Queue tag of a design's own bank access ([`MemRoute::Banks`]); the entry's second field
+/// is its [`DesignAccessSlots`] index.
 ///
-/// [`MemRoute::Array`]: crate::timing::rf::MemRoute::Array
-pub(super) const ARRAY_COL: u16 = u16::MAX - 1;
+/// [`MemRoute::Banks`]: crate::timing::rf::MemRoute::Banks
+pub(super) const DESIGN_COL: u16 = u16::MAX;
 
-/// Memory instructions served by a design's tagged array (seed 004) whose line accesses
-/// wait in the bank queues: each completes one cycle after its last access is granted (at
-/// the earliest at the ready cycle it started with).
-#[derive(Clone, Debug, Default)]
-pub(super) struct ArraySlots {
-    /// (result buffer, accesses not granted yet, ready cycle) per slot.
-    slots: Vec<(usize, u16, u64)>,
-    free: Vec<u8>,
+/// One memory instruction served through a design's own bank accesses.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct DesignAccess {
+    /// The instruction's result buffer.
+    pub(super) wb: usize,
+    /// Accesses not granted yet.
+    pub(super) pending: u16,
+    /// When the last granted access is done (at the earliest the instruction's floor).
+    pub(super) ready: u64,
+    /// Cycles from the last access to the result.
+    pub(super) after: u32,
+    /// For register reads: the warp, function and pc the reads are made for.
+    pub(super) reads: Option<(WarpSlot, u32, u32)>,
 }
 
-impl ArraySlots {
+/// Memory instructions a design serves through its own bank accesses
+/// ([`BankAccesses`](crate::timing::rf::BankAccesses)) whose accesses wait in the bank queues.
+#[derive(Clone, Debug, Default)]
+pub(super) struct DesignAccessSlots {
+    slots: Vec<DesignAccess>,
+    free: Vec<u8>,
+    /// Slots of register reads in flight (the SM's one collector slot for them).
+    pub(super) reads_in_flight: u8,
+}
+
+impl DesignAccessSlots {
     /// Most instructions in flight at once (the queue tag holds the index in a byte).
     const CAP: usize = 256;
 
-    /// A slot for result buffer `wb` with `accesses` line accesses, ready at `ready` at the
-    /// earliest; `None` when every slot is taken.
-    pub(super) fn start(&mut self, wb: usize, accesses: u16, ready: u64) -> Option<u8> {
+    /// A slot for `access`; `None` when every slot is taken.
+    pub(super) fn start(&mut self, access: DesignAccess) -> Option<u8> {
         let k = match self.free.pop() {
             Some(k) => k,
             None if self.slots.len() < Self::CAP => {
-                self.slots.push((0, 0, 0));
+                self.slots.push(access);
                 (self.slots.len() - 1) as u8
             }
             None => return None,
         };
-        self.slots[usize::from(k)] = (wb, accesses, ready);
+        self.slots[usize::from(k)] = access;
+        if access.reads.is_some() {
+            self.reads_in_flight += 1;
+        }
         Some(k)
     }
 
-    /// Access of slot `k` granted at `now`: the (result buffer, completion cycle) when it
-    /// was the last one.
-    pub(super) fn grant(&mut self, k: u8, now: u64) -> Option<(usize, u64)> {
+    /// The instruction of slot `k`.
+    pub(super) fn get(&self, k: u8) -> Option<&DesignAccess> {
+        self.slots.get(usize::from(k))
+    }
+
+    /// An access of slot `k` granted, done at `done`: the (result buffer, completion cycle)
+    /// when it was the last one.
+    pub(super) fn grant(&mut self, k: u8, done: u64) -> Option<(usize, u64)> {
         let s = self.slots.get_mut(usize::from(k))?;
-        s.1 = s.1.saturating_sub(1);
-        s.2 = s.2.max(now + 1);
-        if s.1 > 0 {
+        s.pending = s.pending.saturating_sub(1);
+        s.ready = s.ready.max(done);
+        if s.pending > 0 {
             return None;
         }
         self.free.push(k);
-        Some((s.0, s.2))
+        if s.reads.is_some() {
+            self.reads_in_flight = self.reads_in_flight.saturating_sub(1);
+        }
+        Some((s.wb, s.ready + u64::from(s.after)))
     }
 }

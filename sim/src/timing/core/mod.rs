@@ -6,11 +6,11 @@
 //! 1. **design tick**, then **completion**: results whose latency elapsed join their
 //!    sub-core's writeback queue.
 //! 2. **writeback**: each result register gets a bank port (writes have priority over reads,
-//!    GPGPU-Sim `opndcoll_rfu_t::writeback` / seed 003 §II "writes always have priority");
+//!    GPGPU-Sim `opndcoll_rfu_t::writeback` / Malekeh §II "writes always have priority");
 //!    the value is written into the RF design; when all are written the scoreboard is
 //!    released.
 //! 3. **operand read**: per bank, the oldest queued read is granted if a port is left, the
-//!    collector's input port is free and the crossbar has capacity (seed 003 §II: "the oldest
+//!    collector's input port is free and the crossbar has capacity (Malekeh §II: "the oldest
 //!    request of each queue is granted access by the arbiter unit only if the port of the OCU
 //!    and the bank it needs are available"). The value is read from the design at grant and
 //!    lands in the collector the next cycle (plus any design delay).
@@ -36,8 +36,8 @@
 //! `launch.rs` (CTA launch, barriers, warp and CTA retirement), `warp.rs` (warp state and
 //! the scoreboard gate), `schedule.rs` (the LRR / GTO / two-level schedulers and issue),
 //! `operands.rs` (collector units, bank queues and the operand-read stage), `dispatch.rs`
-//! (execution units and the functional step), `ldst.rs` (the w-merge collector slot, the
-//! design's tagged-array accesses, memory fetches of designs), `writeback.rs` (result
+//! (execution units and the functional step), `ldst.rs` (memory instructions a design
+//! serves through its own bank accesses, memory fetches of designs), `writeback.rs` (result
 //! buffers, timed events, writeback and completion) and `idle.rs` (idle-cycle skipping and
 //! stall accounting). This file holds the public API, the GPU run loop, the SM and
 //! sub-core structs, what every stage shares (static instruction facts, release tables) and
@@ -67,7 +67,7 @@ mod warp;
 mod writeback;
 
 use self::launch::CtaState;
-use self::ldst::{ArraySlots, MergeSlot};
+use self::ldst::DesignAccessSlots;
 use self::operands::{Collector, OpSlot, Ring};
 use self::warp::{Gate, Warp};
 use self::writeback::{Events, WbEntry};
@@ -307,15 +307,11 @@ struct Sm<D: RegisterFileDesign> {
     /// (`CoreActivity::sm_busy_frac`), and the cycle the current busy stretch began.
     busy_cycles: u64,
     busy_since: u64,
-    /// The w-merge collector slot ([`MemRoute::Merge`]).
+    /// Memory instructions the design serves through its own bank accesses, waiting for
+    /// bank ports ([`MemRoute::Banks`]).
     ///
-    /// [`MemRoute::Merge`]: crate::timing::rf::MemRoute::Merge
-    merge: MergeSlot,
-    /// Memory instructions served by the design's tagged array waiting for bank ports
-    /// ([`MemRoute::Array`]).
-    ///
-    /// [`MemRoute::Array`]: crate::timing::rf::MemRoute::Array
-    array: ArraySlots,
+    /// [`MemRoute::Banks`]: crate::timing::rf::MemRoute::Banks
+    design_slots: DesignAccessSlots,
 }
 
 /// Number of [`StallKind`] variants (`Barrier` is the last).
@@ -868,8 +864,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             busy_cycles: 0,
             busy_since: 0,
             stalls: [0; N_STALL_KINDS],
-            merge: MergeSlot::IDLE,
-            array: ArraySlots::default(),
+            design_slots: DesignAccessSlots::default(),
         })
     }
 

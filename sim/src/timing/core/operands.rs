@@ -2,10 +2,10 @@
 //! ([`Ring`]), bank-port counting, and the arbitration that grants queued reads
 //! ([`Sm::read_operands`]).
 
-use super::ldst::{delay_cycles, ARRAY_COL, MERGE_COL};
+use super::ldst::{delay_cycles, DESIGN_COL};
 use super::{Shared, Sm, SubCore};
 use crate::timing::memory::MemoryTiming;
-use crate::timing::rf::{OperandRef, RegId, RegisterFileDesign, RfCtx, WarpSlot, MERGE_READ};
+use crate::timing::rf::{OperandRef, RegId, RegisterFileDesign, RfCtx, WarpSlot, DESIGN_READ};
 
 /// An operand slot of a collector unit.
 #[derive(Clone, Copy, Debug)]
@@ -138,8 +138,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             col_ports,
             wb,
             events,
-            merge,
-            array,
+            design_slots,
             ..
         } = self;
         subs[sc].ports_at(now);
@@ -159,7 +158,7 @@ impl<D: RegisterFileDesign> Sm<D> {
         // read grants each collector received this cycle (collectors ≤ 64: `free_mask`; a
         // collector is granted at most its operands, ≤ 16, per cycle)
         let mut grants = [0u8; 64];
-        let mut merge_grants = 0u32;
+        let mut design_read_grants = 0u32;
         let mut transfers = 0u32;
         for (b, q) in bank_q.iter_mut().enumerate() {
             let mut left = ports.saturating_sub(bank_ports_used[b]);
@@ -167,38 +166,40 @@ impl<D: RegisterFileDesign> Sm<D> {
                 let Some(&(col, op)) = q.front() else {
                     break;
                 };
-                if col == ARRAY_COL {
-                    // a line access of the design's tagged array (seed 004): takes the port,
-                    // moves nothing to a collector
-                    q.pop_front();
-                    *queued_reads -= 1;
-                    left -= 1;
-                    mem_act.rf_design_array_accesses += 1;
-                    if let Some((e, at)) = array.grant(op, now) {
-                        if let Some(x) = wb.get_mut(e) {
-                            x.complete_at = at;
+                if col == DESIGN_COL {
+                    let reads = design_slots.get(op).and_then(|x| x.reads);
+                    let Some((warp, func, pc)) = reads else {
+                        // a line access of the design's own array: takes the port, moves
+                        // nothing to a collector
+                        q.pop_front();
+                        *queued_reads -= 1;
+                        left -= 1;
+                        mem_act.rf_design_array_accesses += 1;
+                        if let Some((e, at)) = design_slots.grant(op, now + 1) {
+                            if let Some(x) = wb.get_mut(e) {
+                                x.complete_at = at;
+                            }
+                            events.push(at, e);
                         }
-                        events.push(at, e);
-                    }
-                    progress = true;
-                    continue;
-                }
-                if col == MERGE_COL {
-                    // a read of the w-merge slot: arbitrated and moved like an operand
-                    if merge_grants >= *col_ports {
+                        progress = true;
+                        continue;
+                    };
+                    // a register read into the SM's collector slot for design reads:
+                    // arbitrated and moved like an operand
+                    if design_read_grants >= *col_ports {
                         break;
                     }
                     q.pop_front();
                     *queued_reads -= 1;
                     left -= 1;
                     transfers += 1;
-                    merge_grants += 1;
+                    design_read_grants += 1;
                     let opref = OperandRef {
-                        warp: merge.warp,
-                        reg: MERGE_READ + RegId::from(op),
-                        collector: MERGE_COL,
-                        func: merge.func,
-                        pc: merge.pc,
+                        warp,
+                        reg: DESIGN_READ + b as RegId,
+                        collector: DESIGN_COL,
+                        func,
+                        pc,
                         reuse: None,
                         last_use: false,
                     };
@@ -209,19 +210,15 @@ impl<D: RegisterFileDesign> Sm<D> {
                     };
                     let out = design.read(&mut ctx, &opref);
                     let extra = delay_cycles(out.delay, mem, (now, now + 1, *id), mem_act);
-                    merge.ready_at = merge.ready_at.max(now + 1 + extra);
-                    merge.pending = merge.pending.saturating_sub(1);
                     bank_ports_used[b] += 1;
                     act.bank_reads[sc * nb + b] += 1;
                     act.crossbar_transfers += 1;
                     act.collector_writes += 1;
-                    if merge.pending == 0 && merge.busy {
-                        merge.busy = false;
-                        let at = merge.ready_at + u64::from(merge.latency.max(1));
-                        if let Some(e) = wb.get_mut(merge.wb) {
-                            e.complete_at = at;
+                    if let Some((e, at)) = design_slots.grant(op, now + 1 + extra) {
+                        if let Some(x) = wb.get_mut(e) {
+                            x.complete_at = at;
                         }
-                        events.push(at, merge.wb);
+                        events.push(at, e);
                     }
                     progress = true;
                     continue;
@@ -263,7 +260,7 @@ impl<D: RegisterFileDesign> Sm<D> {
                 // `black_box`: without it the compiler hoists the design's fields (the row
                 // and tracker tables, the bank geometry) out of this loop and spills them to
                 // the stack on every call of the stage, ~65 instructions for the one or two
-                // grants a call makes (session 16: −1.9 % host instructions per run)
+                // grants a call makes (−1.9 % host instructions per run)
                 let out = std::hint::black_box(&mut *design).read(&mut ctx, &opref);
                 let extra = delay_cycles(out.delay, mem, (now, now + 1, *id), mem_act);
                 o.values = out.values;

@@ -24,6 +24,27 @@ fn gto_at(by_age: &[u16], p: Option<usize>, k: usize) -> u16 {
 }
 
 impl<D: RegisterFileDesign> Sm<D> {
+    /// Tells the design which warps of sub-core `sc` left (in `before`, not in `after`) and
+    /// entered (in `after` only) the active set.
+    #[cold]
+    fn active_set_changed(&mut self, sc: usize, now: u64, before: &[u16], after: &[u16]) {
+        let mut ctx = RfCtx {
+            now,
+            sm: self.id,
+            act: &mut self.rf_act,
+        };
+        let warp = |slot: u16| WarpSlot {
+            slot,
+            sub_core: sc as u8,
+        };
+        for &s in before.iter().filter(|s| !after.contains(s)) {
+            self.design.warp_scheduled(&mut ctx, warp(s), false);
+        }
+        for &s in after.iter().filter(|s| !before.contains(s)) {
+            self.design.warp_scheduled(&mut ctx, warp(s), true);
+        }
+    }
+
     /// Fills `order` with the scheduler's candidate order, or, for GTO when every design
     /// priority is equal, returns `Some(p)` instead: the order is then `by_age` with the
     /// greedy warp (at position `p`, if `p` is `Some`) moved to the front, read in place by
@@ -69,6 +90,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             SchedulerPolicy::TwoLevel { active_warps } => {
                 // demote warps waiting on memory or done; promote oldest pending non-blocked
                 let mut active = std::mem::take(&mut self.subs[sc].active_set);
+                let before = D::SCHEDULER_EVENTS.then(|| active.clone());
                 active.retain(|&s| {
                     resident(s)
                         && !matches!(
@@ -103,6 +125,9 @@ impl<D: RegisterFileDesign> Sm<D> {
                     active.push(s);
                 }
                 order.extend(active.iter().copied());
+                if let Some(before) = before {
+                    self.active_set_changed(sc, now, &before, &active);
+                }
                 let mut keys = std::mem::take(&mut self.subs[sc].keys);
                 self.sort_gto(&mut order, self.subs[sc].last_issued, &mut keys);
                 self.subs[sc].keys = keys;
@@ -400,7 +425,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             if self.same_priority(sc) {
                 return self.issue_gto(sh, sc, now, None);
             }
-            // unequal design priorities (seed 003): the same decision from the masks, with
+            // unequal design priorities (Malekeh): the same decision from the masks, with
             // the priorities as the sort would take them, once at the start
             let pri = self.priorities(sc);
             return self.issue_gto(sh, sc, now, Some(&pri));

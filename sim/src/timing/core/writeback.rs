@@ -150,6 +150,17 @@ impl<D: RegisterFileDesign> Sm<D> {
                     if let Some(sp) = out.spill {
                         mem.fetch(now, *id, &sp, mem_act);
                     }
+                    let mut extra = extra;
+                    if let Some(b) = out.evict_to_bank {
+                        let b = usize::from(b).min(nbanks - 1);
+                        act.bank_writes[sc * nbanks + b] += 1;
+                        if sub.bank_ports_used[b] < ports {
+                            sub.bank_ports_used[b] += 1;
+                        } else {
+                            act.write_port_stalls += 1;
+                            extra = extra.max(1);
+                        }
+                    }
                     e.complete_at = e.complete_at.max(now + extra);
                     e.done += 1;
                     e.route = None;

@@ -1,4 +1,4 @@
-//! Global atomics (issue 36): a warp's atomic split into transactions by GPGPU-Sim's rule
+//! Global atomics: a warp's atomic split into transactions by GPGPU-Sim's rule
 //! and performed one by one at their L2 slice.
 
 use super::{MemTiming, MemoryHierarchy, ATOMIC_SEGMENT_BYTES};
@@ -7,7 +7,7 @@ use crate::timing::functional::{MemOpKind, WarpMemAccess};
 
 impl MemoryHierarchy {
     /// Splits a warp's global atomic into its memory transactions, one `(line, L2 sectors)`
-    /// pair per transaction in `self.lines` (issue 36). The rule is GPGPU-Sim's
+    /// pair per transaction in `self.lines`. The rule is GPGPU-Sim's
     /// (`abstract_hardware_model.cc`, `warp_inst_t::memory_coalescing_arch_atomic`, used for
     /// every atomic with `-gpgpu_coalesce_arch` 13 and above):
     /// * the warp is one part (`-gpgpu_shmem_warp_parts 1` in `SM75_RTX2060` and
@@ -79,7 +79,7 @@ impl MemoryHierarchy {
         }
     }
 
-    /// Times a warp's global atomic (issue 36): its transactions
+    /// Times a warp's global atomic: its transactions
     /// ([`Self::atomic_transactions`]) leave the LD/ST unit one per cycle and are performed
     /// one by one at their L2 slice, each a read and a write of its sector; the destination
     /// register is ready when the last reply is back. From GPGPU-Sim:
@@ -148,7 +148,7 @@ mod tests {
         a
     }
 
-    /// Issue 36: GPGPU-Sim's `memory_coalescing_arch_atomic` rule. Lanes on distinct words
+    /// GPGPU-Sim's `memory_coalescing_arch_atomic` rule. Lanes on distinct words
     /// of a 32 B segment share a transaction, lanes on one word each get their own, segments
     /// in address order.
     #[test]
@@ -181,7 +181,7 @@ mod tests {
         assert_eq!(m.lines, vec![(0x20, 1), (0x20, 1)]);
     }
 
-    /// Issue 36 (kmeans): a warp's atomic on one word makes 32 L2 operations, one per cycle
+    /// Kmeans: a warp's atomic on one word makes 32 L2 operations, one per cycle
     /// at the slice, and the register is ready after the last reply; lanes on distinct words
     /// of a sector make one. Hand-computed with [`small`]: ROP 20 + crossbar 2 = 22 cycles
     /// to the slice, one access per cycle there, data 1 cycle later, 2 cycles back, +1.

@@ -447,7 +447,7 @@ impl MemoryHierarchy {
 #[cfg(test)]
 mod tests {
     use crate::timing::memory::tests::{load, small, Lcg};
-    /// Issue 5: the shift-based coalescer groups lanes exactly as the general one
+    /// The shift-based coalescer groups lanes exactly as the general one
     /// (unit-stride, strided, broadcast, unaligned, wide lanes, lanes straddling sectors and
     /// lines, sparse masks).
     #[test]
@@ -497,7 +497,7 @@ mod tests {
         }
     }
 
-    /// Issue 5: the group fast path of the coalescer (8 active lanes in one sector) agrees
+    /// The group fast path of the coalescer (8 active lanes in one sector) agrees
     /// with the general path on warps built from uniform, unit-stride, broadcast, strided and
     /// random groups, partial masks and wide lanes. (Lanes at the top of the address space
     /// are not compared: the general path's sector step wraps around there.)
@@ -539,7 +539,7 @@ mod tests {
         }
     }
 
-    /// Issue 5: the fast coalescing of fully active warps whose groups of 8 lanes each lie
+    /// The fast coalescing of fully active warps whose groups of 8 lanes each lie
     /// in one sector (and its refusal of all other warps) agrees with the general path:
     /// broadcasts, unit strides, halves in different lines, groups sharing sectors, lanes
     /// crossing a sector, unaligned lanes, wide lanes, partial masks.

@@ -47,7 +47,7 @@
 //!   (RTX 2060: 32 B / (4 × 1/3500.5 MHz) × 12 channels = 336 GB/s).
 //! * Stores take the same path to the L2 and complete when the L2's acknowledgement is back
 //!   (GPGPU-Sim `shd_warp_t::stores_done` holds the warp's exit until then).
-//! * **Atomics** (issue 36; GPGPU-Sim `memory_coalescing_arch_atomic`): coalesced per 32 B
+//! * **Atomics** (GPGPU-Sim `memory_coalescing_arch_atomic`): coalesced per 32 B
 //!   segment, but lanes whose bytes overlap go to separate transactions, so lanes updating
 //!   one word are serialised: 32 lanes on one address make 32 transactions. The
 //!   transactions bypass the L1D, leave the LD/ST unit one per cycle and are performed one by
@@ -104,7 +104,7 @@ pub struct MemTiming {
 /// The memory hierarchy as the SM pipeline sees it.
 pub trait MemoryTiming {
     /// Times a warp memory instruction of SM `sm` dispatched at `now`. `skip_l1`: the RF
-    /// design replaces the L1D (seed 004). Calls come in non-decreasing `now`.
+    /// design replaces the L1D (Jing et al. 2016). Calls come in non-decreasing `now`.
     fn access(
         &mut self,
         now: u64,
@@ -118,7 +118,7 @@ pub trait MemoryTiming {
     /// Whether a global load `acc` of SM `sm` dispatched at `now` would find every sector
     /// it reads in the L1D when it gets there, present or already requested by an earlier
     /// miss (GPGPU-Sim's `HIT_RESERVED`), without changing any state (no
-    /// recency update, no allocation, no statistics). Seed 000 §3: the LD/ST unit knows the
+    /// recency update, no allocation, no statistics). Jeon et al. 2019 §3: the LD/ST unit knows the
     /// L1D outcome before it decides on partial sharing. Default: a miss.
     fn l1_probe(&mut self, _now: u64, _sm: u32, _acc: &WarpMemAccess) -> bool {
         false
@@ -133,7 +133,7 @@ pub trait MemoryTiming {
     }
 }
 
-/// Bytes of the segment a warp's atomic is coalesced in (issue 36): GPGPU-Sim's
+/// Bytes of the segment a warp's atomic is coalesced in: GPGPU-Sim's
 /// `memory_coalescing_arch_atomic` uses 32 B segments for 1..16-byte lanes whenever the
 /// access is sector-sized, which an atomic always is (see
 /// [`MemoryHierarchy::atomic_transactions`]).

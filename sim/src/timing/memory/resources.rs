@@ -246,7 +246,7 @@ mod tests {
         }
     }
 
-    /// Issue 5: the ring-buffer port reserves the same cycles as the deque it replaced
+    /// The ring-buffer port reserves the same cycles as the deque it replaced
     /// (bursts beyond the ring, time jumps longer than the ring, `t` before `base`).
     #[test]
     fn ring_port_matches_the_deque() {
@@ -266,7 +266,7 @@ mod tests {
         }
     }
 
-    /// Issue 5: the skip links of full port cycles (bursts of requests for the same few
+    /// The skip links of full port cycles (bursts of requests for the same few
     /// cycles, the L2 slice and reply ports' common load) reserve the same cycles as the
     /// deque.
     #[test]

@@ -158,7 +158,7 @@ mod tests {
     use crate::timing::functional::{MemOpKind, MemSpaceKind};
     use crate::timing::memory::tests::{acc, small, Lcg};
     use crate::timing::memory::Derived;
-    /// Issue 5: the conflict-free check and the chained per-bank count give the bank
+    /// The conflict-free check and the chained per-bank count give the bank
     /// conflict degree of sorting the (bank, word) pairs, for 32 banks of 4 B and 16 banks
     /// of 8 B, narrow and wide lanes, broadcasts, strides and random addresses.
     #[test]

@@ -388,7 +388,7 @@ mod tests {
         }
     }
 
-    /// Issue 5: the hashed, linked-LRU tags choose the same ways and victims as a scan of the
+    /// The hashed, linked-LRU tags choose the same ways and victims as a scan of the
     /// set with access stamps (power-of-two and other set counts, one and many ways, hits,
     /// non-allocating probes, dirty victims).
     #[test]
@@ -436,7 +436,7 @@ mod tests {
         }
     }
 
-    /// Issue 5: the per-way `ready` bound only skips the per-sector scan when it cannot
+    /// The per-way `ready` bound only skips the per-sector scan when it cannot
     /// change the answer: `sectors` agrees with a scan of every sector's fill cycle.
     #[test]
     fn way_ready_bound_keeps_sector_states() {

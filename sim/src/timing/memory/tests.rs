@@ -300,7 +300,7 @@ fn strided_load_takes_more_ldst_cycles() {
     assert_eq!(act.l1d_sector_reads, 32);
 }
 
-/// Issue 36 (syrk on rtx2060 at 0.54 of GPGPU-Sim): each sector is one access to the
+/// Syrk on rtx2060 (once at 0.54 of GPGPU-Sim's cycles): each sector is one access to the
 /// bank (sector number mod 4); per cycle the accesses enter, highest address first,
 /// until one finds its bank taken (`ldst_unit::process_memory_access_queue_l1cache`).
 #[test]
@@ -338,7 +338,7 @@ fn l1d_banks_serialise_sectors_at_one_offset() {
     assert_eq!((t.ldst_cycles, act.l1d_sector_read_hits), (8, 8));
 }
 
-/// Issue 36: the L1D's miss queue sends one request (sector) a cycle and holds
+/// The L1D's miss queue sends one request (sector) a cycle and holds
 /// `l1d_miss_queue_entries`; a miss that finds it full holds the LD/ST unit.
 #[test]
 fn l1d_miss_queue_sends_a_sector_a_cycle_and_holds_the_ldst_unit() {
@@ -363,7 +363,7 @@ fn l1d_miss_queue_sends_a_sector_a_cycle_and_holds_the_ldst_unit() {
     assert_eq!(run(2), (43, 6, 4));
 }
 
-/// Issue 36 (stream_triad, vectorAdd, maxpool at 0.73–0.75 of GPGPU-Sim on rtx2060): an
+/// Stream_triad, vectorAdd, maxpool on rtx2060 (once at 0.73–0.75 of GPGPU-Sim's cycles): an
 /// SM's requests leave in order, and the front one waits for the crossbar output to its
 /// slice (`xbar_router::iSLIP_Advance` moves only the front packet of an input buffer).
 #[test]

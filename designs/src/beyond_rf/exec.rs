@@ -103,7 +103,7 @@ pub const UNCHARGED_CLASSES: [&str; 5] = ["Mem", "Branch", "Barrier", "Exit", "N
 /// `C_g(W_n + W_p)` with `W_n = 1.5 F` and `W_p = n/p drive ratio × 1.5 F` drawn (CACTI 7
 /// `gate_C`: `(C_g,ideal + C_overlap + 3 C_fringe)·W`), times `V_dd²`.
 ///
-/// The drawn widths, not whole fins, even at the FinFET node (issue 26 sizes the circuit
+/// The drawn widths, not whole fins, even at the FinFET node (regwatt sizes the circuit
 /// models — SRAM periphery, flip-flops, buses — in whole fins): this is a scaling proxy for a
 /// synthesized datapath's switched capacitance, checked against the published 14 nm anchor.
 /// With drawn widths the 12 nm 64-bit FP operation comes out at 6.8 pJ against Dally et al.'s

@@ -64,10 +64,10 @@ fn activity() -> (CoreActivity, MemActivity) {
     (core, mem)
 }
 
-/// Issue 26: every event of both levels from a hand-made activity record, by hand
+/// Every event of both levels from a hand-made activity record, by hand
 /// (rtx2060: 32 shared-memory banks).
 #[test]
-fn issue26_event_mapping_by_hand() {
+fn event_mapping_by_hand() {
     let cfg = scoped(GpuPreset::Rtx2060, Node::N12);
     let (core, mem) = activity();
     let (sm, gpu) = events(&cfg, &core, &mem).expect("events");
@@ -108,11 +108,11 @@ fn issue26_event_mapping_by_hand() {
     assert!(rel(got.static_energy.j(), 30.0 * l1.leakage.w() * t) < 1e-12);
 }
 
-/// Issue 26: DRAM energy = sectors × 32 B × 8 bit × 14 pJ/bit, by hand: (90 + 10) × 256 ×
+/// DRAM energy = sectors × 32 B × 8 bit × 14 pJ/bit, by hand: (90 + 10) × 256 ×
 /// 14 pJ = 358.4 nJ (gtx480 and rtx2060 presets: 14 pJ/bit, 32-byte L2 sectors). Not node
 /// scaled, no leakage, no area.
 #[test]
-fn issue26_dram_energy_by_hand() {
+fn dram_energy_by_hand() {
     for p in GpuPreset::ALL {
         for n in Node::ALL {
             let cfg = scoped(p, n);
@@ -151,14 +151,14 @@ fn issue26_dram_energy_by_hand() {
     assert!((component(&inv.gpu, "dram").event_energy["sector_read"].pj() - 1792.0).abs() < 1e-9);
 }
 
-/// Issue 26: the interconnect's distance and packet arithmetic by hand; the wire and
+/// The interconnect's distance and packet arithmetic by hand; the wire and
 /// crossbar energies per bit are the power crate's (tested there).
 /// * gtx480: √529 mm² = 23 mm, L = 11.5 mm; rtx2060: √445 = 21.0950 mm, L = 10.5475 mm.
 /// * flit = 32 B sector + 8 B header = 320 bits; per bit `¼ (2 E_wire(L/2) + E_xbar/320)`.
 /// * read = 64 header bits on the request network + 320 on the reply network; write the
 ///   reverse.
 #[test]
-fn issue26_interconnect_by_hand() {
+fn interconnect_by_hand() {
     for (p, l_mm) in [(GpuPreset::Gtx480, 11.5), (GpuPreset::Rtx2060, 10.547512)] {
         let cfg = scoped(p, Node::N40);
         let b = cfg.beyond_rf.clone().expect("beyond_rf");
@@ -204,11 +204,11 @@ fn issue26_interconnect_by_hand() {
     }
 }
 
-/// Issue 26: the global wire of the 40 nm technology carries a random bit over 1 mm for
+/// The global wire of the 40 nm technology carries a random bit over 1 mm for
 /// ¼ C·V²; Keckler et al. 2011 (40 nm, 0.9 V) give 121 fJ per random bit·mm (310 pJ for 256
 /// bits over 10 mm). Ours must be within a factor of 2 (different V_dd and repeater sizing).
 #[test]
-fn issue26_random_bit_wire_energy_near_keckler_2011() {
+fn random_bit_wire_energy_near_keckler_2011() {
     let tech = Technology::for_node(40.0, Temperature::from_k(360.0)).expect("40 nm");
     let semi = circuits::logic_tech(&tech).expect("logic");
     let global = LogicTech {
@@ -226,7 +226,7 @@ fn issue26_random_bit_wire_energy_near_keckler_2011() {
 /// Every per-event energy, leakage and area of the on-chip structures is smaller at 12 nm
 /// than at 40 nm (DRAM: equal; not node-scaled).
 #[test]
-fn issue26_12nm_cheaper_than_40nm_on_chip() {
+fn on_chip_cheaper_at_12nm_than_at_40nm() {
     for p in GpuPreset::ALL {
         let a = inventory(&scoped(p, Node::N40)).expect("40");
         let b = inventory(&scoped(p, Node::N12)).expect("12");
@@ -252,7 +252,7 @@ fn issue26_12nm_cheaper_than_40nm_on_chip() {
 
 /// Instances follow the configuration (`--set` flows through).
 #[test]
-fn issue26_instances_follow_the_configuration() {
+fn instances_follow_the_configuration() {
     let cfg = resolve(
         GpuPreset::Rtx2060,
         &Overrides {

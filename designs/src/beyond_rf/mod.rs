@@ -1,4 +1,4 @@
-//! The GPU beyond the register file (issue 26, "Beyond the RF"): L1D, shared memory,
+//! The GPU beyond the register file ("Beyond the RF"): L1D, shared memory,
 //! execution units, L2 slices, the SM ↔ L2 interconnect and DRAM, each costed from the
 //! activity counts of the timing model, for `--scope sm|gpu` ([`crate::config::Scope`]).
 //!
@@ -371,7 +371,7 @@ pub fn inventory(cfg: &ResolvedConfig) -> Result<BeyondRfInventory, EnergyError>
             event_energy: ops,
             leakage: Power::ZERO,
             area: Area::ZERO,
-            source: "published per-op energies (Horowitz ISSCC 2014; Dally SC09; McPAT SFU/FPU ratio) scaled by C·V² of the technology files (designs/src/gpu_side/exec.rs)".into(),
+            source: "published per-op energies (Horowitz ISSCC 2014; Dally SC09; McPAT SFU/FPU ratio) scaled by C·V² of the technology files (designs/src/beyond_rf/exec.rs)".into(),
         },
     ]);
     let gpu = inv(vec![
@@ -417,11 +417,11 @@ pub fn inventory(cfg: &ResolvedConfig) -> Result<BeyondRfInventory, EnergyError>
         },
     ]);
     let mut sm = sm;
-    if matches!(cfg.design, Some(crate::config::DesignParams::Cerf(_))) {
-        // seed 004: the register file's array is the L1D; its tags and array are in the
-        // design's own inventory (`crate::cerf::hardware`)
-        sm.components.retain(|c| !c.name.starts_with("l1d_"));
-    }
+    // a design whose own inventory holds some of these structures (cerf's merged array is
+    // the L1D) replaces them here
+    let replaced = replaced_by_design(cfg);
+    sm.components
+        .retain(|c| !replaced.iter().any(|p| c.name.starts_with(p)));
     Ok(BeyondRfInventory { sm, gpu })
 }
 
@@ -497,11 +497,16 @@ pub fn events(
     );
     put(&mut gpu, "dram", "sector_read", mem.dram_sector_reads);
     put(&mut gpu, "dram", "sector_write", mem.dram_sector_writes);
-    if matches!(cfg.design, Some(crate::config::DesignParams::Cerf(_))) {
-        // no L1D (see `inventory`): its counts are zero
-        sm.retain(|k, _| !k.starts_with("l1d_"));
-    }
+    // the replaced structures (see `inventory`) count nothing
+    let replaced = replaced_by_design(cfg);
+    sm.retain(|k, _| !replaced.iter().any(|p| k.starts_with(p)));
     Ok((sm, gpu))
+}
+
+/// Name prefixes of the components the configured design's own inventory replaces
+/// ([`crate::registry::Design::REPLACES`]).
+fn replaced_by_design(cfg: &ResolvedConfig) -> &'static [&'static str] {
+    cfg.design.as_ref().map_or(&[], |p| p.spec().replaces())
 }
 
 #[cfg(test)]

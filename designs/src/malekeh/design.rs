@@ -1,0 +1,101 @@
+//! Malekeh as a [`Design`]: the registry's entry point to this folder.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use regwatt_sim::timing::activity::{Activity, CoreActivity, MemActivity};
+use regwatt_sim::timing::functional::FunctionalWarpModel;
+use regwatt_sim::timing::profile::ReuseProfile;
+use regwatt_sim::timing::{RunOptions, TimingError};
+
+use super::sthld::Sthld;
+use super::{hardware, MalekehParams, MalekehRf, MalekehStats, ReuseHints};
+use crate::config::{GpuPreset, ResolvedConfig};
+use crate::energy::{EnergyError, EventCounts, Inventory};
+use crate::power_modes::RowDomains;
+use crate::registry::{Design, Parameters};
+
+/// Caching collector units with compiler reuse hints ([`crate::malekeh`]).
+pub struct Malekeh;
+
+impl Parameters for MalekehParams {
+    fn validate(&self, cfg: &ResolvedConfig) -> Result<(), (&'static str, String)> {
+        MalekehParams::validate(self, cfg)
+    }
+}
+
+impl Design for Malekeh {
+    type Params = MalekehParams;
+    type Stats = MalekehStats;
+    const NAME: &'static str = "malekeh";
+    const SUMMARY: &'static str =
+        "operand collectors turned into a register-file cache with compiler reuse hints (Malekeh)";
+    const DEFAULTS: Option<(&'static str, &'static str)> = Some((
+        "designs/src/malekeh/defaults.toml",
+        include_str!("defaults.toml"),
+    ));
+    const README: Option<(&'static str, &'static str)> =
+        Some(("designs/src/malekeh/README.md", include_str!("README.md")));
+
+    fn supports(_: GpuPreset) -> bool {
+        true
+    }
+
+    fn simulate<F: FunctionalWarpModel>(
+        cfg: &ResolvedConfig,
+        p: &MalekehParams,
+        model: &mut F,
+        opts: &RunOptions,
+    ) -> Result<Activity<MalekehStats>, TimingError> {
+        // one STHLD controller for the whole GPU, counted from the end of the launch latency
+        let sthld = Rc::new(RefCell::new(Sthld::new(
+            p,
+            u64::from(cfg.gpu.kernel_launch_latency),
+        )));
+        // §III-A: profile the launch's first warps before the timed run (on a copy of its
+        // memory: the run is the same with or without)
+        let profile = match p.reuse_hints {
+            ReuseHints::Static => None,
+            // a model that cannot profile: every hint falls back to the static estimate
+            // (counted as such)
+            ReuseHints::Profile => Some(Rc::new(
+                model
+                    .profile_reuse(p.profile_warps, p.rthld)
+                    .unwrap_or_else(|| ReuseProfile::new(p.rthld)),
+            )),
+        };
+        regwatt_sim::timing::run(
+            &cfg.gpu,
+            model,
+            |sm| {
+                let rf = MalekehRf::new(cfg, p, sm, sthld.clone());
+                match &profile {
+                    Some(pr) => rf.with_profile(pr.clone()),
+                    None => rf,
+                }
+            },
+            opts,
+        )
+    }
+
+    fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
+        hardware::inventory(cfg)
+    }
+
+    fn power_domains(cfg: &ResolvedConfig) -> Result<RowDomains, EnergyError> {
+        crate::baseline::hardware::power_domains(cfg)
+    }
+
+    fn events(
+        cfg: &ResolvedConfig,
+        core: &CoreActivity,
+        _: &MemActivity,
+        s: &MalekehStats,
+    ) -> EventCounts {
+        hardware::events(cfg, core, s)
+    }
+
+    fn unallocated_accesses(s: &MalekehStats) -> u64 {
+        s.banks.unallocated_accesses
+    }
+}
