@@ -115,20 +115,3 @@ impl Provenance {
         )
     }
 }
-
-/// The launch specs of built-in workloads at `size`.
-pub fn builtin_specs(
-    workloads: &[&regwatt_workloads::Workload],
-    size: regwatt_workloads::Size,
-) -> anyhow::Result<BTreeMap<String, SpecEntry>> {
-    workloads
-        .iter()
-        .map(|w| {
-            let spec = w.load_spec(size)?;
-            Ok((
-                w.name.to_string(),
-                SpecEntry::new(&spec, w.spec_toml(size)?),
-            ))
-        })
-        .collect()
-}

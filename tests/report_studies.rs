@@ -36,27 +36,6 @@ fn fixture() -> &'static Path {
     })
 }
 
-/// A CSV file as rows of column → value.
-fn read_csv(path: &Path) -> Vec<BTreeMap<String, String>> {
-    let mut r = csv::Reader::from_path(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let header: Vec<String> = r
-        .headers()
-        .expect("header")
-        .iter()
-        .map(str::to_string)
-        .collect();
-    r.records()
-        .map(|rec| {
-            let rec = rec.expect("record");
-            header
-                .iter()
-                .cloned()
-                .zip(rec.iter().map(str::to_string))
-                .collect()
-        })
-        .collect()
-}
-
 fn num(row: &BTreeMap<String, String>, col: &str) -> f64 {
     row.get(col)
         .unwrap_or_else(|| panic!("no column {col}"))
@@ -77,11 +56,11 @@ fn close(a: f64, b: f64) -> bool {
 #[test]
 fn component_energies_add_up_and_the_baseline_overhead_is_zero() {
     let dir = fixture();
-    let summary = read_csv(&dir.join("summary.csv"));
+    let summary = common::read_csv(&dir.join("summary.csv"));
     // 2 workloads x every (GPU, design it supports) x 2 power modes x 2 nodes
     assert_eq!(summary.len(), 8 * common::supported_pairs());
     let mut energy: BTreeMap<Vec<String>, (f64, f64, f64)> = BTreeMap::new();
-    for c in read_csv(&dir.join("components.csv")) {
+    for c in common::read_csv(&dir.join("components.csv")) {
         let e = energy.entry(run_key(&c)).or_default();
         if c["in_total"] == "true" {
             e.0 += num(&c, "dynamic_j");
@@ -94,7 +73,7 @@ fn component_energies_add_up_and_the_baseline_overhead_is_zero() {
         }
     }
     let mut kernels: BTreeMap<Vec<String>, (usize, f64, u64)> = BTreeMap::new();
-    for k in read_csv(&dir.join("kernels.csv")) {
+    for k in common::read_csv(&dir.join("kernels.csv")) {
         let e = kernels.entry(run_key(&k)).or_default();
         e.0 += 1;
         e.1 += num(&k, "total_j");
@@ -130,7 +109,7 @@ fn component_energies_add_up_and_the_baseline_overhead_is_zero() {
         assert_eq!(s["output_check"], "ok");
     }
     // the area budget's components add up to each design's total overhead
-    let budget = read_csv(&dir.join("studies/area_budget.csv"));
+    let budget = common::read_csv(&dir.join("studies/area_budget.csv"));
     let mut sums: BTreeMap<Vec<String>, f64> = BTreeMap::new();
     for b in budget.iter().filter(|b| b["component"] != "total") {
         let k = vec![
@@ -154,7 +133,7 @@ fn component_energies_add_up_and_the_baseline_overhead_is_zero() {
         }
     }
     // the node-scaling study prices every run at the seven nodes
-    let scaling = read_csv(&dir.join("studies/node_scaling.csv"));
+    let scaling = common::read_csv(&dir.join("studies/node_scaling.csv"));
     assert_eq!(scaling.len(), 4 * common::supported_pairs() * 7);
 }
 
@@ -352,7 +331,7 @@ fn doubled_rf_area_is_plus_100_percent_against_the_stock_baseline() {
         &s(&out),
     ]);
     assert_success(&o, "report --baseline-config");
-    let summary = read_csv(&out.join("summary.csv"));
+    let summary = common::read_csv(&out.join("summary.csv"));
     assert_eq!(summary.len(), 2);
     let base = summary
         .iter()
@@ -367,7 +346,7 @@ fn doubled_rf_area_is_plus_100_percent_against_the_stock_baseline() {
         .find(|r| r["design"] == "renaming")
         .expect("renaming");
     assert!(num(ren, "area_overhead_frac") > 1.0, "{ren:?}");
-    let budget = read_csv(&out.join("studies/area_budget.csv"));
+    let budget = common::read_csv(&out.join("studies/area_budget.csv"));
     let banks = budget
         .iter()
         .find(|b| b["design"] == "baseline" && b["component"] == "rf_banks")

@@ -15,9 +15,8 @@ use regwatt_sim::timing::functional::FunctionalWarpModel;
 use regwatt_sim::timing::{RunOptions, TimingError};
 
 use crate::baseline::{hardware, BaselineRf, BaselineStats};
-use crate::config::{GpuPreset, ResolvedConfig};
+use crate::config::ResolvedConfig;
 use crate::energy::{EnergyError, EventCounts, Inventory};
-use crate::power_modes::RowDomains;
 use crate::registry::{Design, NoParams};
 
 /// Step 1: the design. It has no parameters, holds register values in the baseline's banks,
@@ -32,10 +31,6 @@ impl Design for PassThrough {
     const DEFAULTS: Option<(&'static str, &'static str)> = None;
     const README: Option<(&'static str, &'static str)> = None;
 
-    fn supports(_: GpuPreset) -> bool {
-        true
-    }
-
     fn simulate<F: FunctionalWarpModel>(
         cfg: &ResolvedConfig,
         _: &NoParams,
@@ -47,10 +42,6 @@ impl Design for PassThrough {
 
     fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
         hardware::inventory(cfg)
-    }
-
-    fn power_domains(cfg: &ResolvedConfig) -> Result<RowDomains, EnergyError> {
-        hardware::power_domains(cfg)
     }
 
     fn events(

@@ -48,8 +48,10 @@ pub trait Design {
     const REPLACES: &'static [&'static str] = &[];
 
     /// Whether the design runs on the GPU preset `gpu` (`report` skips the pairs it does not
-    /// support; `run` refuses them through [`Parameters::validate`]).
-    fn supports(gpu: GpuPreset) -> bool;
+    /// support; `run` refuses them through [`Design::check_pipeline`]). Default: every preset.
+    fn supports(_gpu: GpuPreset) -> bool {
+        true
+    }
 
     /// What the design needs of the pipeline (sub-cores, scheduler policy, L1D), checked
     /// when a configuration is resolved with the design: `Err((key, message))` names the
@@ -70,7 +72,10 @@ pub trait Design {
     fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError>;
 
     /// The power-managed domains of the design's register rows ([`crate::power_modes`]).
-    fn power_domains(cfg: &ResolvedConfig) -> Result<RowDomains, EnergyError>;
+    /// Default: the baseline's rows (a design whose registers live in the baseline's banks).
+    fn power_domains(cfg: &ResolvedConfig) -> Result<RowDomains, EnergyError> {
+        crate::baseline::hardware::power_domains(cfg)
+    }
 
     /// A run's activity as events of the design's inventory.
     fn events(

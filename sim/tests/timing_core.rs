@@ -84,6 +84,10 @@ struct Tweak {
     /// Scheduling priority: `None` the trait's default, `Some(true)` `255 - slot` (older =
     /// higher while no slot is reused), `Some(false)` a constant 7.
     priority: Option<bool>,
+    /// Every write also evicts a value into bank 0 (`WriteOutcome::evict_to_bank`).
+    evict: bool,
+    /// Where the two-level scheduler's active-set events go (`warp_scheduled`).
+    log: Option<ActiveSetEvents>,
 }
 
 impl Tweak {
@@ -95,12 +99,15 @@ impl Tweak {
             wake: 0,
             bypass_even: false,
             priority: None,
+            evict: false,
+            log: None,
         }
     }
 }
 
 impl RegisterFileDesign for Tweak {
     type Stats = NoStats;
+    const SCHEDULER_EVENTS: bool = true;
     fn name(&self) -> String {
         match (
             self.one_bank,
@@ -159,7 +166,15 @@ impl RegisterFileDesign for Tweak {
         }
     }
     fn write(&mut self, c: &mut RfCtx, w: &WriteRef, v: &[u32; 32], m: u32) -> WriteOutcome {
-        self.base.write(c, w, v, m)
+        WriteOutcome {
+            evict_to_bank: self.evict.then_some(0),
+            ..self.base.write(c, w, v, m)
+        }
+    }
+    fn warp_scheduled(&mut self, c: &mut RfCtx, w: WarpSlot, active: bool) {
+        if let Some(log) = &self.log {
+            log.borrow_mut().push((c.sm, w.sub_core, w.slot, active));
+        }
     }
     fn release(&mut self, c: &mut RfCtx, w: WarpSlot, r: RegId, k: ReleaseCause) {
         self.base.release(c, w, r, k)
@@ -580,61 +595,6 @@ fn design_read_delays_cost_cycles_and_bypasses_save_bank_reads() {
 /// (SM, sub-core, slot, active) of each active-set event, in order.
 type ActiveSetEvents = std::rc::Rc<std::cell::RefCell<Vec<(u32, u8, u16, bool)>>>;
 
-/// Records the two-level scheduler's active-set events (`warp_scheduled`).
-struct ActiveSetLog {
-    base: FlatRf,
-    log: ActiveSetEvents,
-}
-
-impl RegisterFileDesign for ActiveSetLog {
-    type Stats = NoStats;
-    const SCHEDULER_EVENTS: bool = true;
-    fn name(&self) -> String {
-        "active-set-log".into()
-    }
-    fn layout(&self) -> RfLayout {
-        self.base.layout()
-    }
-    fn can_allocate(&self, w: &[WarpSlot], r: u32) -> bool {
-        self.base.can_allocate(w, r)
-    }
-    fn allocate_warp(&mut self, c: &mut RfCtx, w: WarpSlot, r: u32) -> Result<(), RfError> {
-        self.base.allocate_warp(c, w, r)
-    }
-    fn free_warp(&mut self, c: &mut RfCtx, w: WarpSlot) {
-        self.base.free_warp(c, w)
-    }
-    fn warp_scheduled(&mut self, c: &mut RfCtx, w: WarpSlot, active: bool) {
-        self.log
-            .borrow_mut()
-            .push((c.sm, w.sub_core, w.slot, active));
-    }
-    fn route_read(&mut self, c: &mut RfCtx, o: &OperandRef) -> Route {
-        self.base.route_read(c, o)
-    }
-    fn read(&mut self, c: &mut RfCtx, o: &OperandRef) -> ReadOutcome {
-        self.base.read(c, o)
-    }
-    fn route_write(&mut self, c: &mut RfCtx, w: &WriteRef) -> Route {
-        self.base.route_write(c, w)
-    }
-    fn write(&mut self, c: &mut RfCtx, w: &WriteRef, v: &[u32; 32], m: u32) -> WriteOutcome {
-        self.base.write(c, w, v, m)
-    }
-    fn release(&mut self, c: &mut RfCtx, w: WarpSlot, r: RegId, k: ReleaseCause) {
-        self.base.release(c, w, r, k)
-    }
-    fn peek(&self, w: WarpSlot, r: RegId) -> [u32; 32] {
-        self.base.peek(w, r)
-    }
-    fn finish(&mut self, c: &mut RfCtx) {
-        self.base.finish(c)
-    }
-    fn stats(&self) -> NoStats {
-        NoStats
-    }
-}
-
 /// Under the two-level scheduler a design hears each warp enter and leave the active set: at
 /// no time are more than `active_warps` warps of a sub-core active, every warp that ran was
 /// active, each leave follows an enter, and listening changes no cycle.
@@ -648,17 +608,13 @@ fn two_level_active_set_events_reach_the_design() {
     let a = run(
         &c,
         &mut model(&src, 8, 128),
-        |_| ActiveSetLog {
-            base: FlatRf::new(&c),
-            log: log.clone(),
+        |_| Tweak {
+            log: Some(log.clone()),
+            ..Tweak::new(&c)
         },
         &RunOptions::default(),
     )
     .expect("timed run");
-    let a = Activity {
-        design: "flat".into(),
-        ..a
-    };
     assert_eq!(toml::to_string(&a).expect("ser"), quiet);
     let log = log.borrow();
     assert!(!log.is_empty());
@@ -682,55 +638,6 @@ fn two_level_active_set_events_reach_the_design() {
     assert!(entered >= 8 * 4, "{entered} enters for 32 warps");
 }
 
-/// A design whose every write also evicts a value into bank 0.
-struct Evicting(FlatRf);
-
-impl RegisterFileDesign for Evicting {
-    type Stats = NoStats;
-    fn name(&self) -> String {
-        "flat".into()
-    }
-    fn layout(&self) -> RfLayout {
-        self.0.layout()
-    }
-    fn can_allocate(&self, w: &[WarpSlot], r: u32) -> bool {
-        self.0.can_allocate(w, r)
-    }
-    fn allocate_warp(&mut self, c: &mut RfCtx, w: WarpSlot, r: u32) -> Result<(), RfError> {
-        self.0.allocate_warp(c, w, r)
-    }
-    fn free_warp(&mut self, c: &mut RfCtx, w: WarpSlot) {
-        self.0.free_warp(c, w)
-    }
-    fn route_read(&mut self, c: &mut RfCtx, o: &OperandRef) -> Route {
-        self.0.route_read(c, o)
-    }
-    fn read(&mut self, c: &mut RfCtx, o: &OperandRef) -> ReadOutcome {
-        self.0.read(c, o)
-    }
-    fn route_write(&mut self, c: &mut RfCtx, w: &WriteRef) -> Route {
-        self.0.route_write(c, w)
-    }
-    fn write(&mut self, c: &mut RfCtx, w: &WriteRef, v: &[u32; 32], m: u32) -> WriteOutcome {
-        WriteOutcome {
-            evict_to_bank: Some(0),
-            ..self.0.write(c, w, v, m)
-        }
-    }
-    fn release(&mut self, c: &mut RfCtx, w: WarpSlot, r: RegId, k: ReleaseCause) {
-        self.0.release(c, w, r, k)
-    }
-    fn peek(&self, w: WarpSlot, r: RegId) -> [u32; 32] {
-        self.0.peek(w, r)
-    }
-    fn finish(&mut self, c: &mut RfCtx) {
-        self.0.finish(c)
-    }
-    fn stats(&self) -> NoStats {
-        NoStats
-    }
-}
-
 /// An eviction a write causes (`WriteOutcome::evict_to_bank`) is a bank write: every write
 /// adds one at bank 0 of its sub-core, the values stay right, and the busier bank-0 write
 /// port never makes the run faster.
@@ -744,7 +651,10 @@ fn evictions_take_bank_write_ports() {
     let a = run(
         &c,
         &mut m,
-        |_| Evicting(FlatRf::new(&c)),
+        |_| Tweak {
+            evict: true,
+            ..Tweak::new(&c)
+        },
         &RunOptions::default(),
     )
     .expect("timed run");

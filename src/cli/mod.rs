@@ -414,6 +414,7 @@ pub mod report;
 pub mod run;
 pub mod spec;
 pub mod sram;
+pub mod study_workload;
 pub mod sweep;
 pub mod workload;
 

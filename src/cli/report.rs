@@ -30,6 +30,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use super::study_workload::StudyWorkload;
 use anyhow::Context;
 use regwatt_designs::beyond_rf::BeyondRfInventory;
 use regwatt_designs::config::{
@@ -39,7 +40,6 @@ use regwatt_designs::energy::Inventory;
 use regwatt_designs::run::{at_node, beyond_rf_inventory, inventory, SummaryRow};
 use regwatt_designs::{DesignSpec, RunReport};
 use regwatt_sim::timing::RunOptions;
-use regwatt_workloads::Workload;
 
 use crate::study::{self, KernelRow, RunSet};
 
@@ -79,7 +79,9 @@ pub struct Args {
         value_delimiter = ','
     )]
     pub power_modes: Vec<String>,
-    /// Only these workloads (comma-separated; default: all).
+    /// Only these workloads (comma-separated; default: every built-in one): built-in names,
+    /// or paths of your own launch spec files (`.toml`), which run with their own inputs and
+    /// are checked against their own `[check]` tables.
     #[arg(long, value_delimiter = ',')]
     pub workloads: Vec<String>,
     /// The workloads' input size: ci (tests), default (fills both GPUs), paper (the benchmark
@@ -117,8 +119,8 @@ struct NodeHardware {
     beyond: Option<BeyondRfInventory>,
 }
 
-struct Job {
-    workload: &'static Workload,
+struct Job<'a> {
+    workload: &'a StudyWorkload,
     size: regwatt_workloads::Size,
     variant: usize,
 }
@@ -159,17 +161,18 @@ fn run_job(
     let spec = job
         .workload
         .load_spec(job.size)
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| format!("{e:#}"))?;
+    let size = job.workload.size(job.size);
     regwatt_sim::footprint::timed(&v.cfg.gpu, &spec, 1)
         .check(budget)
         .map_err(|e| e.to_string())?;
     let sim = super::run::simulate(
         &spec,
-        Some(job.workload),
+        job.workload.builtin(),
         v.design,
         &v.cfg,
         opts,
-        limits.watch(Some(job.size), &|_, _, _| {}),
+        limits.watch(size, &|_, _, _| {}),
     )
     .map_err(|e| format!("{:#}", super::explain_limits(e)))?;
     let mut reports = Vec::new();
@@ -177,7 +180,7 @@ fn run_job(
     for hw in &v.hw {
         let price = |act, launch_cycles| {
             RunReport::with_beyond_rf(
-                job.workload.name,
+                job.workload.name(),
                 v.design,
                 &hw.cfg,
                 &hw.inv,
@@ -189,7 +192,7 @@ fn run_job(
         };
         let mut r = price(&sim.activity, sim.launch_cycles)?;
         r.output_check = sim.check.as_ref().map(Result::is_ok);
-        r.input_size = Some(job.size.name().to_string());
+        r.input_size = size.map(|z| z.name().to_string());
         if !v.reference_only && report_nodes.contains(&hw.node) {
             for (i, l) in sim.launches.iter().enumerate() {
                 let k = price(&l.activity, l.launch_cycles)?;
@@ -201,7 +204,9 @@ fn run_job(
     if let Some(Err(e)) = &sim.check {
         eprintln!(
             "{} on {} / {}: output mismatch: {e}",
-            job.workload.name, v.cfg.gpu.name, v.design
+            job.workload.name(),
+            v.cfg.gpu.name,
+            v.design
         );
     }
     Ok(JobOut { reports, kernels })
@@ -228,18 +233,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let started = std::time::Instant::now();
     // the destination is checked before anything is simulated
     let out = &crate::outdir::OutDir::prepare(&args.out, "--out", args.force)?;
-    let workloads: Vec<&'static Workload> = if args.workloads.is_empty() {
-        regwatt_workloads::all().iter().collect()
-    } else {
-        args.workloads
+    let workloads: Vec<StudyWorkload> = if args.workloads.is_empty() {
+        regwatt_workloads::all()
             .iter()
-            .map(|n| regwatt_workloads::get(n))
-            .collect::<Result<_, _>>()?
+            .map(StudyWorkload::Builtin)
+            .collect()
+    } else {
+        StudyWorkload::parse_all(&args.workloads, Path::new(""))?
     };
     // every workload at the size, before anything runs
     let size = args.size.unwrap_or(super::DEFAULT_SIZE);
     for w in &workloads {
-        w.spec_toml(size)?;
+        w.check_size(size)?;
     }
     let designs = parse_list(&args.designs, &DesignSpec::ALL)?;
     let gpus = parse_list(&args.gpus, &GpuPreset::ALL)?;
@@ -356,7 +361,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         args.jobs,
         |job| {
             let v = &variants[job.variant];
-            format!("{} {} {} {}", v.gpu, v.design, v.mode, job.workload.name)
+            format!("{} {} {} {}", v.gpu, v.design, v.mode, job.workload.name())
         },
         |job| run_job(job, &variants, &report_nodes, &opts, &args.limits, &budget),
     );
@@ -373,7 +378,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     gpu: v.cfg.gpu.name.clone(),
                     design: v.design,
                     mode: v.mode,
-                    workload: job.workload.name.to_string(),
+                    workload: job.workload.name().to_string(),
                     reports: out.reports,
                 };
                 kernels.extend(out.kernels);
@@ -388,9 +393,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             }
             Some(Err(e)) => failures.push(format!(
                 "{} on {} / {} ({}): {e}",
-                job.workload.name, v.cfg.gpu.name, v.design, v.mode
+                job.workload.source(),
+                v.cfg.gpu.name,
+                v.design,
+                v.mode
             )),
-            None => failures.push(format!("{}: not run", job.workload.name)),
+            None => failures.push(format!("{}: not run", job.workload.source())),
         }
     }
     // overheads against the reference on the same workload, gpu, power mode and node
@@ -504,7 +512,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     .map(|h| (config_file_name(v, h.node), &h.cfg))
             })
             .collect(),
-        crate::provenance::builtin_specs(&workloads, size)?,
+        workloads
+            .iter()
+            .map(|w| Ok((w.name().to_string(), w.spec_entry(size)?)))
+            .collect::<anyhow::Result<_>>()?,
     )
     .with_note("reference", &reference);
     provenance.write(out)?;

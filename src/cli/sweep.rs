@@ -59,6 +59,7 @@ use regwatt_designs::{DesignSpec, RunReport};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use super::study_workload::StudyWorkload;
 use crate::outdir::OutDir;
 
 /// `--max-points` default: a sweep of this size at about 0.2 s per `ci`-size point is half a
@@ -93,14 +94,25 @@ const ROW_BYTES: u64 = 512;
 /// The version of `sweep.meta.json`.
 const META_FORMAT: u32 = 2;
 
+/// The grid format, in `--help`.
+const GRID_HELP: &str = "Grid file (TOML). Every combination of its lists is a point:
+
+  workloads = [\"vectorAdd\", \"my_kernel.toml\"]  # built-in names or launch spec files (relative to the grid)
+  sizes = [\"ci\", \"default\"]                   # optional: ci | default | paper [default: [\"default\"]]; built-in workloads only
+  gpus = [\"rtx2060\"]                            # gtx480 | rtx2060
+  designs = [\"baseline\", \"renaming\"]          # every design of `regwatt run --help`
+  nodes = [\"12nm\", \"40nm\"]                    # each point is priced at every node
+  power_modes = [\"always-on\", \"drowsy\"]       # optional [default: [\"always-on\"]]
+  [set]                                         # optional: override keys, each with a list of values
+  \"gpu.sms\" = [10, 30]
+
+Overheads are against the same point's baseline when the grid has that design.";
+
 /// Arguments of `regwatt sweep`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Grid file (TOML): lists `workloads`, `gpus`, `designs`, `nodes`, optional `sizes`
-    /// (ci | default | paper; default ["default"]) and `power_modes` (default ["always-on"]), and an
-    /// optional `[set]` table of override keys with lists of values; every combination is a
-    /// point. Example: workloads = ["vectorAdd"], gpus = ["rtx2060"], designs = ["baseline",
-    /// "renaming"], nodes = ["12nm"], [set] "gpu.sms" = [10, 30].
+    /// Grid file (TOML; the format: `regwatt sweep --help`).
+    #[arg(long_help = GRID_HELP)]
     pub grid: PathBuf,
     /// Output directory: new, empty, or one regwatt wrote (its previous files are replaced).
     #[arg(long)]
@@ -160,7 +172,8 @@ struct Grid {
 struct CheckedGrid {
     file: String,
     text: String,
-    grid: Grid,
+    /// The grid's `workloads`: built-in names or spec files (relative to the grid file).
+    workloads: Vec<StudyWorkload>,
     sizes: Vec<regwatt_workloads::Size>,
     gpus: Vec<GpuPreset>,
     designs: Vec<DesignSpec>,
@@ -179,7 +192,10 @@ struct Point {
     /// the same sharded or not.
     group: usize,
     workload: String,
-    size: regwatt_workloads::Size,
+    /// Index in the grid's `workloads`.
+    wi: usize,
+    /// The input size of a built-in workload (`None`: a spec file, with its own inputs).
+    size: Option<regwatt_workloads::Size>,
     gpu: GpuPreset,
     design: DesignSpec,
     mode: PowerMode,
@@ -199,6 +215,9 @@ struct Meta {
     regwatt: String,
     /// The grid file's text.
     grid: String,
+    /// The text of each spec file the grid names, by workload name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    specs: BTreeMap<String, String>,
     points: usize,
     nodes: usize,
     shard: usize,
@@ -222,12 +241,20 @@ fn build_id() -> String {
 }
 
 /// A sweep's identity: SHA-256 of the regwatt build and the grid's text.
-fn sweep_id(build: &str, grid: &str) -> String {
+fn sweep_id(build: &str, grid: &str, specs: &BTreeMap<String, String>) -> String {
     let mut h = Sha256::new();
     h.update(b"regwatt sweep\0");
     h.update(build.as_bytes());
     h.update(b"\0");
     h.update(grid.as_bytes());
+    // the spec files a grid names are part of what it runs (none: the id of a grid of
+    // built-in workloads is what it always was)
+    for (name, text) in specs {
+        h.update(b"\0spec\0");
+        h.update(name.as_bytes());
+        h.update(b"\0");
+        h.update(text.as_bytes());
+    }
     hex(&h.finalize())
 }
 
@@ -360,11 +387,18 @@ fn set_key_place(file: &str, text: &str, key: &str) -> String {
 fn load_grid(path: &Path, max_points: u64) -> anyhow::Result<CheckedGrid> {
     let file = path.display().to_string();
     let text = regwatt_inputs::read_text(path, GRID_LIMIT)?;
-    check_grid(&file, text, max_points)
+    check_grid(&file, text, max_points, true)
 }
 
 /// [`load_grid`] of grid text named `file`.
-fn check_grid(file: &str, text: String, max_points: u64) -> anyhow::Result<CheckedGrid> {
+/// With `read_specs` false the spec files the grid names are not read (merging shards needs
+/// only their names).
+fn check_grid(
+    file: &str,
+    text: String,
+    max_points: u64,
+    read_specs: bool,
+) -> anyhow::Result<CheckedGrid> {
     let grid: Grid = toml::from_str(&text).map_err(|e| toml_error(file, &text, &e))?;
     fn each<T: std::str::FromStr>(
         file: &str,
@@ -401,12 +435,18 @@ fn check_grid(file: &str, text: String, max_points: u64) -> anyhow::Result<Check
     if grid.workloads.is_empty() {
         bail!("{file}: `workloads` is empty");
     }
-    for (i, w) in grid.workloads.iter().enumerate() {
-        let wl = regwatt_workloads::get(w)
-            .map_err(|e| anyhow::anyhow!("{file}: workloads[{i}]: {e}"))?;
+    // spec files are named relative to the grid file
+    let base = Path::new(file).parent().unwrap_or(Path::new(""));
+    let workloads = if read_specs {
+        StudyWorkload::parse_all(&grid.workloads, base)
+    } else {
+        StudyWorkload::names_of(&grid.workloads)
+    }
+    .map_err(|e| anyhow::anyhow!("{file}: workloads: {e:#}"))?;
+    for (i, w) in workloads.iter().enumerate() {
         for &z in &sizes {
-            wl.spec_toml(z)
-                .map_err(|e| anyhow::anyhow!("{file}: workloads[{i}]: {e}"))?;
+            w.check_size(z)
+                .map_err(|e| anyhow::anyhow!("{file}: workloads[{i}]: {e:#}"))?;
         }
     }
     for &g in &gpus {
@@ -489,7 +529,7 @@ fn check_grid(file: &str, text: String, max_points: u64) -> anyhow::Result<Check
     Ok(CheckedGrid {
         file: file.to_string(),
         text,
-        grid,
+        workloads,
         sizes,
         gpus,
         designs,
@@ -517,8 +557,12 @@ impl CheckedGrid {
         }
         let (sizes, gpus, modes) = (&self.sizes, &self.gpus, &self.modes);
         let mut out = Vec::new();
-        for (wi, w) in self.grid.workloads.iter().enumerate() {
+        for (wi, w) in self.workloads.iter().enumerate() {
             for (si, &size) in sizes.iter().enumerate() {
+                // a spec file has its own inputs: one set of points, at no size
+                if w.builtin().is_none() && si > 0 {
+                    continue;
+                }
                 for (gi, &gpu) in gpus.iter().enumerate() {
                     for &design in &self.designs {
                         for (mi, &mode) in modes.iter().enumerate() {
@@ -528,8 +572,9 @@ impl CheckedGrid {
                                 out.push(Point {
                                     index: out.len(),
                                     group: group * combos.len() + ci,
-                                    workload: w.clone(),
-                                    size,
+                                    workload: w.name().to_string(),
+                                    wi,
+                                    size: w.size(size),
                                     gpu,
                                     design,
                                     mode,
@@ -546,24 +591,26 @@ impl CheckedGrid {
 
     /// The provenance record of a sweep of this grid: the grid and its workloads' specs.
     fn provenance(&self) -> anyhow::Result<crate::provenance::Provenance> {
-        let workloads: Vec<&regwatt_workloads::Workload> = self
-            .grid
-            .workloads
-            .iter()
-            .map(|w| regwatt_workloads::get(w))
-            .collect::<Result<_, _>>()?;
         let mut specs = std::collections::BTreeMap::new();
         for &z in &self.sizes {
-            for (name, e) in crate::provenance::builtin_specs(&workloads, z)? {
-                let key = if self.sizes.len() > 1 {
-                    format!("{name}@{z}")
+            for w in &self.workloads {
+                let key = if self.sizes.len() > 1 && w.builtin().is_some() {
+                    format!("{}@{z}", w.name())
                 } else {
-                    name
+                    w.name().to_string()
                 };
-                specs.insert(key, e);
+                specs.insert(key, w.spec_entry(z)?);
             }
         }
         Ok(crate::provenance::Provenance::new(Vec::new(), specs).with_note("grid", &self.text))
+    }
+
+    /// The text of each spec file the grid names, by workload name.
+    fn spec_texts(&self) -> BTreeMap<String, String> {
+        self.workloads
+            .iter()
+            .filter_map(|w| Some((w.name().to_string(), w.spec_text()?.to_string())))
+            .collect()
     }
 
     fn set_keys(&self) -> Vec<String> {
@@ -581,9 +628,15 @@ fn header(set_keys: &[String]) -> anyhow::Result<String> {
     crate::csvout::line(&h)
 }
 
+/// The `size` cell of a point: the input size, or `-` for a spec file (as `SummaryRow`).
+fn size_cell(size: Option<regwatt_workloads::Size>) -> &'static str {
+    size.map_or("-", |z| z.name())
+}
+
 /// Simulates one point and prices it at every node.
 fn run_point(
     p: &Point,
+    workloads: &[StudyWorkload],
     nodes: &[Node],
     limits: &super::RunLimits,
     budget: &regwatt_sim::footprint::Budget,
@@ -595,16 +648,18 @@ fn run_point(
         ..Overrides::default()
     };
     let cfg = resolve(p.gpu, &ov)?;
-    let w = regwatt_workloads::get(&p.workload)?;
-    let spec = w.load_spec(p.size)?;
+    let w = workloads
+        .get(p.wi)
+        .with_context(|| format!("point {}: no workload {}", p.index, p.wi))?;
+    let spec = w.load_spec(p.size.unwrap_or(super::DEFAULT_SIZE))?;
     regwatt_sim::footprint::timed(&cfg.gpu, &spec, 1).check(budget)?;
     let sim = super::run::simulate(
         &spec,
-        Some(w),
+        w.builtin(),
         p.design,
         &cfg,
-        &limits.options(Some(p.size)),
-        limits.watch(Some(p.size), &|_, _, _| {}),
+        &limits.options(p.size),
+        limits.watch(p.size, &|_, _, _| {}),
     )?;
     let mut out = Vec::new();
     for &n in nodes {
@@ -619,7 +674,7 @@ fn run_point(
             sim.launch_cycles,
         )?;
         r.output_check = sim.check.as_ref().map(Result::is_ok);
-        r.input_size = Some(p.size.name().to_string());
+        r.input_size = p.size.map(|z| z.name().to_string());
         out.push(r);
     }
     if let Some(Err(e)) = &sim.check {
@@ -749,7 +804,7 @@ fn point_rows(p: &Point, nodes: &[Node], outcome: &Outcome) -> anyhow::Result<Ve
                 let mut f = lead.clone();
                 let id = [
                     p.workload.clone(),
-                    p.size.name().to_string(),
+                    size_cell(p.size).to_string(),
                     p.gpu.name().to_string(),
                     p.design.name().to_string(),
                     node.name(),
@@ -880,9 +935,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     super::parallel_each(
         &mine,
         Some(threads),
-        |p| format!("{} {} {} {}", p.workload, p.size, p.gpu, p.design),
         |p| {
-            run_point(p, &g.nodes, &args.limits, &budget)
+            format!(
+                "{} {} {} {}",
+                p.workload,
+                size_cell(p.size),
+                p.gpu,
+                p.design
+            )
+        },
+        |p| {
+            run_point(p, &g.workloads, &g.nodes, &args.limits, &budget)
                 .map_err(|e| format!("{:#}", super::explain_limits(e)))
         },
         |i, o| {
@@ -929,9 +992,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let build = build_id();
     let meta = Meta {
         format: META_FORMAT,
-        sweep_id: sweep_id(&build, &g.text),
+        sweep_id: sweep_id(&build, &g.text, &g.spec_texts()),
         regwatt: build,
         grid: g.text.clone(),
+        specs: g.spec_texts(),
         points: all.len(),
         nodes: g.nodes.len(),
         shard: k,
@@ -1011,7 +1075,7 @@ fn check_row(
     let _ = keys;
     for (col, want) in [
         ("workload", p.workload.as_str()),
-        ("size", p.size.name()),
+        ("size", size_cell(p.size)),
         ("gpu", p.gpu.name()),
         ("design", p.design.name()),
         ("power_mode", p.mode.name()),
@@ -1113,7 +1177,7 @@ fn read_shard(dir: &Path) -> anyhow::Result<Shard> {
             meta.format
         );
     }
-    if sweep_id(&meta.regwatt, &meta.grid) != meta.sweep_id {
+    if sweep_id(&meta.regwatt, &meta.grid, &meta.specs) != meta.sweep_id {
         bail!(
             "{}: the sweep id does not match its grid and regwatt build: the file was edited",
             meta_path.display()
@@ -1277,7 +1341,7 @@ pub fn merge(args: MergeArgs) -> anyhow::Result<()> {
         .map(|s| s.meta.clone())
         .context("no shard directories")?;
     // the grid again: which points each shard must hold, and what each row must say
-    let g = check_grid("the shards' grid", meta.grid.clone(), MAX_POINTS_CAP)?;
+    let g = check_grid("the shards' grid", meta.grid.clone(), MAX_POINTS_CAP, false)?;
     let all = g.points();
     if all.len() != meta.points || g.nodes.len() != meta.nodes {
         bail!(
@@ -1453,7 +1517,7 @@ mod tests {
             "workloads=[\"vectorAdd\"]\ngpus=[\"gtx480\"]\ndesigns=[\"baseline\"]\nnodes=[\"40nm\"]\n[set]\n\"gpu.sms\"=[{list}]\n\"rf.banks\"=[{list}]\n\"gpu.clock_mhz\"=[{list}]\n\"gpu.sm.limits.max_ctas\"=[{list}]\n"
         );
         let t = std::time::Instant::now();
-        let e = check_grid("g.toml", text, DEFAULT_MAX_POINTS)
+        let e = check_grid("g.toml", text, DEFAULT_MAX_POINTS, true)
             .err()
             .expect("refused");
         assert!(e.to_string().contains("100000000 points"), "{e}");
@@ -1464,7 +1528,9 @@ mod tests {
     #[test]
     fn set_values_are_checked_before_the_run_with_their_line() {
         let text = "workloads=[\"vectorAdd\"]\ngpus=[\"gtx480\"]\ndesigns=[\"baseline\"]\nnodes=[\"40nm\"]\n[set]\n\"gpu.sms\"=[4, 0]\n".to_string();
-        let e = check_grid("g.toml", text, 100).err().expect("gpu.sms = 0");
+        let e = check_grid("g.toml", text, 100, true)
+            .err()
+            .expect("gpu.sms = 0");
         let m = format!("{e:#}");
         assert!(
             m.contains("g.toml:6") && m.contains("gpu.sms") && m.contains("= 0"),

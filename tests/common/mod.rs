@@ -452,3 +452,24 @@ pub fn nn_other_sizes() -> Vec<&'static regwatt_workloads::Workload> {
 fn nn_other_size(name: &str) -> bool {
     regwatt_workloads::nn::is_workload(name) && !name.starts_with("mnist29")
 }
+
+/// A CSV file as rows of column → value.
+pub fn read_csv(path: &Path) -> Vec<BTreeMap<String, String>> {
+    let mut r = csv::Reader::from_path(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let header: Vec<String> = r
+        .headers()
+        .expect("header")
+        .iter()
+        .map(str::to_string)
+        .collect();
+    r.records()
+        .map(|rec| {
+            let rec = rec.expect("record");
+            header
+                .iter()
+                .cloned()
+                .zip(rec.iter().map(str::to_string))
+                .collect()
+        })
+        .collect()
+}

@@ -5,9 +5,8 @@ use regwatt_sim::timing::functional::FunctionalWarpModel;
 use regwatt_sim::timing::{RunOptions, TimingError};
 
 use super::{hardware, BaselineRf, BaselineStats};
-use crate::config::{GpuPreset, ResolvedConfig};
+use crate::config::ResolvedConfig;
 use crate::energy::{EnergyError, EventCounts, Inventory};
-use crate::power_modes::RowDomains;
 use crate::registry::{Design, NoParams};
 
 /// The baseline banked register file ([`crate::baseline`]).
@@ -23,10 +22,6 @@ impl Design for Baseline {
     // documented in designs/README.md
     const README: Option<(&'static str, &'static str)> = None;
 
-    fn supports(_: GpuPreset) -> bool {
-        true
-    }
-
     fn simulate<F: FunctionalWarpModel>(
         cfg: &ResolvedConfig,
         _: &NoParams,
@@ -38,10 +33,6 @@ impl Design for Baseline {
 
     fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
         hardware::inventory(cfg)
-    }
-
-    fn power_domains(cfg: &ResolvedConfig) -> Result<RowDomains, EnergyError> {
-        hardware::power_domains(cfg)
     }
 
     fn events(

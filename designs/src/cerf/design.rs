@@ -13,7 +13,6 @@ use super::{hardware, CerfParams, CerfRf, CerfStats};
 use crate::common::StoreLog;
 use crate::config::{GpuPreset, ResolvedConfig};
 use crate::energy::{EnergyError, EventCounts, Inventory};
-use crate::power_modes::RowDomains;
 use crate::registry::{Design, Parameters};
 
 /// The register file and the L1D as one tagged, set-associative array ([`crate::cerf`]).
@@ -83,10 +82,6 @@ impl Design for Cerf {
 
     fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
         hardware::inventory(cfg)
-    }
-
-    fn power_domains(cfg: &ResolvedConfig) -> Result<RowDomains, EnergyError> {
-        crate::baseline::hardware::power_domains(cfg)
     }
 
     fn events(

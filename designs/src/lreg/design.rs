@@ -6,9 +6,8 @@ use regwatt_sim::timing::rf::RfError;
 use regwatt_sim::timing::{RunOptions, TimingError};
 
 use super::{hardware, LregParams, LregPlan, LregRf, LregStats};
-use crate::config::{GpuPreset, ResolvedConfig};
+use crate::config::ResolvedConfig;
 use crate::energy::{EnergyError, EventCounts, Inventory};
-use crate::power_modes::RowDomains;
 use crate::registry::{Design, Parameters};
 
 /// L-registers: convolution loads turned into shuffles from neighbouring lanes
@@ -33,10 +32,6 @@ impl Design for Lreg {
     const README: Option<(&'static str, &'static str)> =
         Some(("designs/src/lreg/README.md", include_str!("README.md")));
 
-    fn supports(_: GpuPreset) -> bool {
-        true
-    }
-
     fn simulate<F: FunctionalWarpModel>(
         cfg: &ResolvedConfig,
         p: &LregParams,
@@ -55,10 +50,6 @@ impl Design for Lreg {
 
     fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
         hardware::inventory(cfg)
-    }
-
-    fn power_domains(cfg: &ResolvedConfig) -> Result<RowDomains, EnergyError> {
-        crate::baseline::hardware::power_domains(cfg)
     }
 
     fn events(

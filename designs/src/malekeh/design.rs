@@ -10,9 +10,8 @@ use regwatt_sim::timing::{RunOptions, TimingError};
 
 use super::sthld::Sthld;
 use super::{hardware, MalekehParams, MalekehRf, MalekehStats, ReuseHints};
-use crate::config::{GpuPreset, ResolvedConfig};
+use crate::config::ResolvedConfig;
 use crate::energy::{EnergyError, EventCounts, Inventory};
-use crate::power_modes::RowDomains;
 use crate::registry::{Design, Parameters};
 
 /// Caching collector units with compiler reuse hints ([`crate::malekeh`]).
@@ -36,10 +35,6 @@ impl Design for Malekeh {
     ));
     const README: Option<(&'static str, &'static str)> =
         Some(("designs/src/malekeh/README.md", include_str!("README.md")));
-
-    fn supports(_: GpuPreset) -> bool {
-        true
-    }
 
     fn simulate<F: FunctionalWarpModel>(
         cfg: &ResolvedConfig,
@@ -80,10 +75,6 @@ impl Design for Malekeh {
 
     fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
         hardware::inventory(cfg)
-    }
-
-    fn power_domains(cfg: &ResolvedConfig) -> Result<RowDomains, EnergyError> {
-        crate::baseline::hardware::power_domains(cfg)
     }
 
     fn events(

@@ -5,9 +5,8 @@ use regwatt_sim::timing::functional::FunctionalWarpModel;
 use regwatt_sim::timing::{RunOptions, TimingError};
 
 use super::{hardware, KernelPlan, RenamingParams, RenamingRf, RenamingStats};
-use crate::config::{GpuPreset, ResolvedConfig};
+use crate::config::ResolvedConfig;
 use crate::energy::{EnergyError, EventCounts, Inventory};
-use crate::power_modes::RowDomains;
 use crate::registry::{Design, Parameters};
 
 /// Registers renamed across warps with compiler release flags ([`crate::renaming`]).
@@ -31,10 +30,6 @@ impl Design for Renaming {
     const README: Option<(&'static str, &'static str)> =
         Some(("designs/src/renaming/README.md", include_str!("README.md")));
 
-    fn supports(_: GpuPreset) -> bool {
-        true
-    }
-
     fn simulate<F: FunctionalWarpModel>(
         cfg: &ResolvedConfig,
         p: &RenamingParams,
@@ -47,10 +42,6 @@ impl Design for Renaming {
 
     fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
         hardware::inventory(cfg)
-    }
-
-    fn power_domains(cfg: &ResolvedConfig) -> Result<RowDomains, EnergyError> {
-        crate::baseline::hardware::power_domains(cfg)
     }
 
     fn events(

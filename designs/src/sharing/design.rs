@@ -9,9 +9,8 @@ use regwatt_sim::timing::{RunOptions, TimingError};
 
 use super::{hardware, plan, SharingParams, SharingRf, SharingStats};
 use crate::common::StoreLog;
-use crate::config::{GpuPreset, ResolvedConfig};
+use crate::config::ResolvedConfig;
 use crate::energy::{EnergyError, EventCounts, Inventory};
-use crate::power_modes::RowDomains;
 use crate::registry::{Design, Parameters};
 
 /// Renaming plus inter-warp sharing of loaded values through the register mapping
@@ -36,10 +35,6 @@ impl Design for Sharing {
     const README: Option<(&'static str, &'static str)> =
         Some(("designs/src/sharing/README.md", include_str!("README.md")));
 
-    fn supports(_: GpuPreset) -> bool {
-        true
-    }
-
     fn simulate<F: FunctionalWarpModel>(
         cfg: &ResolvedConfig,
         p: &SharingParams,
@@ -59,10 +54,6 @@ impl Design for Sharing {
 
     fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
         hardware::inventory(cfg)
-    }
-
-    fn power_domains(cfg: &ResolvedConfig) -> Result<RowDomains, EnergyError> {
-        crate::baseline::hardware::power_domains(cfg)
     }
 
     fn events(

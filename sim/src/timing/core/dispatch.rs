@@ -3,7 +3,7 @@
 //! ready collector ([`Sm::try_dispatch`]): the functional step, release flags, the memory
 //! route of a memory instruction and the result buffer.
 
-use super::ldst::{DesignAccess, DESIGN_COL};
+use super::ldst::{DesignAccess, DesignAccessSlots, DESIGN_COL};
 use super::operands::OpSlot;
 use super::writeback::WbEntry;
 use super::{release_all, Ring, Shared, Sm, TimingError};
@@ -17,20 +17,29 @@ use crate::timing::rf::{
     WarpSlot,
 };
 
-/// Queues the bank accesses `a` of design slot `k` at the sub-core's banks (a bank past the
-/// sub-core's last folds onto it).
-fn queue_design_accesses(bank_q: &mut [Ring], queued: &mut u32, a: &BankAccesses, k: u8) {
+/// Starts a memory instruction the design serves through its own bank accesses `a`: takes a
+/// slot for `access` and queues the accesses at the sub-core's banks (a bank past the
+/// sub-core's last folds onto it). `None`: the result waits for the last access's grant;
+/// `Some(cycle)`: no access, or every slot taken (no port is modelled then), ready at `cycle`.
+fn start_design_access(
+    slots: &mut DesignAccessSlots,
+    (bank_q, queued): (&mut [Ring], &mut u32),
+    a: &BankAccesses,
+    access: DesignAccess,
+) -> Option<u64> {
+    let unqueued = access.ready + u64::from(access.after);
+    let Some(k) = (access.pending > 0).then(|| slots.start(access)).flatten() else {
+        return Some(unqueued);
+    };
     let nb = bank_q.len();
     for (b, &n) in a.per_bank.iter().enumerate() {
-        if n == 0 {
-            continue;
-        }
         let b = b.min(nb - 1);
         for _ in 0..n {
             bank_q[b].push_back((DESIGN_COL, k));
             *queued += 1;
         }
     }
+    None
 }
 
 /// Per-class dispatch data: pool index (None = no unit) and timing.
@@ -351,21 +360,17 @@ impl<D: RegisterFileDesign> Sm<D> {
                                 after: a.after,
                                 reads: Some((ws, g.info.func, g.info.pc)),
                             };
-                            match (access.pending > 0)
-                                .then(|| design_slots.start(access))
-                                .flatten()
-                            {
-                                Some(k) => {
-                                    queue_design_accesses(
-                                        &mut sub.bank_q,
-                                        &mut sub.queued_reads,
-                                        &a,
-                                        k,
-                                    );
+                            match start_design_access(
+                                design_slots,
+                                (&mut sub.bank_q, &mut sub.queued_reads),
+                                &a,
+                                access,
+                            ) {
+                                Some(ready) => ready,
+                                None => {
                                     merging = true;
                                     u64::MAX
                                 }
-                                None => access.ready + u64::from(a.after),
                             }
                         }
                         MemRoute::Banks(a) => {
@@ -411,19 +416,17 @@ impl<D: RegisterFileDesign> Sm<D> {
                                 after: a.after,
                                 reads: None,
                             };
-                            match (hits > 0).then(|| design_slots.start(access)).flatten() {
-                                Some(k) => {
-                                    queue_design_accesses(
-                                        &mut sub.bank_q,
-                                        &mut sub.queued_reads,
-                                        &a,
-                                        k,
-                                    );
+                            match start_design_access(
+                                design_slots,
+                                (&mut sub.bank_q, &mut sub.queued_reads),
+                                &a,
+                                access,
+                            ) {
+                                Some(ready) => ready,
+                                None => {
                                     merging = true;
                                     u64::MAX
                                 }
-                                // no hit, or every slot taken (then no port is modelled)
-                                None => ready + u64::from(a.after),
                             }
                         }
                         MemRoute::Hierarchy | MemRoute::SkipL1 { .. } => {
