@@ -334,11 +334,42 @@ pub fn design_help() -> String {
     )
 }
 
-/// `--design`'s and `--designs`' long help: each design's name and summary from the registry.
+/// `--node`'s help: the named nodes, and each preset's default read from the preset.
+pub fn node_help() -> String {
+    use regwatt_designs::config::{preset, GpuPreset};
+    let defaults: Vec<String> = GpuPreset::ALL
+        .iter()
+        .filter_map(|&p| {
+            preset(p)
+                .ok()
+                .map(|c| format!("{} {}", p.name(), c.power.node.name()))
+        })
+        .collect();
+    format!(
+        "Technology node: 90nm, 65nm, 45nm, 40nm, 32nm, 22nm or 12nm, or any whole nm between 22 and 90 (interpolated) [default: the preset's power.node: {}]",
+        defaults.join(", ")
+    )
+}
+
+/// `--design`'s and `--designs`' long help: each design's name, summary and `[design]` keys
+/// from the registry.
 pub fn design_long_help(first: &str) -> String {
     let mut s = format!("{first}\n");
     for d in regwatt_designs::DesignSpec::ALL {
         s.push_str(&format!("\n  {:<9} {}", d.name(), d.summary()));
+        // its `--set design.KEY=VALUE` keys, from its defaults
+        let keys: Vec<String> = d
+            .defaults()
+            .and_then(|(_, text)| text.parse::<toml::Table>().ok())
+            .map(|t| t.keys().filter(|k| *k != "name").cloned().collect())
+            .unwrap_or_default();
+        if !keys.is_empty() {
+            s.push_str(&format!(
+                "\n  {:<9}   keys: design.{}",
+                "",
+                keys.join(", design.")
+            ));
+        }
     }
     s
 }
@@ -420,6 +451,23 @@ pub mod workload;
 
 #[cfg(test)]
 mod tests {
+    /// The help texts print each preset's default node, every design with its summary, and
+    /// each design's `[design]` keys, read from the presets and the registry.
+    #[test]
+    fn help_texts_name_defaults_designs_and_keys() {
+        let node = super::node_help();
+        assert!(
+            node.contains("rtx2060 12nm") && node.contains("gtx480 40nm"),
+            "{node}"
+        );
+        let designs = super::design_long_help("x");
+        for d in regwatt_designs::DesignSpec::ALL {
+            assert!(designs.contains(d.summary()), "{designs}");
+        }
+        assert!(designs.contains("design.table_bytes"), "{designs}");
+        assert!(!designs.contains("design.name"), "{designs}");
+    }
+
     use super::RunLimits;
     use regwatt_designs::exec_model::{
         DEFAULT_MAX_CYCLES, DEFAULT_MAX_WARP_INSTRUCTIONS, PAPER_MAX_CYCLES,

@@ -60,9 +60,7 @@ pub struct Args {
         long_help = super::design_long_help(&super::design_help())
     )]
     pub design: String,
-    /// Technology node: 90nm, 65nm, 45nm, 40nm, 32nm, 22nm or 12nm (default: the preset's
-    /// `power.node`).
-    #[arg(long)]
+    #[arg(long, help = super::node_help())]
     pub node: Option<String>,
     /// What the energy/area totals include: rf (register file) | sm (+ L1D, shared memory,
     /// execution units) | gpu (+ L2, interconnect, DRAM). Default: the configuration's

@@ -52,7 +52,8 @@ pub struct Args {
     /// Associativity; > 1 = cache (data + tag arrays) [default: 1 = RAM].
     #[arg(long)]
     pub assoc: Option<u32>,
-    /// Technology node: 40nm, 40, 0.040um or 0.040 (µm when < 1).
+    /// Technology node, written 40nm, 40, 0.040um or 0.040 (µm when < 1): 90, 65, 45, 40, 32,
+    /// 22 or 12 nm, or any whole nm between 22 and 90 (interpolated) [default: 40nm].
     #[arg(long)]
     pub node: Option<String>,
     /// Temperature in K [default: 360].
