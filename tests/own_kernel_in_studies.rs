@@ -104,6 +104,36 @@ fn a_spec_file_runs_in_report_and_sweep_like_the_built_in_workload() {
         .find(|r| r["workload"] == "vectorAdd" && r["size"] == "ci")
         .expect("vectorAdd at ci");
     assert_eq!(mine[0]["cycles"], ci["cycles"]);
+
+    // sharded and merged (where the spec files need not be): the same sweep, and the merge
+    // records the spec's text
+    let mut shards = Vec::new();
+    for k in 1..=2 {
+        let d = dir.join(format!("shard{k}"));
+        assert_success(
+            &regwatt(&[
+                "sweep",
+                s(&grid),
+                "--out",
+                s(&d),
+                "--shard",
+                &format!("{k}/2"),
+            ]),
+            "shard",
+        );
+        shards.push(d);
+    }
+    let merged = dir.join("merged");
+    assert_success(
+        &regwatt(&["merge", s(&shards[0]), s(&shards[1]), "--out", s(&merged)]),
+        "merge",
+    );
+    assert_eq!(
+        std::fs::read(sweep.join("sweep.csv")).expect("whole"),
+        std::fs::read(merged.join("sweep.csv")).expect("merged")
+    );
+    let prov = std::fs::read_to_string(merged.join("provenance.json")).expect("provenance");
+    assert!(prov.contains("spec file my_vadd"), "{prov}");
 }
 
 #[test]

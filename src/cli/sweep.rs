@@ -594,6 +594,10 @@ impl CheckedGrid {
         let mut specs = std::collections::BTreeMap::new();
         for &z in &self.sizes {
             for w in &self.workloads {
+                // a spec file not read (merging shards): its text is a note of the merge
+                if w.builtin().is_none() && w.spec_text().is_none() {
+                    continue;
+                }
                 let key = if self.sizes.len() > 1 && w.builtin().is_some() {
                     format!("{}@{z}", w.name())
                 } else {
@@ -1429,7 +1433,11 @@ pub fn merge(args: MergeArgs) -> anyhow::Result<()> {
     }
     out.write("sweep.csv", &csv)?;
     let shard_list: Vec<String> = args.dirs.iter().map(|d| d.display().to_string()).collect();
-    g.provenance()?
+    let mut provenance = g.provenance()?;
+    for (name, text) in &meta.specs {
+        provenance = provenance.with_note(&format!("spec file {name}"), text);
+    }
+    provenance
         .with_note(
             "merged",
             &format!(
