@@ -381,3 +381,30 @@ fn batch_cfgs_equal_single_runs_and_keep_going_past_errors() {
         .unwrap()
         .starts_with("file,access_ns,cycle_ns"));
 }
+
+/// A cache's text output shows its tag array with the figures the JSON's `tag` holds; a RAM's
+/// has none.
+#[test]
+fn cache_text_output_shows_the_tag_array() {
+    let args = [
+        "sram",
+        "--capacity",
+        "16KB",
+        "--block-bytes",
+        "128",
+        "--node",
+        "40nm",
+    ];
+    let cache = run(&[&args[..], &["--assoc", "4"]].concat());
+    assert!(cache.status.success(), "{}", stderr(&cache));
+    let text = String::from_utf8_lossy(&cache.stdout).into_owned();
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("tag array"))
+        .unwrap_or_else(|| panic!("no tag array line:\n{text}"));
+    let v = json_of(&run(&[&args[..], &["--assoc", "4", "--json"]].concat()));
+    let bits = v["tag"]["tag_bits"].as_u64().expect("tag bits");
+    assert!(line.contains(&format!("{bits} bits")), "{line}");
+    let ram = run(&args);
+    assert!(!String::from_utf8_lossy(&ram.stdout).contains("tag array"));
+}

@@ -858,6 +858,23 @@ fn estimate_one(
             r.subarray.cols_with_ecc
         ),
     );
+    if let Some(t) = &r.tag {
+        // a cache's tag array, as the JSON's `tag`
+        row(
+            "tag array",
+            format!(
+                "{} bits; access {:.4} ns, read {:.4} pJ, leakage {:.4} mW, area {:.5} mm2; Ndwl {} Ndbl {} Nspd {}",
+                r.tag_bits.map_or("-".to_string(), |b| b.to_string()),
+                t.access_time.ns(),
+                t.read.total().pj(),
+                t.leakage.total().mw(),
+                t.area.total().mm2(),
+                t.organisation.ndwl,
+                t.organisation.ndbl,
+                t.organisation.nspd
+            ),
+        );
+    }
     if let Some(Value::Object(pg)) = out.get("power_gating") {
         for (k, v) in pg {
             row(&format!("power gating: {k}"), v.to_string());
