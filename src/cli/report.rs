@@ -462,7 +462,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         "workload", "gpu", "design", "power mode", "cycles", "IPC", "busy", "util"
     );
     for n in &report_nodes {
-        head.push_str(&format!(" {:>12}", format!("E@{n} [uJ]")));
+        head.push_str(&format!(" {:>12}", format!("E@{n} [µJ]")));
     }
     for n in &report_nodes {
         head.push_str(&format!(" {:>11}", format!("A@{n} mm2")));

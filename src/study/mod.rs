@@ -528,7 +528,24 @@ impl Studies<'_> {
                     }
                 }
                 let mut panels = Vec::new();
+                // designs without a run here get no empty panel; the caption says why
+                let mut absent: Vec<String> = Vec::new();
                 for &d in &designs {
+                    if !self
+                        .sets
+                        .iter()
+                        .any(|s| s.gpu == gpu && s.mode == mode && s.design == d)
+                    {
+                        let unsupported = gpu
+                            .parse::<regwatt_designs::GpuPreset>()
+                            .is_ok_and(|p| !d.supports(p));
+                        absent.push(if unsupported {
+                            format!("{d} (it does not run on {gpu})")
+                        } else {
+                            format!("{d} (no run)")
+                        });
+                        continue;
+                    }
                     let mut bars = Vec::new();
                     // per workload: (normalised total, per-component (dyn, static) shares)
                     let mut norms = Vec::new();
@@ -641,9 +658,12 @@ impl Studies<'_> {
                 let mut labels = workloads.clone();
                 labels.push("geomean".into());
                 let mode_text = mode_text(mode);
-                let title = format!(
+                let mut title = format!(
                     "Energy per design, {gpu} at {node}{mode_text}: components, dynamic (solid) and static (light), normalised to the reference's total"
                 );
+                if !absent.is_empty() {
+                    title.push_str(&format!("; not shown: {}", absent.join(", ")));
+                }
                 let svg = charts::energy_chart(
                     &format!("Energy per design, {gpu} at {node}{mode_text}"),
                     &labels,
@@ -745,7 +765,7 @@ impl Studies<'_> {
             let panels = [
                 charts::LinePanel {
                     title: "energy (geometric mean over workloads)".into(),
-                    y_desc: "energy [uJ]".into(),
+                    y_desc: "energy [µJ]".into(),
                     series: energy,
                 },
                 charts::LinePanel {
@@ -755,7 +775,7 @@ impl Studies<'_> {
                 },
                 charts::LinePanel {
                     title: "area".into(),
-                    y_desc: "area [mm^2]".into(),
+                    y_desc: "area [mm²]".into(),
                     series: area,
                 },
             ];
