@@ -146,8 +146,6 @@ macro_rules! designs {
 /// A design in the registry: how its parameters and statistics sit in the tagged enums
 /// (implemented by [`designs!`] for every listed design).
 pub trait Registered: $crate::registry::Design {
-    /// The design's tag.
-    const SPEC: DesignSpec;
     /// Its parameters, if `p` holds this design's.
     fn params_in(p: &DesignParams) -> Option<&Self::Params>;
     /// Its statistics, tagged.
@@ -461,7 +459,6 @@ impl std::str::FromStr for DesignSpec {
 
         $(
             impl Registered for $design {
-                const SPEC: DesignSpec = DesignSpec::$variant;
                 fn params_in(p: &DesignParams) -> Option<&Self::Params> {
                     if let DesignParams::$variant(x) = p {
                         Some(x)
