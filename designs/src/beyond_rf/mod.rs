@@ -18,7 +18,7 @@
 //! | `l1d_data` | the L1D data array of one SM (`sms`): `l1d.sets × ways × line_bytes`, rows of one `l1d.sector_bytes` sector, 1 RW port | `regwatt_power::sram::estimate`, RAM mode (CACTI 7 model, calibrated) | `sector_read` = `l1d_sector_read_hits`; `sector_write` = fills (`l1d_sector_reads − hits − merges`) + `l1d_sector_writes` (stores write through; charged as array writes, an upper bound for store misses) |
 //! | `l1d_tag` | the L1D tags of one SM (`sms`): `l1d.sets` CAMs of `ways` entries × CACTI's default tag width | `regwatt_power::cam::cam` (CACTI 7 CAM path, NOR matchlines); one set's CAM is searched per lookup | `lookup` = `l1d_line_lookups` |
 //! | `shared_memory` | one bank (`sms × shared.banks`): `limits.shared_bytes / banks` of `shared.bank_bytes` words, 1 RW port | SRAM RAM mode | `bank_access` = (`shared_accesses` + `shared_bank_conflict_cycles`) × `banks` |
-//! | `exec_units` | the execution units of one SM (`sms`), dynamic energy only | per-op energies of [`exec`] scaled by `C·V²` | `sp_op`, `int_op`, `sfu_op`, `dp_op` = thread operations ([`exec::op_counts`]) |
+//! | `exec_units` | the execution units of one SM (`sms`), dynamic energy only | per-op energies of [`exec`] scaled by `C·V²` | one event per datapath operation (`fp32_fma_op`, `int_mul_op`, ...) = thread operations of that kind ([`exec::op_counts`]) |
 //!
 //! Level `gpu` (in the totals at `--scope gpu`):
 //!
@@ -458,11 +458,7 @@ pub fn events(
         "bank_access",
         shared_cycles * u64::from(cfg.gpu.memory.shared.banks),
     );
-    for (ev, n) in exec::op_counts(
-        &core.instructions_by_class,
-        core.warp_instructions,
-        core.thread_instructions,
-    )? {
+    for (ev, n) in exec::op_counts(&core.thread_ops_by_kind)? {
         put(&mut sm, "exec_units", &ev, n);
     }
     put(

@@ -43,6 +43,14 @@ fn activity() -> (CoreActivity, MemActivity) {
             ("Exit".to_string(), 5),
         ]
         .into(),
+        thread_ops_by_kind: [
+            ("Fp32Fma".to_string(), 1120u64),
+            ("IntAlu".to_string(), 700),
+            ("IntMul".to_string(), 140),
+            ("Sfu".to_string(), 140),
+            ("Fp64Fma".to_string(), 140),
+        ]
+        .into(),
         ..CoreActivity::default()
     };
     let mem = MemActivity {
@@ -78,11 +86,12 @@ fn event_mapping_by_hand() {
     assert_eq!(ev(&sm, "l1d_tag", "lookup"), 400);
     // shared: (20 accesses + 6 conflict cycles) x 32 banks = 832
     assert_eq!(ev(&sm, "shared_memory", "bank_access"), 832);
-    // 28 lanes on average (2800 / 100): Sp 40 x 28 = 1120, Int 840, Sfu 140, Dp 140
-    assert_eq!(ev(&sm, "exec_units", "sp_op"), 1120);
-    assert_eq!(ev(&sm, "exec_units", "int_op"), 840);
+    // thread operations per kind, as counted
+    assert_eq!(ev(&sm, "exec_units", "fp32_fma_op"), 1120);
+    assert_eq!(ev(&sm, "exec_units", "int_alu_op"), 700);
+    assert_eq!(ev(&sm, "exec_units", "int_mul_op"), 140);
     assert_eq!(ev(&sm, "exec_units", "sfu_op"), 140);
-    assert_eq!(ev(&sm, "exec_units", "dp_op"), 140);
+    assert_eq!(ev(&sm, "exec_units", "fp64_fma_op"), 140);
     // L2: reads 200 hits + 10 victims = 210; writes 70 + 90 fills = 160; lookups 370
     assert_eq!(ev(&gpu, "l2_data", "sector_read"), 210);
     assert_eq!(ev(&gpu, "l2_data", "sector_write"), 160);
@@ -350,8 +359,8 @@ fn mcpat_and_literature_comparison() {
             mc_l2,
         ));
         let o = ops(nm);
-        rows.push((format!("INT op ({at})"), o["int_op"].pj(), mc_alu));
-        rows.push((format!("FP32 op ({at})"), o["sp_op"].pj(), mc_fpu));
+        rows.push((format!("INT op ({at})"), o["int_alu_op"].pj(), mc_alu));
+        rows.push((format!("FP32 op ({at})"), o["fp32_fma_op"].pj(), mc_fpu));
         rows.push((format!("SFU op ({at})"), o["sfu_op"].pj(), mc_sfu));
         // McPAT's router for 32-bit flits (buffers + crossbar + arbiter) vs our 32-bit
         // crossbar traversal (15 x 12 ports, full swing, as CACTI/McPAT charge)
@@ -392,12 +401,12 @@ fn mcpat_and_literature_comparison() {
     ));
     rows.push((
         "64-bit FP op, 12 nm vs 14 nm (Dally CACM 2020: DP multiply 5 pJ)".into(),
-        ops(12.0)["dp_op"].pj(),
+        ops(12.0)["fp64_mul_op"].pj(),
         5.0,
     ));
     rows.push((
         "64-bit FP op, 28 nm (Dally SC10: 64-bit DP 20 pJ)".into(),
-        ops(28.0)["dp_op"].pj(),
+        ops(28.0)["fp64_fma_op"].pj(),
         20.0,
     ));
     println!("| quantity | regwatt [pJ] | reference [pJ] | ratio |");

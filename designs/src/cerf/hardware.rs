@@ -62,7 +62,7 @@ pub fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
 
     let ops = crate::beyond_rf::exec::op_energies(&tech, cfg.power.temperature)?;
     let add = ops
-        .get("int_op")
+        .get("int_alu_op")
         .copied()
         .ok_or_else(|| EnergyError::NoModel {
             component: "rgen".into(),

@@ -58,6 +58,7 @@ fn info() -> InstrInfo {
         func: 0,
         pc: 0,
         class: UnitClass::Mem,
+        kind: regwatt_sim::timing::functional::OpKind::None,
         srcs: RegList::default(),
         dsts: RegList::default(),
         src_preds: 0,

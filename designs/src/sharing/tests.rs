@@ -47,6 +47,7 @@ fn info(dst: Option<RegId>) -> InstrInfo {
         func: 0,
         pc: 0,
         class: UnitClass::Mem,
+        kind: regwatt_sim::timing::functional::OpKind::None,
         srcs: RegList::default(),
         dsts,
         src_preds: 0,

@@ -151,6 +151,9 @@ pub struct CoreActivity {
     pub thread_instructions: u64,
     /// Instructions per unit class (`UnitClass` debug name → count).
     pub instructions_by_class: std::collections::BTreeMap<String, u64>,
+    /// Thread operations (active lanes) per datapath operation (`OpKind` debug name → count;
+    /// kinds without a datapath are left out).
+    pub thread_ops_by_kind: std::collections::BTreeMap<String, u64>,
     pub ctas_launched: u64,
     pub warps_launched: u64,
     pub bank_reads: Vec<u64>,
@@ -207,6 +210,9 @@ impl CoreActivity {
         self.thread_instructions += o.thread_instructions;
         for (k, v) in &o.instructions_by_class {
             *self.instructions_by_class.entry(k.clone()).or_insert(0) += v;
+        }
+        for (k, v) in &o.thread_ops_by_kind {
+            *self.thread_ops_by_kind.entry(k.clone()).or_insert(0) += v;
         }
         self.ctas_launched += o.ctas_launched;
         self.warps_launched += o.warps_launched;

@@ -9,8 +9,8 @@ use super::activity::Activity;
 use super::config::GpuConfig;
 use super::core::{run_with_memory, RunOptions, TimingError};
 use super::functional::{
-    classify, FunctionalWarpModel, GridShape, InstrInfo, MemOpKind, MemSpaceKind, ModelError,
-    RegList, StepInfo, WarpKey, WarpMemAccess, WarpRegisters,
+    classify, op_kind, FunctionalWarpModel, GridShape, InstrInfo, MemOpKind, MemSpaceKind,
+    ModelError, RegList, StepInfo, WarpKey, WarpMemAccess, WarpRegisters,
 };
 use super::memory::{CarriedCaches, MemoryHierarchy};
 use super::profile::{ReuseProfile, WarpReuse};
@@ -133,6 +133,7 @@ fn info_of(func: u32, pc: u32, ins: &crate::exec::ExecInstr) -> Result<InstrInfo
         func,
         pc,
         class: classify(ins.op, ins.ty),
+        kind: op_kind(ins.op, ins.ty),
         srcs,
         dsts,
         src_preds: sp,

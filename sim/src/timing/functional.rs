@@ -85,6 +85,105 @@ impl RegList {
     }
 }
 
+/// The datapath operation an instruction performs for each active thread, for its energy
+/// (`CoreActivity::thread_ops_by_kind`). Finer than [`UnitClass`]: a unit's operations cost
+/// differently (an integer multiply-add costs about 30 integer adds, Horowitz, ISSCC 2014,
+/// Fig. 1.1.9), and the timing model's classes follow issue ports, not datapaths.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum OpKind {
+    /// No execution datapath (memory, control, barriers, fences): charged elsewhere or not at all.
+    None,
+    /// 32-bit integer add, logic, shift, compare, move, select, conversion, bit manipulation.
+    IntAlu,
+    /// Integer multiply or multiply-add (`mul`, `mad`, `mul24`, `mad24`, `sad`, `dp4a`, `dp2a`).
+    IntMul,
+    /// FP16/BF16 scalar operation.
+    Fp16,
+    /// FP16x2/BF16x2 packed operation: two FP16 operations per thread.
+    Fp16x2,
+    /// FP32 add-class operation (add, sub, min, max, abs, neg, compare, conversion).
+    Fp32Add,
+    /// FP32 multiply.
+    Fp32Mul,
+    /// FP32 fused multiply-add (`fma`, `mad`).
+    Fp32Fma,
+    /// FP64 add-class operation (everything on the FP64 unit but multiplies and FMAs).
+    Fp64Add,
+    /// FP64 multiply.
+    Fp64Mul,
+    /// FP64 fused multiply-add.
+    Fp64Fma,
+    /// Special-function operation (transcendentals, reciprocal, square root).
+    Sfu,
+    /// Integer division or remainder (on the SFU).
+    IntDiv,
+    /// FP32 division (on the SFU).
+    FpDiv,
+    /// FP64 division, reciprocal or square root (on the FP64 unit).
+    DpDiv,
+    /// Tensor-core operation.
+    Tensor,
+}
+
+/// Number of [`OpKind`] variants.
+pub const N_OP_KINDS: usize = OpKind::Tensor as usize + 1;
+
+/// Every [`OpKind`], in discriminant order.
+pub const OP_KINDS: [OpKind; N_OP_KINDS] = [
+    OpKind::None,
+    OpKind::IntAlu,
+    OpKind::IntMul,
+    OpKind::Fp16,
+    OpKind::Fp16x2,
+    OpKind::Fp32Add,
+    OpKind::Fp32Mul,
+    OpKind::Fp32Fma,
+    OpKind::Fp64Add,
+    OpKind::Fp64Mul,
+    OpKind::Fp64Fma,
+    OpKind::Sfu,
+    OpKind::IntDiv,
+    OpKind::FpDiv,
+    OpKind::DpDiv,
+    OpKind::Tensor,
+];
+
+/// The [`OpKind`] of an IR instruction: its [`UnitClass`] refined by opcode and type (PTX ISA
+/// §9.7.1 integer, §9.7.3-4 floating point).
+pub fn op_kind(op: Opcode, ty: Ty) -> OpKind {
+    use Opcode::*;
+    match classify(op, ty) {
+        UnitClass::Int => match op {
+            Mul | Mad | Mul24 | Mad24 | Sad | Dp4a | Dp2a => OpKind::IntMul,
+            _ => OpKind::IntAlu,
+        },
+        UnitClass::Sp => match ty {
+            Ty::F16 | Ty::BF16 => OpKind::Fp16,
+            Ty::F16x2 | Ty::BF16x2 => OpKind::Fp16x2,
+            _ => match op {
+                Fma | Mad => OpKind::Fp32Fma,
+                Mul => OpKind::Fp32Mul,
+                _ => OpKind::Fp32Add,
+            },
+        },
+        UnitClass::Dp => match op {
+            Fma | Mad => OpKind::Fp64Fma,
+            Mul => OpKind::Fp64Mul,
+            _ => OpKind::Fp64Add,
+        },
+        UnitClass::Sfu => OpKind::Sfu,
+        UnitClass::IntDiv => OpKind::IntDiv,
+        UnitClass::FpDiv => OpKind::FpDiv,
+        UnitClass::DpDiv => OpKind::DpDiv,
+        UnitClass::Tensor => OpKind::Tensor,
+        UnitClass::Mem
+        | UnitClass::Branch
+        | UnitClass::Barrier
+        | UnitClass::Exit
+        | UnitClass::Nop => OpKind::None,
+    }
+}
+
 /// Static facts about the next instruction of a warp.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct InstrInfo {
@@ -92,6 +191,8 @@ pub struct InstrInfo {
     pub func: u32,
     pub pc: u32,
     pub class: UnitClass,
+    /// Datapath operation per active thread (energy only; timing follows `class`).
+    pub kind: OpKind,
     /// General registers read (guard and address registers included).
     pub srcs: RegList,
     /// General registers written.
@@ -401,6 +502,7 @@ impl SyntheticModel {
                 func: func_index,
                 pc: pc as u32,
                 class: classify(ins.op, ins.ty),
+                kind: op_kind(ins.op, ins.ty),
                 srcs,
                 dsts,
                 src_preds,
@@ -668,5 +770,47 @@ impl FunctionalWarpModel for SyntheticModel {
         let cfg = &self.func.cfg;
         let b = *cfg.block_of.get(pc as usize)?;
         (cfg.blocks.get(b as usize)?.start == pc).then_some(b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each kind from a PTX opcode and type by hand (PTX ISA §9.7).
+    #[test]
+    fn op_kinds_refine_unit_classes() {
+        use Opcode::*;
+        let cases = [
+            (Add, Ty::S32, OpKind::IntAlu),
+            (Shl, Ty::B32, OpKind::IntAlu),
+            (Mov, Ty::U64, OpKind::IntAlu),
+            (Mad, Ty::S32, OpKind::IntMul),
+            (Mul24, Ty::U32, OpKind::IntMul),
+            (Dp4a, Ty::S32, OpKind::IntMul),
+            (Fma, Ty::F32, OpKind::Fp32Fma),
+            (Mad, Ty::F32, OpKind::Fp32Fma),
+            (Mul, Ty::F32, OpKind::Fp32Mul),
+            (Add, Ty::F32, OpKind::Fp32Add),
+            (Setp, Ty::F32, OpKind::Fp32Add),
+            (Fma, Ty::F16, OpKind::Fp16),
+            (Fma, Ty::F16x2, OpKind::Fp16x2),
+            (Add, Ty::BF16x2, OpKind::Fp16x2),
+            (Fma, Ty::F64, OpKind::Fp64Fma),
+            (Mul, Ty::F64, OpKind::Fp64Mul),
+            (Add, Ty::F64, OpKind::Fp64Add),
+            (Div, Ty::F64, OpKind::DpDiv),
+            (Div, Ty::F32, OpKind::FpDiv),
+            (Rem, Ty::U32, OpKind::IntDiv),
+            (Ex2, Ty::F32, OpKind::Sfu),
+            (Ld, Ty::F32, OpKind::None),
+            (Bra, Ty::None, OpKind::None),
+        ];
+        for (op, ty, kind) in cases {
+            assert_eq!(op_kind(op, ty), kind, "{op:?}.{ty:?}");
+        }
+        for (i, k) in OP_KINDS.iter().enumerate() {
+            assert_eq!(*k as usize, i);
+        }
     }
 }

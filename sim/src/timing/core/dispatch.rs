@@ -216,9 +216,9 @@ impl<D: RegisterFileDesign> Sm<D> {
         let Some(sid) = c.sid else {
             return Ok(false);
         };
-        let (class, func, pc) = {
+        let (class, kind, func, pc) = {
             let i = sh.info(sid);
-            (i.class, i.func, i.pc)
+            (i.class, i.kind, i.func, i.pc)
         };
         let (pool, timing) = class_timing(sh.cfg, class);
         // unit availability
@@ -287,6 +287,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             wb,
             mem_buf,
             by_class,
+            by_kind,
             events,
             design_slots,
             ..
@@ -303,6 +304,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             act.uniform_writes += u64::from(k.uniform_writes);
         }
         by_class[class as usize] += 1;
+        by_kind[kind as usize] += u64::from(step.active_mask.count_ones());
         act.collector_reads += nops as u64;
         // pir releases (the list is looked up only for an instruction that has one)
         let pir = if sh.st(sid).has_pir {

@@ -51,7 +51,8 @@ use super::activity::{
 };
 use super::config::{ConfigError, GpuConfig};
 use super::functional::{
-    FunctionalWarpModel, InstrInfo, ModelError, UnitClass, WarpKey, WarpMemAccess,
+    FunctionalWarpModel, InstrInfo, ModelError, OpKind, UnitClass, WarpKey, WarpMemAccess,
+    N_OP_KINDS, OP_KINDS,
 };
 use super::memory::{MemoryHierarchy, MemoryTiming};
 use super::rf::{RegisterFileDesign, ReleaseCause, RfCtx, RfError, RfStats, WarpSlot};
@@ -295,6 +296,8 @@ struct Sm<D: RegisterFileDesign> {
     ports: u8,
     /// Warp instructions per `UnitClass` (index = discriminant).
     by_class: [u64; N_CLASSES],
+    /// Thread operations per `OpKind` (index = discriminant): active lanes summed.
+    by_kind: [u64; N_OP_KINDS],
     /// What one idle cycle adds: the issue stall of each sub-core, dispatch candidates
     /// blocked on a busy unit, collectors waiting for operands.
     idle_stalls: Vec<StallKind>,
@@ -697,6 +700,14 @@ where
                     .or_insert(0) += sm.by_class[k];
             }
         }
+        for (k, c) in OP_KINDS.iter().enumerate() {
+            if sm.by_kind[k] > 0 && *c != OpKind::None {
+                *sm.act
+                    .thread_ops_by_kind
+                    .entry(format!("{c:?}"))
+                    .or_insert(0) += sm.by_kind[k];
+            }
+        }
         let mut ctx = RfCtx {
             now,
             sm: sm.id,
@@ -856,6 +867,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             col_ports: s.collectors.read_ports_per_unit,
             ports: layout.ports_per_bank,
             by_class: [0; N_CLASSES],
+            by_kind: [0; N_OP_KINDS],
             idle_until: 0,
             idle_stalls: Vec::with_capacity(nsub),
             idle_exec_busy: 0,
