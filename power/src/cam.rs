@@ -92,8 +92,9 @@ impl CamTech {
     ) -> Result<CamTech, StructureError> {
         Ok(CamTech {
             logic: LogicTech::new(tech, peri)?,
+            // the node's SRAM bitcell device where it has one (`Technology::cell_device`)
             cell_dev: tech
-                .device(cell)
+                .cell_device(cell)
                 .map_err(|e| StructureError::Technology(e.to_string()))?
                 .clone(),
             cam_cell: tech.cam_cell.clone(),

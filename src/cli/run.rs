@@ -352,6 +352,7 @@ pub(crate) fn print_text(r: &RunReport) -> anyhow::Result<()> {
         m.l2_sector_read_hits,
         m.dram_sector_reads + m.dram_sector_writes
     );
+    outln!("node {}: {}", r.node, r.energy.node_source);
     if let Some(sc) = &r.energy.scope {
         print_scoped(r, sc)?;
         print_power_mode(r)?;

@@ -596,6 +596,19 @@ fn gating_json(
     }))
 }
 
+/// Which transistors the cells are built from: the node's dedicated SRAM bitcell device
+/// (`Technology::cell_device`, the 12 nm FinFET node) or the cell flavour's device.
+fn cell_device(tech: &Technology, spec: &SramSpec) -> String {
+    if tech.sram_cell_device.is_some() && !spec.cell_flavor.is_dram() {
+        format!(
+            "{} nm SRAM bitcell device (cell flavour {} not used for cells)",
+            tech.node_nm, spec.cell_flavor
+        )
+    } else {
+        format!("{} (cell flavour)", spec.cell_flavor)
+    }
+}
+
 /// Technologies by (node, temperature), each parsed once per process (batch estimates).
 #[derive(Default)]
 struct TechCache(Vec<((u64, u64), Technology)>);
@@ -752,6 +765,8 @@ fn estimate_one(
     out.insert("leakage_mw".into(), num(r.leakage_per_bank.mw()));
     out.insert("gate_leakage_mw".into(), num(r.gate_leakage_per_bank.mw()));
     out.insert("area_mm2".into(), num(r.area.mm2()));
+    out.insert("node_source".into(), Value::String(tech.source.clone()));
+    out.insert("cell_device".into(), Value::String(cell_device(tech, spec)));
     out.insert("height_mm".into(), num(r.bank_height.mm()));
     out.insert("width_mm".into(), num(r.bank_width.mm()));
     out.insert(
@@ -827,6 +842,8 @@ fn estimate_one(
             spec.temperature.k()
         ),
     );
+    row("node source", tech.source.clone());
+    row("cell devices", cell_device(tech, spec));
     row("access time (ns)", format!("{:.4}", r.access_time.ns()));
     row("cycle time (ns)", format!("{:.4}", r.cycle_time.ns()));
     row("read energy (pJ)", format!("{:.4}", r.read_energy.pj()));

@@ -69,6 +69,16 @@ const FLAVOURS: [Flavour; 3] = [
     },
 ];
 
+/// The SRAM bitcell device (`[sram_cell_device]`): the low-power I_off tier, 100 pA/µm of
+/// W_eff at 300 K (Intel 22FFL, Sell et al., IEDM 2017) = 9.2 pA per fin, on the hp gate stack.
+const SRAM_CELL: Flavour = Flavour {
+    flavour: DeviceFlavor::ItrsHp, // gate stack, length and supply of the hp device
+    i_off_fin: 100e-12 * 1e6 * 92e-9,
+    l_g: 16e-9,
+    vdd: 0.8,
+    j_g: 2.0e4, // 2 A/cm², the hp stack's
+};
+
 fn w_eff_fin() -> f64 {
     2.0 * H_FIN + W_FIN
 }
@@ -263,4 +273,128 @@ fn wordline_layer_is_required_and_checked() {
     assert!(
         Technology::from_toml_str("missing.toml", &missing, Temperature::from_k(360.0)).is_err()
     );
+}
+
+/// The file's dedicated SRAM bitcell device follows the same derivation as the flavours:
+/// per-fin leakage over W_eff, the V_th it implies, the temperature law at every tabulated
+/// temperature, the virtual-source on current and the hp stack's gate leakage.
+#[test]
+fn at_12nm_sram_cell_device_follows_the_derivation() {
+    let f = &SRAM_CELL;
+    // 100 pA/µm × 0.092 µm = 9.2 pA per fin; V_th,sat = 68.46 mV × log10(6.25e-6 / 1e-10)
+    assert!(rel(f.i_off_fin, 9.2e-12) < 1e-9);
+    assert!((vth_sat(f) - 0.3283).abs() < 1e-4, "{}", vth_sat(f));
+    for k in (0..=10).map(|i| 300.0 + 10.0 * f64::from(i)) {
+        let t = tech(k);
+        let d = t
+            .sram_cell_device
+            .as_ref()
+            .expect("12 nm has an SRAM cell device");
+        let want = i_off(f, k) * 1e-6;
+        assert!(
+            rel(d.i_off_n.a_per_um(), want) < 1e-3,
+            "{k} K: file {} vs law {want}",
+            d.i_off_n.a_per_um()
+        );
+    }
+    let t = tech(360.0);
+    let d = t.sram_cell_device.as_ref().expect("cell device");
+    let hp = t.device(DeviceFlavor::ItrsHp).expect("hp");
+    assert!((d.vth.v() - vth_sat(f)).abs() < 1e-3);
+    assert!(rel(d.vdd.v(), f.vdd) < 1e-12);
+    // same gate stack as hp: EOT, C_ox, L_g, C_g
+    assert!(rel(d.t_ox.m(), hp.t_ox.m()) < 1e-12);
+    assert!(rel(d.c_g_ideal.f_per_m(), hp.c_g_ideal.f_per_m()) < 1e-12);
+    assert!(rel(d.l_phy.m(), f.l_g) < 1e-9);
+    let c_inv = EPS_OX / (d.t_ox.m() + CET_ADD);
+    let ion = c_inv * V_INJ * (f.vdd - vth_sat(f)) * (1.0 - D_RSD);
+    assert!(
+        rel(d.i_on_n.a_per_m(), ion) < 2e-3,
+        "{} vs {ion}",
+        d.i_on_n.a_per_m()
+    );
+    assert!(rel(d.i_on_p.a_per_m(), ion / N_TO_P) < 2e-3);
+    assert!(rel(d.i_g_on_n.a_per_m(), f.j_g * f.l_g) < 1e-9);
+    // x22.4 from 300 to 360 K (higher V_th: steeper relative temperature dependence than hp)
+    assert!(rel(i_off(f, 360.0) / i_off(f, 300.0), 22.40) < 2e-3);
+}
+
+/// Subthreshold leakage of one 1-1-1 HD bitcell (CACTI mat.cc: the cross-coupled pair leaks
+/// through one n and one p fin, (n + p)/2 each inverter, plus the off access fin), A.
+fn bit_leak(i_off_per_m: f64) -> f64 {
+    3.0 * i_off_per_m * w_eff_fin()
+}
+
+/// 12 nm SRAM leakage per bit, at 300 K and at 360 K (the temperature law of the header),
+/// lies inside the band of FinFET device tiers an HD bitcell can be built from: an HD cell of
+/// Intel 22FFL's ultra-low-leakage devices (1 pA/µm, Sell et al., IEDM 2017) leaks
+/// 3 × 1 pA/µm × 0.092 µm = 0.28 pA/bit at 300 K; one of Intel 22 nm's SP devices (1 nA/µm,
+/// Jan et al., IEDM 2012) 276 pA/bit. A cell of the hp logic device (3 nA per fin) leaks
+/// 9 nA/bit and fails the bound. Each anchor is carried to 360 K with its own V_th.
+#[test]
+fn at_12nm_sram_leakage_per_bit_is_within_the_finfet_device_tiers() {
+    let anchor = |i_off_per_um: f64| Flavour {
+        flavour: DeviceFlavor::ItrsHp,
+        i_off_fin: i_off_per_um * 1e6 * w_eff_fin(),
+        l_g: 16e-9,
+        vdd: 0.8,
+        j_g: 0.0,
+    };
+    let (ull, sp) = (anchor(1e-12), anchor(1e-9));
+    // hand values at 300 K: 0.276 pA and 276 pA per bit
+    assert!(rel(bit_leak(i_off_300(&ull)), 0.276e-12) < 1e-9);
+    assert!(rel(bit_leak(i_off_300(&sp)), 276e-12) < 1e-9);
+    for k in [300.0, 360.0] {
+        let t = tech(k);
+        let cell = t.cell_device(DeviceFlavor::ItrsHp).expect("cell device");
+        let per_bit = bit_leak(cell.i_off_n.0);
+        let (lo, hi) = (bit_leak(i_off(&ull, k)), bit_leak(i_off(&sp, k)));
+        assert!(
+            lo < per_bit && per_bit < hi,
+            "{k} K: {per_bit:e} A/bit outside [{lo:e}, {hi:e}]"
+        );
+        // and the logic hp device would not be
+        let hp = t.device(DeviceFlavor::ItrsHp).expect("hp");
+        assert!(bit_leak(hp.i_off_n.0) > hi, "{k} K");
+    }
+    // 27.6 pA/bit at 300 K, 0.62 nA/bit at 360 K
+    assert!(
+        rel(
+            bit_leak(tech(300.0).sram_cell_device.unwrap().i_off_n.0),
+            27.6e-12
+        ) < 1e-3
+    );
+    assert!(
+        rel(
+            bit_leak(tech(360.0).sram_cell_device.unwrap().i_off_n.0),
+            0.618e-9
+        ) < 2e-3
+    );
+}
+
+/// The SRAM bitcell device is used for every SRAM flavour's cells at 12 nm, not for DRAM
+/// flavours, and CACTI's nodes (and 40 nm between them) have none.
+#[test]
+fn cell_device_only_at_the_finfet_node() {
+    let t = tech(360.0);
+    let cell = t.sram_cell_device.clone().expect("12 nm");
+    for f in [
+        DeviceFlavor::ItrsHp,
+        DeviceFlavor::ItrsLop,
+        DeviceFlavor::ItrsLstp,
+    ] {
+        assert_eq!(t.cell_device(f).expect("cell"), &cell, "{f:?}");
+    }
+    assert!(
+        t.cell_device(DeviceFlavor::LpDram).is_err(),
+        "no DRAM at 12 nm"
+    );
+    for nm in [22.0, 32.0, 40.0, 45.0, 65.0, 90.0] {
+        let p = Technology::for_node(nm, Temperature::from_k(360.0)).expect("node");
+        assert!(p.sram_cell_device.is_none(), "{nm} nm");
+        assert_eq!(
+            p.cell_device(DeviceFlavor::ItrsHp).expect("hp"),
+            p.device(DeviceFlavor::ItrsHp).expect("hp")
+        );
+    }
 }

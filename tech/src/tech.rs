@@ -345,8 +345,18 @@ pub struct Technology {
     pub interpolated: bool,
     /// Where the numbers come from (file(s) and weights).
     pub provenance: String,
+    /// What kind of data the node is: the technology file's top-level `source` (CACTI 7's
+    /// ITRS projection, regwatt's published-FinFET derivation, ...), or for an interpolated
+    /// node "interpolated between X nm and Y nm (...)". A short label for reports.
+    pub source: String,
     /// Devices by flavour.
     pub devices: BTreeMap<DeviceFlavor, Device>,
+    /// The process's dedicated SRAM bitcell transistors (`[sram_cell_device]`), where the
+    /// file has them: a FinFET process builds its bitcells from SRAM-specific devices (own
+    /// V_th), not from a logic flavour. `None` on CACTI's nodes, whose cells use the cell
+    /// flavour's logic device (CACTI `g_tp.sram_cell` = the `ram_cell_tech_type` flavour).
+    /// Read it through [`Technology::cell_device`].
+    pub sram_cell_device: Option<Device>,
     /// Wires.
     pub wires: Wires,
     /// 6T SRAM cell.
@@ -377,6 +387,9 @@ const CACTI_NODES: [u32; 5] = [90, 65, 45, 32, 22];
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawFile {
+    /// Short label of the node's data source (reports print it).
+    #[serde(default)]
+    source: Option<String>,
     node_nm: f64,
     feature_size: String,
     #[serde(default)]
@@ -385,6 +398,8 @@ struct RawFile {
     #[serde(default)]
     fin: Option<RawFin>,
     devices: BTreeMap<String, RawDevice>,
+    #[serde(default)]
+    sram_cell_device: Option<RawDevice>,
     wires: RawWires,
     sram_cell: RawCell,
     cam_cell: RawCell,
@@ -571,13 +586,9 @@ fn resolve(file: &str, text: &str, temperature: Temperature) -> Result<Technolog
     let cx = Ctx { file };
     let t = temperature.k();
     let f = cx.q("feature_size", &raw.feature_size, Dim::LENGTH)?;
-    let mut devices = BTreeMap::new();
-    for (name, d) in &raw.devices {
-        let flavor: DeviceFlavor = name.parse().map_err(|e: UnknownFlavor| TechError::Parse {
-            file: file.to_string(),
-            message: format!("[devices.{name}]: {e}"),
-        })?;
-        let p = |field: &str, s: &str, dim: Dim| cx.q(&format!("devices.{name}.{field}"), s, dim);
+    // `prefix`: the table the device is read from (`devices.<flavour>`, `sram_cell_device`).
+    let device = |prefix: &str, is_dram: bool, d: &RawDevice| -> Result<Device, TechError> {
+        let p = |field: &str, s: &str, dim: Dim| cx.q(&format!("{prefix}.{field}"), s, dim);
         let vdd = Voltage(p("vdd", &d.vdd, Dim::VOLTAGE)?);
         let vpp = Voltage(p("vpp", &d.vpp, Dim::VOLTAGE)?);
         let i_on_n = CurrentPerWidth(p("i_on_n", &d.i_on_n, CurrentPerWidth::DIM)?);
@@ -585,11 +596,7 @@ fn resolve(file: &str, text: &str, temperature: Temperature) -> Result<Technolog
             CapacitancePerLength(p("c_g_ideal", &d.c_g_ideal, CapacitancePerLength::DIM)?);
         // CACTI 7 DeviceType::assign: R_nch_on = multiplier x Vdd / I_on_n (Vpp for DRAM
         // flavours), R_pch_on = n2p ratio x R_nch_on, C_overlap = 0.2 C_g_ideal.
-        let v_drive = if flavor.is_dram() && vpp.v() > 0.0 {
-            vpp
-        } else {
-            vdd
-        };
+        let v_drive = if is_dram && vpp.v() > 0.0 { vpp } else { vdd };
         let r_n = if i_on_n.0 > 0.0 {
             d.nmos_effective_resistance_multiplier * v_drive.v() / i_on_n.0
         } else {
@@ -612,8 +619,8 @@ fn resolve(file: &str, text: &str, temperature: Temperature) -> Result<Technolog
             )?),
             i_on_n,
             i_on_p: CurrentPerWidth(p("i_on_p", &d.i_on_p, CurrentPerWidth::DIM)?),
-            i_off_n: cx.table(&format!("devices.{name}.i_off_n"), &d.i_off_n, t)?,
-            i_g_on_n: cx.table(&format!("devices.{name}.i_g_on_n"), &d.i_g_on_n, t)?,
+            i_off_n: cx.table(&format!("{prefix}.i_off_n"), &d.i_off_n, t)?,
+            i_g_on_n: cx.table(&format!("{prefix}.i_g_on_n"), &d.i_g_on_n, t)?,
             r_nch_on: ResistanceWidth(r_n),
             r_pch_on: ResistanceWidth(r_n * d.n_to_p_drive_ratio),
             n_to_p_drive_ratio: d.n_to_p_drive_ratio,
@@ -630,8 +637,23 @@ fn resolve(file: &str, text: &str, temperature: Temperature) -> Result<Technolog
                     .mul_const(Dim::TIME, -1),
             )?,
         };
-        devices.insert(flavor, dev);
+        Ok(dev)
+    };
+    let mut devices = BTreeMap::new();
+    for (name, d) in &raw.devices {
+        let flavor: DeviceFlavor = name.parse().map_err(|e: UnknownFlavor| TechError::Parse {
+            file: file.to_string(),
+            message: format!("[devices.{name}]: {e}"),
+        })?;
+        devices.insert(
+            flavor,
+            device(&format!("devices.{name}"), flavor.is_dram(), d)?,
+        );
     }
+    let sram_cell_device = match &raw.sram_cell_device {
+        Some(d) => Some(device("sram_cell_device", false, d)?),
+        None => None,
+    };
     let wire = |name: &str, w: &RawWire| -> Result<Wire, TechError> {
         let p = |field: &str, s: &str, dim: Dim| cx.q(&format!("wires.{name}.{field}"), s, dim);
         Ok(Wire {
@@ -746,7 +768,12 @@ fn resolve(file: &str, text: &str, temperature: Temperature) -> Result<Technolog
         temperature,
         interpolated: raw.interpolated,
         provenance: file.to_string(),
+        source: raw
+            .source
+            .clone()
+            .unwrap_or_else(|| format!("technology file {file}")),
         devices,
+        sram_cell_device,
         wires: Wires {
             local: wire("local", &raw.wires.local)?,
             semi_global: wire("semi_global", &raw.wires.semi_global)?,
@@ -980,7 +1007,22 @@ impl Technology {
                 1.0 - alpha,
                 b.provenance
             ),
+            source: if a.source == b.source {
+                format!(
+                    "interpolated between {} nm and {} nm ({})",
+                    a.node_nm, b.node_nm, a.source
+                )
+            } else {
+                format!(
+                    "interpolated between {} nm ({}) and {} nm ({})",
+                    a.node_nm, a.source, b.node_nm, b.source
+                )
+            },
             devices,
+            sram_cell_device: match (&a.sram_cell_device, &b.sram_cell_device) {
+                (Some(da), Some(db)) => Some(Device::interpolate(da, db, alpha)),
+                _ => None,
+            },
             wires: Wires {
                 local: Wire::interpolate(&a.wires.local, &b.wires.local, alpha),
                 semi_global: Wire::interpolate(&a.wires.semi_global, &b.wires.semi_global, alpha),
@@ -991,6 +1033,17 @@ impl Technology {
             dram_cells,
             // CACTI reads sense_delay / sense_dy_power from the smaller node's file only.
             sense_amp: b.sense_amp.clone(),
+        }
+    }
+
+    /// The transistors an SRAM (or CAM) cell of `flavor` is built from: the file's dedicated
+    /// SRAM bitcell device when it has one (the 12 nm FinFET node) and `flavor` is a logic
+    /// flavour, else the flavour's device (CACTI's nodes: CACTI 7 `technology.cc` fills
+    /// `g_tp.sram_cell` from the cell flavour's column). DRAM flavours always get their own.
+    pub fn cell_device(&self, flavor: DeviceFlavor) -> Result<&Device, TechError> {
+        match &self.sram_cell_device {
+            Some(d) if !flavor.is_dram() => Ok(d),
+            _ => self.device(flavor),
         }
     }
 
@@ -1038,6 +1091,31 @@ mod tests {
         }
         assert!(Technology::supports_node(28.0) && !Technology::supports_node(16.0));
         assert!(!Technology::supports_node(f64::NAN));
+    }
+
+    /// Every node names its source: CACTI's files their ITRS projection, 12 nm regwatt's
+    /// FinFET derivation, an interpolated node both neighbours; a user file without a
+    /// `source` key is labelled by its name.
+    #[test]
+    fn every_node_names_its_source() {
+        for nm in [90.0, 65.0, 45.0, 32.0, 22.0] {
+            let t = Technology::for_node(nm, t360()).unwrap();
+            assert_eq!(t.source, "CACTI 7 ITRS projection", "{nm} nm");
+        }
+        let t12 = Technology::for_node(12.0, t360()).unwrap();
+        assert!(t12.source.contains("FinFET") && t12.source.contains("published"));
+        let t40 = Technology::for_node(40.0, t360()).unwrap();
+        assert_eq!(
+            t40.source,
+            "interpolated between 45 nm and 32 nm (CACTI 7 ITRS projection)"
+        );
+        let text = include_str!("../nodes/22nm.toml").replacen(
+            "source = \"CACTI 7 ITRS projection\"",
+            "",
+            1,
+        );
+        let u = Technology::from_toml_str("mine.toml", &text, t360()).unwrap();
+        assert_eq!(u.source, "technology file mine.toml");
     }
 
     #[test]

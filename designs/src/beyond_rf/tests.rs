@@ -425,3 +425,56 @@ fn mcpat_and_literature_comparison() {
         assert!(band.contains(&r), "{what}: {ours} vs {reference}");
     }
 }
+
+/// Every SRAM array of both presets (the register-file bank, and beyond the RF the L1D data
+/// array, the shared-memory bank and the L2 data array) is no worse at 12 nm than at 40 nm in
+/// read energy, leakage and area: the 12 nm FinFET node builds its bitcells from the SRAM
+/// bitcell device (`tech/nodes/12nm.toml`, `[sram_cell_device]`), its periphery from the
+/// hp FinFET, and its cells are 0.07 µm² against 40 nm's 0.24 µm².
+#[test]
+fn every_array_is_no_worse_at_12nm_than_at_40nm() {
+    for p in [GpuPreset::Gtx480, GpuPreset::Rtx2060] {
+        let (c12, c40) = (scoped(p, Node::N12), scoped(p, Node::N40));
+        let rf = |c: &ResolvedConfig| {
+            let inv = crate::baseline::hardware::inventory(c).expect("baseline inventory");
+            component(&inv, "rf_banks").clone()
+        };
+        let beyond = |c: &ResolvedConfig, name: &str| {
+            let inv = inventory(c).expect("beyond-RF inventory");
+            inv.sm
+                .components
+                .iter()
+                .chain(inv.gpu.components.iter())
+                .find(|x| x.name == name)
+                .unwrap_or_else(|| panic!("no component {name}"))
+                .clone()
+        };
+        let mut pairs = vec![("rf_banks".to_string(), rf(&c12), rf(&c40))];
+        for name in ["l1d_data", "shared_memory", "l2_data"] {
+            pairs.push((name.to_string(), beyond(&c12, name), beyond(&c40, name)));
+        }
+        for (name, a, b) in pairs {
+            for (event, e12) in &a.event_energy {
+                let e40 = b.event_energy[event];
+                assert!(
+                    e12.j() <= e40.j(),
+                    "{p:?} {name}.{event}: {} pJ at 12 nm > {} pJ at 40 nm",
+                    e12.pj(),
+                    e40.pj()
+                );
+            }
+            assert!(
+                a.leakage.w() <= b.leakage.w(),
+                "{p:?} {name}: leakage {} mW at 12 nm > {} mW at 40 nm",
+                a.leakage.mw(),
+                b.leakage.mw()
+            );
+            assert!(
+                a.area.m2() <= b.area.m2(),
+                "{p:?} {name}: area {} mm² at 12 nm > {} mm² at 40 nm",
+                a.area.mm2(),
+                b.area.mm2()
+            );
+        }
+    }
+}

@@ -118,6 +118,10 @@ pub struct Overhead {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct EnergySummary {
     pub node: Node,
+    /// Where the node's technology data come from (`regwatt_tech::Technology::source`:
+    /// CACTI 7 ITRS projection, interpolated between two CACTI nodes, or regwatt's FinFET
+    /// derivation from published data).
+    pub node_source: String,
     #[serde(
         rename = "temperature_k",
         serialize_with = "regwatt_tech::units::report::k"
@@ -291,9 +295,12 @@ impl Inventory {
             Power::ZERO
         };
         let area_total: Area = areas.values().copied().sum();
+        let node_source =
+            regwatt_tech::Technology::for_node(self.node.nm(), self.temperature)?.source;
         Ok((
             EnergySummary {
                 node: self.node,
+                node_source,
                 temperature: self.temperature,
                 time,
                 components: comps,
@@ -336,6 +343,7 @@ pub fn combine_levels(
         parts[0].1 .0.node,
         parts[0].1 .0.temperature,
     );
+    let node_source = parts[0].1 .0.node_source.clone();
     let mut components = Vec::new();
     let mut areas = BTreeMap::new();
     let mut component_levels = BTreeMap::new();
@@ -368,6 +376,7 @@ pub fn combine_levels(
     (
         EnergySummary {
             node,
+            node_source,
             temperature,
             time,
             components,

@@ -150,7 +150,11 @@ impl GatingTech {
         Ok(GatingTech {
             node_nm: tech.node_nm,
             temperature: tech.temperature,
-            cell_dev: get(cell)?,
+            // the node's SRAM bitcell device where it has one (`Technology::cell_device`)
+            cell_dev: tech
+                .cell_device(cell)
+                .cloned()
+                .map_err(|e| GatingError::Technology(e.to_string()))?,
             peri_dev: get(peri)?,
             sleep_dev: get(DeviceFlavor::ItrsLstp)?,
             layout: Layout::of(tech),

@@ -431,7 +431,9 @@ impl Prep {
     /// Builds the constants for one array of `spec`.
     pub fn new(spec: &SramSpec, tech: &Technology, kind: ArrayKind) -> Result<Prep, SramError> {
         let te = |e: regwatt_tech::TechError| SramError::Technology(e.to_string());
-        let dc = tech.device(spec.cell_flavor).map_err(te)?;
+        // Cell transistors: the node's dedicated SRAM bitcell device where it has one (12 nm
+        // FinFET, `[sram_cell_device]`), else the cell flavour's (CACTI's `g_tp.sram_cell`).
+        let dc = tech.cell_device(spec.cell_flavor).map_err(te)?;
         let dp = tech.device(spec.peri_flavor).map_err(te)?;
         if spec.peri_flavor.is_dram() {
             return Err(SramError::Technology(format!(

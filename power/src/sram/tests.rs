@@ -427,14 +427,14 @@ fn seed_reference_points() {
             regbank(12.0),
             f64::NAN,
             f64::NAN,
-            ["1.98", "4.07", "2.74", "0.0089", "0.20"],
+            ["1.98", "4.07", "0.32", "0.0089", "0.21"],
         ),
         (
             "1 KB renaming table",
             rename(12.0),
             f64::NAN,
             f64::NAN,
-            ["0.43", "0.47", "0.20", "0.0038", "0.15"],
+            ["0.43", "0.47", "0.05", "0.0038", "0.16"],
         ),
     ];
     for (name, spec, pub_read, pub_leak, readme) in rows {
@@ -505,4 +505,41 @@ fn energy_and_area_fall_from_90_to_22_nm_for_a_fixed_array() {
         }
     }
     assert_eq!(arrays, 96);
+}
+
+/// Among CACTI's own nodes (90 to 22 nm, `tech/nodes/*.toml` from CACTI 7's tables) every
+/// array's read energy and area fall with each node step, and its leakage falls from 65 nm
+/// down. (CACTI 7's 90 nm devices leak about a third of its 65 nm ones, so 90 -> 65 nm is
+/// exempt for leakage; those tables are CACTI's and stay as they are.)
+#[test]
+fn cacti_nodes_scale_monotonically() {
+    let arrays = [
+        ("64 KB, 128 B rows", SramSpec::ram(64 * 1024, 128, 90.0)),
+        ("4 KB, 16 B rows", SramSpec::ram(4 * 1024, 16, 90.0)),
+        ("16 KB, 128 B rows", SramSpec::ram(16 * 1024, 128, 90.0)),
+        ("256 KB, 32 B rows", SramSpec::ram(256 * 1024, 32, 90.0)),
+    ];
+    let nodes = [90.0, 65.0, 45.0, 32.0, 22.0];
+    for (what, spec) in arrays {
+        let r: Vec<_> = nodes
+            .iter()
+            .map(|&nm| {
+                let mut s = spec.clone();
+                s.node_nm = nm;
+                estimate(&s, &tech(nm)).unwrap()
+            })
+            .collect();
+        for i in 1..nodes.len() {
+            let (a, b) = (&r[i - 1], &r[i]);
+            let step = format!("{what}: {} -> {} nm", nodes[i - 1], nodes[i]);
+            assert!(b.read_energy < a.read_energy, "{step}: read energy");
+            assert!(b.area.m2() < a.area.m2(), "{step}: area");
+            if nodes[i - 1] <= 65.0 {
+                assert!(
+                    b.total_leakage_per_bank() < a.total_leakage_per_bank(),
+                    "{step}: leakage"
+                );
+            }
+        }
+    }
 }
