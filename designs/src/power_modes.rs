@@ -17,17 +17,21 @@
 //! E_static(rf_banks) = E_static,always-on(rf_banks) − rows × P_on × cycles / f_core + E_static,cells
 //! ```
 //!
-//! The per-state figures come from `regwatt_power::gating` (CACTI-P's sleep-transistor sizing
-//! for a `gating_perf_loss` budget; Retention::Off: the header's off current; Retention::Vccmin:
-//! the cells at the node's retention voltage, DIBL-aware, `regwatt_power::drowsy`):
-//! * register gating and tri-modal's off state: one header per slice row
-//!   (`register_gating(.., Retention::Off)`);
-//! * drowsy and tri-modal's drowsy state: one header per slice row switching the row to
-//!   V_ccmin (`register_gating(.., Retention::Vccmin)`);
+//! The per-state figures come from `regwatt_power::gating` (Retention::Off: the header's off
+//! current; Retention::Vccmin: the cells at the node's retention voltage, DIBL-aware,
+//! `regwatt_power::drowsy`):
+//! * register gating: one header per slice row, sized for the row's write current with its
+//!   rail allowed down to V_ccmin (`register_gating(.., Retention::Off)`, `row_header_width`);
+//! * drowsy: the same header to V_dd plus the row's small switch to a V_ccmin rail
+//!   (`register_gating(.., Retention::Vccmin)`, `drowsy_supply_switch`; Flautner et al.,
+//!   ISCA 2002);
+//! * tri-modal: the drowsy row's two switches, both off in the off state (Warped RF's
+//!   tri-modal register: the off state needs no third device), so its hardware is drowsy's;
+//!   its off row leaks through both;
 //! * sub-array gating: one header per column of a sub-array of `rows_per_subarray` rows
-//!   (`subarray_gating(.., Retention::Off)`), per slice.
+//!   (`subarray_gating(.., Retention::Off)`, CACTI-P's `gating_perf_loss` budget), per slice.
 //!
-//! Area adds the headers. Wake-ups are hidden in the operand-collector stage by default (seed
+//! Area adds the headers and switches. Wake-ups are hidden in the operand-collector stage by default (seed
 //! 002 §8.3: a one-cycle wake-up inside the 2–3-cycle collection), so cycles do not change.
 //! With `power.wakeup_exposed`, a read of a row that is asleep under the mode's rule waits
 //! `power.wakeup_cycles` ([`read_delay`], through the seam's `Delay`).
@@ -141,7 +145,15 @@ pub struct RowDomains {
         serialize_with = "regwatt_tech::units::report::mm2"
     )]
     pub row_gating_area: Area,
-    /// Headers of one row for the drowsy switch (all slices).
+    /// The V_ccmin switches of one row, off (tri-modal's off state: both switches off), all
+    /// slices: their subthreshold current at V_ccmin.
+    #[serde(
+        rename = "row_supply_switch_off_w",
+        serialize_with = "regwatt_tech::units::report::w"
+    )]
+    pub row_supply_switch_off: Power,
+    /// Switches of one drowsy row, all slices: the V_dd header and the V_ccmin switch (drowsy
+    /// and tri-modal).
     #[serde(
         rename = "row_drowsy_area_mm2",
         serialize_with = "regwatt_tech::units::report::mm2"
@@ -244,12 +256,23 @@ impl RowDomains {
             subarray_on: sub.active_leakage * s,
             subarray_off: sub.gated_leakage * s,
             subarray_wake: sub.wakeup_energy * s,
+            row_supply_switch_off: dro
+                .supply_switch
+                .map_or(Power::ZERO, |sw| sw.off_current * gt.vccmin)
+                * s,
             row_gating_area: off.sleep_area * s,
             row_drowsy_area: dro.sleep_area * s,
             subarray_gating_area: sub.sleep_area * s,
             control_bit: ff.leakage + ff.gate_leakage,
             control_bit_area: ff.area,
         })
+    }
+}
+
+impl RowDomains {
+    /// A tri-modal row off: its V_dd header and its V_ccmin switch both off.
+    pub fn tri_modal_off(&self) -> Power {
+        self.row_off + self.row_supply_switch_off
     }
 }
 
@@ -374,9 +397,8 @@ pub fn launch_window(
         PowerMode::SubarrayGating => {
             Energy::from_j(d.subarray_off.w() * c.subarrays as f64 * t(w.cycles)) + control
         }
-        PowerMode::RegisterGating | PowerMode::TriModal => {
-            Energy::from_j(d.row_off.w() * rows * t(w.cycles)) + control
-        }
+        PowerMode::RegisterGating => Energy::from_j(d.row_off.w() * rows * t(w.cycles)) + control,
+        PowerMode::TriModal => Energy::from_j(d.tri_modal_off().w() * rows * t(w.cycles)) + control,
         PowerMode::Drowsy => {
             let launches = w.cycles.checked_div(w.per_launch).unwrap_or(0);
             let awake_each = c.drowsy_timeout.min(w.per_launch);
@@ -458,7 +480,7 @@ pub fn evaluate(
                 st(
                     "off",
                     rest(c.row_cycles, c.tri_awake_cycles + c.tri_drowsy_cycles),
-                    d.row_off,
+                    d.tri_modal_off(),
                 ),
             ],
             vec![
@@ -469,7 +491,7 @@ pub fn evaluate(
                     d.row_wake_from_drowsy,
                 ),
             ],
-            (d.row_gating_area + d.row_drowsy_area) * c.rows as f64,
+            d.row_drowsy_area * c.rows as f64,
         ),
     };
     let cells: Energy = states.iter().map(|s| s.energy).sum::<Energy>()
@@ -558,6 +580,7 @@ mod tests {
             subarray_on: Power::from_uw(80.0),
             subarray_off: Power::from_uw(4.0),
             subarray_wake: Energy::from_pj(10.0),
+            row_supply_switch_off: Power::from_uw(0.5),
             row_gating_area: Area::from_um2(1.0),
             row_drowsy_area: Area::from_um2(2.0),
             subarray_gating_area: Area::from_um2(5.0),
@@ -575,8 +598,9 @@ mod tests {
     ///   11.296 pJ;
     /// * drowsy: awake 14 × 10 µW = 140 fJ, drowsy 26 × 3 µW = 78 fJ, 2 wakes × 0.5 pJ:
     ///   1.218 pJ;
-    /// * tri-modal: awake 13 × 10 = 130 fJ, drowsy 15 × 3 = 45 fJ, off 12 × 1 = 12 fJ, 2 wakes
-    ///   from off × 2 pJ, 1 from drowsy × 0.5 pJ: 4.687 pJ;
+    /// * tri-modal: awake 13 × 10 = 130 fJ, drowsy 15 × 3 = 45 fJ, off 12 × (1 + 0.5) = 18 fJ
+    ///   (header and V_ccmin switch both off), 2 wakes from off × 2 pJ, 1 from drowsy × 0.5 pJ:
+    ///   4.693 pJ;
     /// * always on: 40 × 10 µW = 400 fJ.
     #[test]
     fn hand_trace_energies() {
@@ -603,16 +627,19 @@ mod tests {
         assert!(close(pj(PowerMode::RegisterGating), 2.139));
         assert!(close(pj(PowerMode::SubarrayGating), 11.296));
         assert!(close(pj(PowerMode::Drowsy), 1.218));
-        assert!(close(pj(PowerMode::TriModal), 4.687));
+        assert!(close(pj(PowerMode::TriModal), 4.693));
         assert!(close(pj(PowerMode::AlwaysOn), 0.4));
         let always = evaluate(PowerMode::Drowsy, &d, &c, 1000.0)
             .cells_always_on
             .pj();
         assert!(close(always, 0.4));
-        // areas: 2 rows x (1 + 2) um2 of headers for tri-modal plus its state control, 2 rows
-        // x 3 bits (drowsy bit + a counter to 3) x 0.5 um2; 1 sub-array x 5 um2 plus 2 rows x
-        // 1 bit x 0.5 um2
-        assert!((evaluate(PowerMode::TriModal, &d, &c, 1000.0).area.um2() - 9.0).abs() < 1e-12);
+        // areas: tri-modal has drowsy's switches, 2 rows x 2 um2 (not the gating header on top),
+        // plus its state control, 2 rows x 3 bits (drowsy bit + a counter to 3) x 0.5 um2;
+        // 1 sub-array x 5 um2 plus 2 rows x 1 bit x 0.5 um2
+        let area = |m: PowerMode| evaluate(m, &d, &c, 1000.0).area.um2();
+        assert!((area(PowerMode::TriModal) - 7.0).abs() < 1e-12);
+        assert_eq!(area(PowerMode::TriModal), area(PowerMode::Drowsy));
+        assert!((area(PowerMode::RegisterGating) - 3.0).abs() < 1e-12);
         assert!(
             (evaluate(PowerMode::SubarrayGating, &d, &c, 1000.0)
                 .area
@@ -638,7 +665,8 @@ mod tests {
     /// * always on: 2 rows × 10 cycles × 10 µW = 200 fJ;
     /// * sub-array gating: 1 × 10 × 4 µW = 40 fJ, register gating: 2 × 10 × 1 µW = 20 fJ, each
     ///   plus its state control, 2 rows × 1 bit × 10 × 0.1 µW = 2 fJ;
-    /// * tri-modal: 20 fJ plus 2 rows × 3 bits × 10 × 0.1 µW = 6 fJ;
+    /// * tri-modal: 2 × 10 × (1 + 0.5) µW = 30 fJ (both switches off) plus 2 rows × 3 bits
+    ///   × 10 × 0.1 µW = 6 fJ;
     /// * drowsy: awake 2 launches × 3 cycles, drowsy 4: 2 rows × (6 × 10 + 4 × 3) fJ = 144 fJ,
     ///   plus 2 rows × 2 launches × 0.5 pJ of wake-ups and 6 fJ of control: 2.150 pJ; with a
     ///   timeout of 5 (the window) the always-on figure.
@@ -661,7 +689,7 @@ mod tests {
         assert!(close(on, 0.2) && close(always, 0.2));
         assert!(close(pj(PowerMode::SubarrayGating, &c).0, 0.042));
         assert!(close(pj(PowerMode::RegisterGating, &c).0, 0.022));
-        assert!(close(pj(PowerMode::TriModal, &c).0, 0.026));
+        assert!(close(pj(PowerMode::TriModal, &c).0, 0.036));
         assert!(close(pj(PowerMode::Drowsy, &c).0, 2.150));
         c.drowsy_timeout = 5;
         let (drowsy, always) = pj(PowerMode::Drowsy, &c);

@@ -265,6 +265,54 @@ mod tests {
         assert!(b12.total_leakage_per_bank() < b40.total_leakage_per_bank());
     }
 
+    /// The area a power mode adds to the RF (headers, switches, state-control flip-flops, over
+    /// the physical rows of every SM) against the RF always on, on both presets at every
+    /// node: register gating at most 1.15 times, drowsy and tri-modal at most 1.25 times (the
+    /// published per-row schemes cost 3-5 % of the cells: `regwatt_power::gating` docs). Tri-
+    /// modal has drowsy's two switches per row and no third, so its area is drowsy's.
+    #[test]
+    fn power_mode_area_against_always_on() {
+        use crate::config::PowerMode;
+        use crate::energy::EventCounts;
+        use crate::power_modes::evaluate;
+        use regwatt_sim::timing::activity::PowerStateCycles;
+        for p in GpuPreset::ALL {
+            for node in Node::ALL {
+                let ov = Overrides {
+                    node: Some(node),
+                    ..Overrides::default()
+                };
+                let c = resolve(p, &ov).expect("config");
+                let inv = inventory(&c).expect("inventory");
+                let (_, always_on) = inv.evaluate(0, &EventCounts::new()).expect("area");
+                let d = power_domains(&c).expect("domains");
+                let rows_per_sm = u64::from(c.gpu.sm.limits.registers / 32);
+                let counts = PowerStateCycles {
+                    rows: u64::from(c.gpu.sms) * rows_per_sm,
+                    subarrays: u64::from(c.gpu.sms)
+                        * rows_per_sm
+                            .div_ceil(u64::from(c.gpu.sm.register_file.rows_per_subarray.max(1))),
+                    ..PowerStateCycles::default()
+                };
+                let ratio = |m: PowerMode| {
+                    let added = evaluate(m, &d, &counts, inv.core_clock_mhz).area;
+                    (always_on.total + added) / always_on.total
+                };
+                let (reg, dro, tri) = (
+                    ratio(PowerMode::RegisterGating),
+                    ratio(PowerMode::Drowsy),
+                    ratio(PowerMode::TriModal),
+                );
+                assert!(
+                    reg > 1.0 && reg <= 1.15,
+                    "{p:?} {node:?}: register gating {reg}"
+                );
+                assert!(tri > reg && tri <= 1.25, "{p:?} {node:?}: tri-modal {tri}");
+                assert_eq!(tri, dro, "{p:?} {node:?}");
+            }
+        }
+    }
+
     /// The operand bus is placed by the banks' and collectors' own dimensions: a
     /// bank's line runs at least over the collector stack and at most over every bank and the
     /// collector stack. (Its energy against the banks' on a workload: tests/designs_workloads.rs.)

@@ -26,12 +26,41 @@
 //! pulls low (in saturation until the cell flips), which then charges the rising node
 //! (Rabaey, Chandrakasan and Nikolić, *Digital Integrated Circuits*, 2nd ed., ch. 12, the
 //! six-transistor cell's read and write). A register row writes all its `b` cells at once,
-//! so its header is sized for `I_peak = b · I_sat,p(W_pu) = b · I_on,n · W_pu / (n/p drive
-//! ratio)` (CACTI `simplified_pmos_Isat`, as for the header itself), with the same sizing
-//! equation and delay-loss budget as a column header (the restoring pull-up's delay is the
-//! part of the write the droop slows). Sizing a row header for `b` times CACTI-P's cell
-//! current `2 · I_on,n · W_pd` instead would make one row's header as wide as all the column
-//! headers of a sub-array, and an off row leak as much as an off sub-array.
+//! so its header carries `I_peak = b · I_sat,p(W_pu) = b · I_on,n · W_pu / (n/p drive ratio)`
+//! (CACTI `simplified_pmos_Isat`, as for the header itself).
+//!
+//! *Sizing rule* ([`row_header_width`]). CACTI-P's budget bounds the gated block's *delay*
+//! loss (`ΔV = perf_loss · (V_dd − V_th)`, about 5 mV at 40 nm). It does not apply to a row
+//! header: the only current it carries is the write's, and a lower cell supply during a write
+//! does not slow the write, it helps it (the bitline overpowers a weaker pull-up; write assist
+//! by lowering the cell supply, Ohbayashi et al., "A 65-nm SoC embedded 6T-SRAM designed for
+//! manufacturability with read and write operation stabilizing circuits", IEEE JSSC 42(4),
+//! 2007). What the drop must respect is retention: while the row is written, the cells of the
+//! row whose value does not change (lanes outside the warp's active mask, which the write
+//! skips, and bits written with their own value) must keep their state, so the virtual rail
+//! may fall to the cells' retention voltage and no lower: `ΔV = V_dd − V_ccmin`, the drowsy
+//! state's own level ([`crate::drowsy::retention_voltage`]). The header (gate at 0, source at
+//! V_dd, overdrive `V_ov = V_dd − V_th,sleep`) is in its linear region (square law, Rabaey et al.
+//! ch. 3; saturated if `ΔV ≥ V_ov`):
+//!
+//! `W = I_peak / (μ C_ox · (V_ov · ΔV − ΔV²/2)) · L`, `L = F`.
+//!
+//! After the write the rail recovers through the header from at worst V_ccmin, which is the
+//! drowsy wake-up; that wake-up stays well inside one core cycle at every node (0.06–0.3 ns;
+//! test `row_header_wakes_within_a_cycle`), the one-cycle wake-up Jeon & Annavaram (2014,
+//! §8.3) and Abdel-Majeed & Annavaram ("Warped register file", HPCA 2013) assume. Sized so,
+//! a row header is 5–7 % of its row's cell area at 90–32 nm and 1–3 % at 22 and 12 nm, as
+//! the published per-row schemes: gated-V_dd ≈ 5 % (Powell et al., ISLPED 2000), the DRG-Cache
+//! under 4 % (Agarwal, Li and Roy, DAC 2003), the drowsy line's voltage control ≈ 3 %
+//! (Flautner et al., ISCA 2002). Sizing it with CACTI-P's 1 % delay budget instead made it
+//! 1.7–1.9 times the row's cells at 90–40 nm, and register gating nearly doubled the RF.
+//!
+//! **Drowsy supply switch** ([`drowsy_supply_switch`]). A drowsy row (Flautner et al. 2002,
+//! and the tri-modal register of Warped RF) has two PMOS switches: the header to V_dd above,
+//! and one to a V_ccmin rail, which carries only the drowsy row's leakage. That one is sized
+//! with CACTI-P's equation for that current, its budget `perf_loss · V_ccmin`, at the
+//! overdrive `V_ccmin − V_th,sleep` its source sees, and is at least the minimum width. Off
+//! in a tri-modal register's off state, it leaks its subthreshold current at V_ccmin.
 //!
 //! **Wake-up** (`Sleep_tx::compute_penalty`, header case): the virtual rail capacitance
 //! (`C_wake`: per cell one PMOS drain of the cell's inverter pair counted three times plus one
@@ -279,6 +308,13 @@ pub fn header_sleep_tx(gt: &GatingTech, h: &HeaderSpec) -> Result<SleepTransisto
     let mu_cox = gt.sleep_dev.mobility_n * gt.sleep_dev.c_ox.f_per_m2();
     let w_over_l = h.peak_current.a() / (perf_loss * mu_cox * (vdd - vt_c) * (vdd - vt_s));
     let width = gt.layout.f * w_over_l / h.nodes;
+    Ok(header_of_width(gt, width, h))
+}
+
+/// A header of a given `width` (NMOS-equivalent): its area, wake-up and off current as
+/// [`header_sleep_tx`] computes them (CACTI 7 `Sleep_tx`; `h.perf_loss` and `h.nodes` are not
+/// used).
+pub fn header_of_width(gt: &GatingTech, width: Length, h: &HeaderSpec) -> SleepTransistor {
     let p_to_n = gt.sleep_dev.n_to_p_drive_ratio;
     // area: INV gate of (w_p = W, w_n = p_to_n W) folded into 2 block widths, halved.
     let area = gate_area(&gt.layout, 1, width * p_to_n, width, h.beside_width * 2.0) * 0.5;
@@ -299,7 +335,7 @@ pub fn header_sleep_tx(gt: &GatingTech, h: &HeaderSpec) -> Result<SleepTransisto
     // simplified_pmos_Isat), averaged over the swing (÷ Ilinear_to_Isat_ratio).
     let i_sat_p = gt.sleep_dev.i_on_n.times(width).a() / p_to_n;
     let t = c.f() * dv / (i_sat_p / ILINEAR_TO_ISAT_RATIO);
-    Ok(SleepTransistor {
+    SleepTransistor {
         width,
         area,
         peak_current: h.peak_current,
@@ -308,7 +344,66 @@ pub fn header_sleep_tx(gt: &GatingTech, h: &HeaderSpec) -> Result<SleepTransisto
         wakeup_latency: Time::from_s(t),
         wakeup_energy: Energy::from_j(c.f() * vdd_cell * dv),
         off_current: gt.sleep_dev.i_off_n.times(width * p_to_n),
-    })
+    }
+}
+
+/// Width (NMOS-equivalent) of a row header carrying `peak_current` with its virtual rail
+/// allowed to fall to the cells' retention voltage (module docs, "Sizing rule"):
+/// `ΔV = min(V_dd,cell − V_ccmin, V_ov)`, `V_ov = V_dd − V_th,sleep`,
+/// `W = I_peak / (μ C_ox (V_ov ΔV − ΔV²/2)) · F`.
+pub fn row_header_width(gt: &GatingTech, peak_current: Current) -> Result<Length, GatingError> {
+    let vdd = gt.peri_dev.vdd.v();
+    let vt_s = gt.sleep_dev.vth.v();
+    let v_ov = vdd - vt_s;
+    if v_ov <= 0.0 {
+        return Err(GatingError::NoOverdrive { vdd, vth: vt_s });
+    }
+    let droop = gt.cell_dev.vdd.v() - gt.vccmin.v();
+    if droop <= 0.0 {
+        return Err(GatingError::NoOverdrive {
+            vdd: gt.cell_dev.vdd.v(),
+            vth: gt.vccmin.v(),
+        });
+    }
+    let dv = droop.min(v_ov);
+    let mu_cox = gt.sleep_dev.mobility_n * gt.sleep_dev.c_ox.f_per_m2();
+    let w_over_l = peak_current.a() / (mu_cox * (v_ov * dv - dv * dv / 2.0));
+    Ok(gt.layout.f * w_over_l)
+}
+
+/// The switch of a drowsy row to its V_ccmin rail (module docs, "Drowsy supply switch"):
+/// CACTI-P's linear-region equation for the row's drowsy leakage `P_drowsy / V_ccmin`, a drop of
+/// `perf_loss · V_ccmin`, overdrive `V_ccmin − V_th,sleep`, at least the minimum width; laid
+/// beside one cell as the headers. It recharges nothing on a wake-up (the V_dd header does).
+pub fn drowsy_supply_switch(
+    gt: &GatingTech,
+    drowsy_leakage: Power,
+    perf_loss: f64,
+) -> Result<SleepTransistor, GatingError> {
+    if !(perf_loss > 0.0 && perf_loss < 1.0) {
+        return Err(GatingError::BadPerfLoss(perf_loss));
+    }
+    let v = gt.vccmin.v();
+    let vt_s = gt.sleep_dev.vth.v();
+    if v <= vt_s {
+        return Err(GatingError::NoOverdrive { vdd: v, vth: vt_s });
+    }
+    let i = Current::from_a(drowsy_leakage.w().max(0.0) / v);
+    let mu_cox = gt.sleep_dev.mobility_n * gt.sleep_dev.c_ox.f_per_m2();
+    let w_over_l = i.a() / (perf_loss * v * mu_cox * (v - vt_s));
+    let width = (gt.layout.f * w_over_l).max(gt.layout.min_w_nmos());
+    Ok(header_of_width(
+        gt,
+        width,
+        &HeaderSpec {
+            peak_current: i,
+            nodes: 1.0,
+            rail_capacitance: Capacitance::ZERO,
+            swing: Voltage::from_v(0.0),
+            beside_width: gt.cell_w,
+            perf_loss,
+        },
+    ))
 }
 
 /// Sizes one header sleep transistor of the cell array (CACTI 7 `Sleep_tx`, as `mat.cc`
@@ -360,6 +455,9 @@ pub struct GatedDomain {
     pub active_leakage: Power,
     /// Gated leakage of the domain.
     pub gated_leakage: Power,
+    /// A drowsy row's switch to its V_ccmin rail ([`drowsy_supply_switch`]; its area is in
+    /// `sleep_area`). `None` for a domain gated off, and for sub-arrays.
+    pub supply_switch: Option<SleepTransistor>,
 }
 
 /// Inputs describing the cells' active leakage.
@@ -406,6 +504,7 @@ fn gated(
         wakeup_energy: tx.wakeup_energy * n_tx as f64,
         active_leakage: active,
         gated_leakage,
+        supply_switch: None,
     })
 }
 
@@ -441,9 +540,12 @@ pub fn subarray_gating(
     )
 }
 
-/// Per-register gating: one header per row of `bits` cells, sized for the supply current of
-/// the whole row being written (`bits ·` [`GatingTech::cell_write_supply_current`]; module
-/// docs, "Row headers").
+/// Per-register gating: one header per row of `bits` cells, carrying the supply current of
+/// the whole row being written (`bits ·` [`GatingTech::cell_write_supply_current`]) with the
+/// rail allowed down to V_ccmin ([`row_header_width`]; module docs, "Row headers"). With
+/// [`Retention::Vccmin`] (a drowsy row) the row also has its switch to the V_ccmin rail
+/// ([`drowsy_supply_switch`], for the row's drowsy leakage with a `perf_loss` budget), whose
+/// area is added to the header's.
 pub fn register_gating(
     gt: &GatingTech,
     bits: u32,
@@ -454,14 +556,35 @@ pub fn register_gating(
     if bits == 0 {
         return Err(GatingError::Zero("bits"));
     }
-    let tx = sleep_transistor(
+    if !(perf_loss > 0.0 && perf_loss < 1.0) {
+        return Err(GatingError::BadPerfLoss(perf_loss));
+    }
+    let peak = gt.cell_write_supply_current() * bits as f64;
+    let v_floor = match retention {
+        Retention::Off => 0.0,
+        Retention::Vccmin => gt.vccmin.v(),
+    };
+    let vdd_cell = gt.cell_dev.vdd.v();
+    let tx = header_of_width(
         gt,
-        gt.cell_write_supply_current() * bits as f64,
-        gt.cell_rail_capacitance() * bits as f64,
-        retention,
-        perf_loss,
-    )?;
-    gated(gt, leak, bits as u64, 1, tx, retention)
+        row_header_width(gt, peak)?,
+        &HeaderSpec {
+            peak_current: peak,
+            nodes: 1.0,
+            rail_capacitance: gt.cell_rail_capacitance() * bits as f64,
+            swing: Voltage::from_v((vdd_cell - v_floor).max(0.0)),
+            beside_width: gt.cell_w,
+            perf_loss,
+        },
+    );
+    let mut d = gated(gt, leak, bits as u64, 1, tx, retention)?;
+    if retention == Retention::Vccmin {
+        let sw = drowsy_supply_switch(gt, d.gated_leakage, perf_loss)?;
+        d.sleep_area += sw.area;
+        d.area_overhead = d.sleep_area / (gt.cell_w * gt.cell_h * bits as f64);
+        d.supply_switch = Some(sw);
+    }
+    Ok(d)
 }
 
 /// CACTI 7's aggregate figures for a data array (as printed in its "Power-gating Components"
@@ -585,40 +708,115 @@ mod tests {
             assert!(s.wakeup_energy.j() > 0.0 && s.wakeup_latency.s() > 0.0);
             let reg = register_gating(&g, 128, &leak, r, 0.01).unwrap();
             assert!(reg.gated_leakage < reg.active_leakage);
-            // a register header carries 128 cells' write supply current
-            let ratio = 128.0 * g.cell_write_supply_current().a() / g.cell_peak_current().a();
-            assert!((reg.sleep_tx.width / s.sleep_tx.width - ratio).abs() < 1e-9);
+            // the row header is sized by its retention droop, not by the delay budget
+            let other = register_gating(&g, 128, &leak, r, 0.1).unwrap();
+            assert_eq!(reg.sleep_tx.width, other.sleep_tx.width);
+            // a drowsy row has its V_ccmin switch too; a row gated off does not
+            assert_eq!(reg.supply_switch.is_some(), r == Retention::Vccmin);
         }
     }
 
-    /// A row header is sized for the current the row draws from V_dd on a write
-    /// (its pull-up PMOS), not for CACTI-P's read current of a cell (`2 I_on,n W_pd`). Before,
-    /// one row's header was as wide as the column headers of a whole sub-array, so an off row
-    /// leaked as much as an off sub-array.
+    /// Row header at 45 nm by hand (`tech/nodes/45nm.toml`, 360 K; not through the code):
+    /// * write supply current per cell `I_on,n W_pu / (n/p)` = 2.0466e-3 A/um x 0.05535 um /
+    ///   2.41 = 4.70038e-5 A; a 128-bit row: I_peak = 6.01649e-3 A;
+    /// * V_ov = V_dd,peri - V_th,lstp = 1.0 - 0.50245 = 0.49755 V; the rail may fall to
+    ///   V_ccmin = 0.65 V (seed 002 Table 4): dV = 0.35 V; V_ov dV - dV^2/2 = 0.1128925 V^2;
+    /// * mu Cox (lstp) = 7.3156e-4 A/V^2: W/L = 6.01649e-3 / (7.3156e-4 x 0.1128925) = 72.850,
+    ///   W = 72.850 x 0.045 um = 3.2782 um;
+    /// * CACTI-P's 1 % delay budget, dV = 0.01 x (1 - 0.18035) = 8.1965 mV at the same
+    ///   overdrive, gives W/L = 6.01649e-3 / (7.3156e-4 x 0.01 x 0.81965 x 0.49755) = 2016.7,
+    ///   W = 90.75 um: 27.7 times wider.
     #[test]
-    fn row_header_carries_the_rows_write_supply_current() {
+    fn row_header_width_hand_value_45nm() {
+        let g = gt(45.0);
+        let i = g.cell_write_supply_current() * 128.0;
+        assert!((i.a() - 6.01649e-3).abs() < 1e-5 * 6.01649e-3, "{}", i.a());
+        let w = row_header_width(&g, i).unwrap();
+        assert!((w.um() - 3.2782).abs() < 1e-3, "{}", w.um());
+        let leak = CellLeakage {
+            subthreshold_per_cell: Power::from_nw(50.0),
+            gate_per_cell: Power::from_nw(5.0),
+        };
+        let reg = register_gating(&g, 128, &leak, Retention::Off, 0.01).unwrap();
+        assert_eq!(reg.sleep_tx.width, w);
+        let cacti_p = sleep_transistor(&g, i, Capacitance::ZERO, Retention::Off, 0.01).unwrap();
+        assert!(
+            (cacti_p.width.um() - 90.75).abs() < 0.05,
+            "{}",
+            cacti_p.width.um()
+        );
+        // off leakage from the sized device: I_off,lstp(360 K) x p/n x W x V_dd
+        let off = g
+            .sleep_dev
+            .i_off_n
+            .times(w * g.sleep_dev.n_to_p_drive_ratio)
+            .a()
+            * 1.0;
+        assert!((reg.gated_leakage.w() - off).abs() < 1e-9 * off);
+    }
+
+    /// The V_ccmin switch of a drowsy row at 45 nm by hand: 1 uW of drowsy leakage at
+    /// V_ccmin = 0.65 V is I = 1.53846 uA; budget 0.01 x 0.65 V = 6.5 mV, overdrive
+    /// 0.65 - 0.50245 = 0.14755 V: W/L = 1.53846e-6 / (6.5e-3 x 7.3156e-4 x 0.14755) = 2.1927,
+    /// W = 0.098673 um (above the minimum 1.5 F = 0.0675 um). 1 nW gives the minimum width.
+    #[test]
+    fn drowsy_supply_switch_hand_value_45nm() {
+        let g = gt(45.0);
+        let sw = drowsy_supply_switch(&g, Power::from_uw(1.0), 0.01).unwrap();
+        assert!((sw.width.um() - 0.098673).abs() < 1e-5, "{}", sw.width.um());
+        let small = drowsy_supply_switch(&g, Power::from_nw(1.0), 0.01).unwrap();
+        assert!(
+            (small.width.um() - 0.0675).abs() < 1e-9,
+            "{}",
+            small.width.um()
+        );
+        assert!(small.area < sw.area);
+        assert!(drowsy_supply_switch(&g, Power::from_uw(1.0), 0.0).is_err());
+    }
+
+    /// A row header is sized for the current the row draws from V_dd on a write (its pull-up
+    /// PMOS), not for CACTI-P's read current of a cell (`2 I_on,n W_pd`), and with the rail
+    /// allowed down to V_ccmin. At every node, for a register row of gtx480 (136 cells) and a
+    /// wide one (1152): an off row leaks less than an off sub-array of the same columns, the
+    /// header is a few per cent of the row's cells (published per-row schemes: 3-5 %; the
+    /// bound is 10 %), and the row wakes from off (full swing) within one cycle of the
+    /// fastest preset core clock (rtx2060, 1365 MHz: 0.733 ns), the one-cycle wake-up seed
+    /// 002 §8.3 assumes.
+    #[test]
+    fn row_header_is_a_few_percent_and_wakes_within_a_cycle() {
         for nm in [90.0, 65.0, 45.0, 40.0, 32.0, 22.0, 12.0] {
             let g = gt(nm);
             // hand formula: I_on,n x W_pu / (n/p)
             let by_hand =
                 g.cell_dev.i_on_n.times(g.cell_pmos_w).a() / g.cell_dev.n_to_p_drive_ratio;
             assert!((g.cell_write_supply_current().a() / by_hand - 1.0).abs() < 1e-12);
-            // the pull-up is weaker than CACTI-P's two pull-downs
-            let r = g.cell_write_supply_current().a() / g.cell_peak_current().a();
-            assert!(r > 0.02 && r < 0.5, "{nm} nm: {r}");
             let leak = CellLeakage {
                 subthreshold_per_cell: Power::from_nw(50.0),
                 gate_per_cell: Power::from_nw(5.0),
             };
-            let bits = 1152;
-            let reg = register_gating(&g, bits, &leak, Retention::Off, 0.01).unwrap();
-            let sub = subarray_gating(&g, 64, bits, &leak, Retention::Off, 0.01).unwrap();
-            // an off row now leaks less than an off sub-array of the same columns
-            assert!(
-                reg.gated_leakage.w() < sub.gated_leakage.w() * 0.5,
-                "{nm} nm"
-            );
-            assert!((reg.gated_leakage.w() / sub.gated_leakage.w() - r).abs() < 1e-9 * r.max(1.0));
+            for bits in [136, 1152] {
+                let reg = register_gating(&g, bits, &leak, Retention::Off, 0.01).unwrap();
+                let sub = subarray_gating(&g, 64, bits, &leak, Retention::Off, 0.01).unwrap();
+                assert!(reg.gated_leakage < sub.gated_leakage, "{nm} nm");
+                assert!(
+                    reg.area_overhead > 0.005 && reg.area_overhead < 0.10,
+                    "{nm} nm {bits}: {}",
+                    reg.area_overhead
+                );
+                assert!(
+                    reg.wakeup_latency.ns() < 1e3 / 1365.0,
+                    "{nm} nm {bits}: {} ns",
+                    reg.wakeup_latency.ns()
+                );
+                // the drowsy row adds only its small V_ccmin switch
+                let dro = register_gating(&g, bits, &leak, Retention::Vccmin, 0.01).unwrap();
+                assert_eq!(dro.sleep_tx.width, reg.sleep_tx.width);
+                let extra = dro.sleep_area.um2() - reg.sleep_area.um2();
+                assert!(
+                    extra > 0.0 && extra < 0.25 * reg.sleep_area.um2(),
+                    "{nm} nm"
+                );
+            }
         }
     }
 
