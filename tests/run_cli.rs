@@ -104,6 +104,16 @@ fn json_has_the_documented_fields_and_is_deterministic() {
     assert_eq!(v["config"]["power"]["node"], "12nm");
     assert!(v["energy"]["components"].as_array().map_or(0, Vec::len) >= 4);
     assert_eq!(v["energy"]["overhead_vs_baseline"]["energy_frac"], 0.0);
+    // every node names where its technology data come from (12 nm: regwatt's FinFET file)
+    let src = v["energy"]["node_source"].as_str().unwrap_or("");
+    assert!(src.contains("FinFET"), "energy.node_source: {src:?}");
+    let t = regwatt(&vector_add(&["--node", "40nm", "--set", "sms=4"]));
+    assert_success(&t, "regwatt run --node 40nm");
+    let text = String::from_utf8_lossy(&t.stdout);
+    assert!(
+        text.contains("node 40nm: interpolated between 45 nm and 32 nm"),
+        "{text}"
+    );
     let b = regwatt(&args);
     assert!(b.status.success());
     assert_eq!(a.stdout, b.stdout, "two runs differ");
