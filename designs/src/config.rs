@@ -1120,7 +1120,12 @@ mod tests {
                 let c = resolve(p, &ov).expect("resolves");
                 assert_eq!(c.scope(), sc);
                 let b = c.beyond_rf.as_ref().expect("beyond_rf");
-                assert_eq!(b.dram_energy_per_bit.pj(), 14.0);
+                // GDDR5 (O'Connor et al. 2017) and GDDR6 (Micron) per bit
+                let per_bit = match p {
+                    GpuPreset::Gtx480 => 14.0,
+                    GpuPreset::Rtx2060 => 7.5,
+                };
+                assert_eq!(b.dram_energy_per_bit.pj(), per_bit);
                 let back: ResolvedConfig = toml::from_str(&c.to_toml()).expect("parses");
                 assert_eq!(back, c);
                 // everything else is the rf configuration's

@@ -117,18 +117,23 @@ fn event_mapping_by_hand() {
     assert!(rel(got.static_energy.j(), 30.0 * l1.leakage.w() * t) < 1e-12);
 }
 
-/// DRAM energy = sectors × 32 B × 8 bit × 14 pJ/bit, by hand: (90 + 10) × 256 ×
-/// 14 pJ = 358.4 nJ (gtx480 and rtx2060 presets: 14 pJ/bit, 32-byte L2 sectors). Not node
-/// scaled, no leakage, no area.
+/// DRAM energy = sectors × 32 B × 8 bit × pJ/bit, by hand (32-byte L2 sectors on both
+/// presets): gtx480's GDDR5 at 14 pJ/bit, a sector 3584 pJ, (90 + 10) sectors 358.4 nJ;
+/// rtx2060's GDDR6 at 7.5 pJ/bit, a sector 1920 pJ, 100 sectors 192 nJ. Not node scaled, no
+/// leakage, no area.
 #[test]
 fn dram_energy_by_hand() {
     for p in GpuPreset::ALL {
+        let (sector_pj, total_nj) = match p {
+            GpuPreset::Gtx480 => (3584.0, 358.4),
+            GpuPreset::Rtx2060 => (1920.0, 192.0),
+        };
         for n in Node::ALL {
             let cfg = scoped(p, n);
             let inv = inventory(&cfg).expect("inventory");
             let d = component(&inv.gpu, "dram");
-            assert!((d.event_energy["sector_read"].pj() - 3584.0).abs() < 1e-9);
-            assert!((d.event_energy["sector_write"].pj() - 3584.0).abs() < 1e-9);
+            assert!((d.event_energy["sector_read"].pj() - sector_pj).abs() < 1e-9);
+            assert!((d.event_energy["sector_write"].pj() - sector_pj).abs() < 1e-9);
             let (_, mem) = activity();
             let (_, gpu) = events(&cfg, &CoreActivity::default(), &mem).expect("events");
             let (e, a) = inv.gpu.evaluate(1_000_000, &gpu).expect("evaluates");
@@ -138,7 +143,7 @@ fn dram_energy_by_hand() {
                 .find(|c| c.name == "dram")
                 .expect("dram");
             assert!(
-                (de.dynamic.nj() - 358.4).abs() < 1e-9,
+                (de.dynamic.nj() - total_nj).abs() < 1e-9,
                 "{p} {n}: {}",
                 de.dynamic
             );
