@@ -320,6 +320,7 @@ fn mcpat_and_literature_comparison() {
             ways,
             line_bytes: line,
             sector_bytes: line,
+            set_index: regwatt_sim::timing::config::SetIndex::Linear,
         };
         set_tags(&ct, &c, "tags")
             .expect("tags")

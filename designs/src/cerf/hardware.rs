@@ -12,7 +12,7 @@
 
 use regwatt_power::cam::CamTech;
 use regwatt_sim::timing::activity::{CoreActivity, MemActivity};
-use regwatt_sim::timing::config::CacheConfig;
+use regwatt_sim::timing::config::{CacheConfig, SetIndex};
 use regwatt_tech::units::{Area, Power};
 use regwatt_tech::{DeviceFlavor, Technology};
 
@@ -35,6 +35,7 @@ pub fn tag_geometry(cfg: &ResolvedConfig, ways: u32) -> CacheConfig {
         ways: ways.max(1),
         line_bytes: ENTRY_BYTES as u32,
         sector_bytes: ENTRY_BYTES as u32,
+        set_index: SetIndex::Linear,
     }
 }
 

@@ -283,6 +283,27 @@ pub struct CacheConfig {
     pub ways: u32,
     pub line_bytes: u32,
     pub sector_bytes: u32,
+    /// How a line number picks its set (the last field of GPGPU-Sim's `-gpgpu_cache:<name>`
+    /// `<rep>:<wr>:<alloc>:<wr_alloc>:<set_index_fn>`, `cache_config::init` in `gpu-cache.h`).
+    pub set_index: SetIndex,
+}
+
+/// Set-index function of a cache (GPGPU-Sim `enum set_index_function`, `gpu-cache.h`;
+/// `cache_config::hash_function`, `gpu-cache.cc`). The number hashed is the line number the
+/// tags see: the address over the line size for the L1D and the per-SM caches, the line
+/// number inside its L2 slice for the L2 (GPGPU-Sim `l2_cache_config::set_index` hashes the
+/// partition address, `linear_to_raw_address_translation::partition_address` in `addrdec.cc`,
+/// the address with the channel and sub-partition bits taken out).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SetIndex {
+    /// `line mod sets` (`L`, `LINEAR_SET_FUNCTION`).
+    Linear,
+    /// The IPOLY hash of Rau (ISCA 1991) as GPGPU-Sim implements it (`P`,
+    /// `HASH_IPOLY_FUNCTION`; `ipoly_hash_function` in `hashing.cc`): the low `log2(sets)`
+    /// bits of the line number XORed with fixed parities of the bits above them, for 16,
+    /// 32 or 64 sets only.
+    Ipoly,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -590,6 +611,16 @@ impl GpuConfig {
                     "1..=32 sectors per line required".into(),
                 ));
             }
+            if c.set_index == SetIndex::Ipoly && !matches!(c.sets, 16 | 32 | 64) {
+                return Err(err(
+                    &format!("{name}.set_index"),
+                    format!(
+                        "\"ipoly\" needs 16, 32 or 64 sets (GPGPU-Sim's IPOLY polynomials), \
+                         not {}; use \"linear\" for other set counts",
+                        c.sets
+                    ),
+                ));
+            }
             let bytes = u64::from(c.sets) * u64::from(c.ways) * u64::from(c.line_bytes);
             if bytes > max_bytes {
                 return Err(err(
@@ -778,6 +809,43 @@ mod tests {
         assert_eq!(c.validate().unwrap_err().field, "sm.uniform_registers");
     }
 
+    /// The set-index function is a required key with two values: rtx2060's L2 hashes
+    /// (`-gpgpu_cache:dl2 ..,L:B:m:L:P`), every other cache of both presets is linear; an
+    /// unknown value names the key and the valid ones, and IPOLY takes 16, 32 or 64 sets.
+    #[test]
+    fn set_index_is_required_and_checked() {
+        let c = GpuConfig::rtx2060_like().expect("preset");
+        assert_eq!(c.memory.l2_slice.set_index, SetIndex::Ipoly);
+        let g = GpuConfig::gtx480_like().expect("preset");
+        for m in [&c.memory, &g.memory] {
+            assert_eq!(m.l1d.set_index, SetIndex::Linear);
+            assert_eq!(m.l1i.set_index, SetIndex::Linear);
+            assert_eq!(m.l1c.set_index, SetIndex::Linear);
+        }
+        assert_eq!(g.memory.l2_slice.set_index, SetIndex::Linear);
+        let bad = RTX2060_TOML.replace("set_index = \"ipoly\"", "set_index = \"xor\"");
+        assert_ne!(bad, RTX2060_TOML);
+        let msg = GpuConfig::from_toml("my.toml", &bad)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.contains("my.toml") && msg.contains("xor") && msg.contains("ipoly"),
+            "{msg}"
+        );
+        let missing = RTX2060_TOML.replace(", set_index = \"ipoly\"", "");
+        let msg = GpuConfig::from_toml("my.toml", &missing)
+            .unwrap_err()
+            .to_string();
+        assert!(msg.contains("set_index"), "{msg}");
+        let mut c = c;
+        c.memory.l2_slice.sets = 128;
+        let e = c.validate().unwrap_err();
+        assert_eq!(e.field, "memory.l2_slice.set_index");
+        assert!(e.message.contains("16, 32 or 64"), "{}", e.message);
+        c.memory.l2_slice.set_index = SetIndex::Linear;
+        c.validate().expect("linear takes any set count");
+    }
+
     #[test]
     fn out_of_range_values_name_the_field() {
         let mut c = GpuConfig::rtx2060_like().expect("preset");
@@ -796,6 +864,7 @@ mod tests {
             ways: 2,
             line_bytes: 256,
             sector_bytes: 256,
+            set_index: SetIndex::Linear,
         };
         assert_eq!(c.validate().unwrap_err().field, "memory.l1c.line_bytes");
         let mut c = GpuConfig::gtx480_like().expect("preset");

@@ -32,7 +32,10 @@
 //!   request waiting for its output holds the SM's later requests (head-of-line blocking,
 //!   `xbar_router::iSLIP_Advance`).
 //! * **L2 slice** (`memory_sub_partition`): address → DRAM channel by `interleave_bytes` chunks
-//!   (`dramid@8`), → slice by the line's low bit inside the channel. A request waits
+//!   (`dramid@8`), → slice by the line's low bit inside the channel; the set is picked from
+//!   the line's number inside its slice (GPGPU-Sim's partition address,
+//!   `l2_cache_config::set_index`), linearly or by the IPOLY hash (`memory.l2_slice.set_index`,
+//!   `-gpgpu_cache:dl2 ..:P`; `tags::ipoly_set`). A request waits
 //!   `l2_rop_latency` (`m_rop` queue), then takes a lookup slot of its slice
 //!   (`l2_sectors_per_cycle_per_slice` per cycle). Hit: data leaves in the next cycle;
 //!   in flight: at the fill; miss: an L2 MSHR entry (`l2_mshr_entries`) and a DRAM read.

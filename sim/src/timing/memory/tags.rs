@@ -1,7 +1,7 @@
 //! Sectored set-associative tag arrays with LRU replacement ([`Tags`]), used by the L1D, the
 //! L2 slices and the instruction and constant caches.
 
-use crate::timing::config::CacheConfig;
+use crate::timing::config::{CacheConfig, SetIndex};
 
 pub(super) const INVALID: u64 = u64::MAX;
 /// No way / empty slot in the 32-bit way links and the line index.
@@ -22,6 +22,9 @@ pub(super) struct Tags {
     sets: u64,
     /// `sets − 1` when `sets` is a power of two (set = line & mask), else `u64::MAX`.
     set_mask: u64,
+    /// The IPOLY parity masks of the set-index bits ([`ipoly_masks`]) when the set index is
+    /// hashed (`SetIndex::Ipoly`, 16, 32 or 64 sets), else `None`.
+    ipoly: Option<&'static [u64]>,
     ways: usize,
     spl: usize,
     pub(super) way: Vec<Way>,
@@ -156,6 +159,73 @@ pub(super) struct Lookup {
     pub(super) victim: Option<(u64, u32)>,
 }
 
+/// Bit mask of the listed bit positions.
+const fn mask(bits: &[u32]) -> u64 {
+    let mut m = 0;
+    let mut i = 0;
+    while i < bits.len() {
+        m |= 1 << bits[i];
+        i += 1;
+    }
+    m
+}
+
+/// GPGPU-Sim's IPOLY set-index equations (`ipoly_hash_function`, `src/gpgpu-sim/hashing.cc`,
+/// gpgpu-sim_distribution 667834cf; Rau, "Pseudo-randomly interleaved memory", ISCA 1991):
+/// entry `i` lists the bits `a[..]` of the line number above the set-index bits
+/// (`higher_bits = addr >> (line_sz_log2 + nset_log2)`) whose parity flips set-index bit `i`.
+/// 16 sets: IPOLY(5); 32 sets: IPOLY(37); 64 sets: IPOLY(67).
+const IPOLY_16: [u64; 4] = [
+    mask(&[11, 10, 9, 8, 6, 4, 3, 0]),
+    mask(&[12, 8, 7, 6, 5, 3, 1, 0]),
+    mask(&[9, 8, 7, 6, 4, 2, 1]),
+    mask(&[10, 9, 8, 7, 5, 3, 2]),
+];
+const IPOLY_32: [u64; 5] = [
+    mask(&[13, 12, 11, 10, 9, 6, 5, 3, 0]),
+    mask(&[14, 13, 12, 11, 10, 7, 6, 4, 1]),
+    mask(&[14, 10, 9, 8, 7, 6, 3, 2, 0]),
+    mask(&[11, 10, 9, 8, 7, 4, 3, 1]),
+    mask(&[12, 11, 10, 9, 8, 5, 4, 2]),
+];
+const IPOLY_64: [u64; 6] = [
+    mask(&[18, 17, 16, 15, 12, 10, 6, 5, 0]),
+    mask(&[15, 13, 12, 11, 10, 7, 5, 1, 0]),
+    mask(&[16, 14, 13, 12, 11, 8, 6, 2, 1]),
+    mask(&[17, 15, 14, 13, 12, 9, 7, 3, 2]),
+    mask(&[18, 16, 15, 14, 13, 10, 8, 4, 3]),
+    mask(&[17, 16, 15, 14, 11, 9, 5, 4]),
+];
+
+/// The IPOLY equations of a cache of `sets` sets (`None`: GPGPU-Sim has none for it; the
+/// configuration check allows IPOLY only with 16, 32 or 64 sets).
+fn ipoly_masks(sets: u64) -> Option<&'static [u64]> {
+    match sets {
+        16 => Some(&IPOLY_16),
+        32 => Some(&IPOLY_32),
+        64 => Some(&IPOLY_64),
+        _ => None,
+    }
+}
+
+/// IPOLY set of `line` (GPGPU-Sim `cache_config::hash_function`, case `HASH_IPOLY_FUNCTION`,
+/// `gpu-cache.cc`, and `ipoly_hash_function`, `hashing.cc`): set-index bit `i` = bit `i` of
+/// `index = line mod sets` XOR the parity of `higher & masks[i]`, `higher = line / sets`.
+/// For the L2, `line` is the line number inside its slice, which is GPGPU-Sim's partition
+/// address over the line size (`l2_cache_config::set_index` hashes
+/// `linear_to_raw_address_translation::partition_address`, `addrdec.cc`: for the rtx2060
+/// mapping, `((addr >> 8) / 12) << 7 | addr & 0x7f`, i.e. line `addr / 3072` of its slice).
+#[inline(always)]
+fn ipoly_set(line: u64, masks: &[u64]) -> u64 {
+    let n = masks.len() as u32;
+    let higher = line >> n;
+    let mut set = line & ((1 << n) - 1);
+    for (i, &m) in masks.iter().enumerate() {
+        set ^= u64::from((higher & m).count_ones() & 1) << i;
+    }
+    set
+}
+
 impl Tags {
     pub(super) fn new(cfg: CacheConfig) -> Tags {
         let sets = cfg.sets.max(1) as usize;
@@ -168,6 +238,10 @@ impl Tags {
                 sets as u64 - 1
             } else {
                 u64::MAX
+            },
+            ipoly: match cfg.set_index {
+                SetIndex::Linear => None,
+                SetIndex::Ipoly => ipoly_masks(sets as u64),
             },
             ways,
             spl,
@@ -195,10 +269,12 @@ impl Tags {
         }
     }
 
-    /// Set of `line`: `line mod sets`.
+    /// Set of `line`: `line mod sets`, or its IPOLY hash ([`ipoly_set`]).
     #[inline(always)]
     fn set_of(&self, line: u64) -> usize {
-        if self.set_mask != u64::MAX {
+        if let Some(masks) = self.ipoly {
+            ipoly_set(line, masks) as usize
+        } else if self.set_mask != u64::MAX {
             (line & self.set_mask) as usize
         } else {
             (line % self.sets) as usize
@@ -399,6 +475,7 @@ mod tests {
                 ways,
                 line_bytes: 128,
                 sector_bytes: 32,
+                set_index: SetIndex::Linear,
             };
             let mut t = Tags::new(cfg);
             let n = (sets * ways) as usize;
@@ -445,6 +522,7 @@ mod tests {
             ways: 4,
             line_bytes: 128,
             sector_bytes: 32,
+            set_index: SetIndex::Linear,
         };
         let mut t = Tags::new(cfg);
         let mut rng = Lcg(9);
@@ -473,6 +551,80 @@ mod tests {
             assert_eq!(look.missing, req & !t.way[w].valid, "step {step}");
             let fill = (rng.next() % 16) as u32;
             t.fill(w, fill, at + rng.next() % 100);
+        }
+    }
+
+    /// IPOLY sets computed by hand from GPGPU-Sim's equations (`hashing.cc`): a line number
+    /// is `higher << log2(sets) | index`, and set bit `i` is `index[i]` XOR the parity of the
+    /// `a[..]` bits listed for it.
+    #[test]
+    fn ipoly_sets_follow_the_gpgpusim_equations() {
+        let set = |sets: u64, line: u64| ipoly_set(line, ipoly_masks(sets).expect("sets"));
+        // 64 sets, IPOLY(67)
+        assert_eq!(set(64, 0), 0);
+        assert_eq!(set(64, 37), 37); // no higher bits: the linear index
+        assert_eq!(set(64, 1 << 6), 0b000011); // a[0] is in bits 0 and 1
+        assert_eq!(set(64, 2 << 6), 0b000110); // a[1]: bits 1, 2
+        assert_eq!(set(64, 1 << (6 + 5)), 0b100011); // a[5]: bits 0, 1, 5
+        assert_eq!(set(64, 1 << (6 + 18)), 0b010001); // a[18]: bits 0, 4
+        assert_eq!(set(64, 1 << (6 + 19)), 0); // a[19] is in no equation
+        assert_eq!(set(64, (1 << 6) | 5), 0b000110); // 5 ^ 3
+        assert_eq!(set(64, (3 << 6) | 1), 0b000100); // a[0], a[1]: 0b101, ^ 1
+                                                     // rtx2060 L2: address 64 x 3072 is line 64 of its slice (partition address 64 << 7)
+        assert_eq!(set(64, (64 * 3072u64) / 3072), 3);
+        // 32 sets, IPOLY(37)
+        assert_eq!(set(32, 1 << 5), 0b00101); // a[0]: bits 0, 2
+        assert_eq!(set(32, 1 << (5 + 14)), 0b00110); // a[14]: bits 1, 2
+        assert_eq!(set(32, (1 << (5 + 8)) | 0b11111), 0b11111 ^ 0b11100); // a[8]: bits 2, 3, 4
+                                                                          // 16 sets, IPOLY(5)
+        assert_eq!(set(16, 1 << 4), 0b0011); // a[0]: bits 0, 1
+        assert_eq!(set(16, 1 << (4 + 12)), 0b0010); // a[12]: bit 1
+        assert_eq!(set(16, 1 << (4 + 6)), 0b0111); // a[6]: bits 0, 1, 2
+        assert!(ipoly_masks(128).is_none());
+    }
+
+    /// IPOLY's point (Rau 1991): `sets` lines at any power-of-two stride fall in distinct sets
+    /// (within the address bits the equations cover), where `line mod sets` puts every line of a
+    /// stride of `sets` lines or more in one set.
+    #[test]
+    fn ipoly_spreads_power_of_two_strides() {
+        for (sets, top) in [(16u64, 12u32), (32, 14), (64, 18)] {
+            let masks = ipoly_masks(sets).expect("sets");
+            let n = sets.trailing_zeros();
+            // strides 2^k lines whose `sets` multiples stay within bit `n + top`
+            for k in 0..=top + 1 {
+                let mut seen: Vec<u64> = (0..sets).map(|j| ipoly_set(j << k, masks)).collect();
+                seen.sort_unstable();
+                seen.dedup();
+                assert_eq!(seen.len() as u64, sets, "{sets} sets, stride 2^{k}");
+                if k >= n {
+                    assert!((0..sets).all(|j| (j << k) % sets == 0));
+                }
+            }
+        }
+    }
+
+    /// A hashed tag array keeps `sets` lines at a stride of `sets` lines, all of which
+    /// conflict in one set under `line mod sets`.
+    #[test]
+    fn ipoly_tags_hold_a_set_stride() {
+        let cfg = |set_index| CacheConfig {
+            sets: 64,
+            ways: 2,
+            line_bytes: 128,
+            sector_bytes: 32,
+            set_index,
+        };
+        for (set_index, misses) in [(SetIndex::Linear, 64), (SetIndex::Ipoly, 0)] {
+            let mut t = Tags::new(cfg(set_index));
+            for j in 0..64u64 {
+                let look = t.lookup(j * 64, 1, 0, true);
+                t.fill(look.way, look.missing, 0);
+            }
+            let again = (0..64u64)
+                .filter(|j| t.lookup(j * 64, 1, 1, true).missing != 0)
+                .count();
+            assert_eq!(again, misses, "{set_index:?}");
         }
     }
 }

@@ -2,7 +2,7 @@
 //! [`MemoryTiming::access`]), and the fixtures the tests of every file share.
 
 use super::*;
-use crate::timing::config::{CacheConfig, DramConfig, GpuConfig, SharedMemConfig};
+use crate::timing::config::{CacheConfig, DramConfig, GpuConfig, SetIndex, SharedMemConfig};
 
 /// A small hand-computable system: core clock = DRAM clock (1 core cycle per command
 /// cycle), one channel with two slices, one sector per cycle everywhere.
@@ -13,6 +13,7 @@ pub(super) fn small(l1_mshrs: u32) -> MemoryHierarchy {
             ways: 4,
             line_bytes: 128,
             sector_bytes: 32,
+            set_index: SetIndex::Linear,
         },
         l1d_hit_latency: 10,
         // one bank per sector of a line: a fully used line enters in one cycle
@@ -33,6 +34,7 @@ pub(super) fn small(l1_mshrs: u32) -> MemoryHierarchy {
             ways: 4,
             line_bytes: 128,
             sector_bytes: 32,
+            set_index: SetIndex::Linear,
         },
         l2_slices: 2,
         l2_rop_latency: 20,
@@ -45,12 +47,14 @@ pub(super) fn small(l1_mshrs: u32) -> MemoryHierarchy {
             ways: 2,
             line_bytes: 128,
             sector_bytes: 128,
+            set_index: SetIndex::Linear,
         },
         l1c: CacheConfig {
             sets: 2,
             ways: 2,
             line_bytes: 64,
             sector_bytes: 64,
+            set_index: SetIndex::Linear,
         },
         dram: DramConfig {
             channels: 1,
