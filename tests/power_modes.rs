@@ -8,9 +8,10 @@
 //! states counted (the tracker counts the states of every mode at once, and a hidden wake-up
 //! changes no cycle, so the one counted run serves all four managed modes), and drowsy with
 //! exposed wake-ups. Checked: the outputs stay correct, the cycles are those of the always-on
-//! run, the static energy is ordered always-on ≥ sub-array gating, always-on ≥ register gating,
-//! drowsy ≤ always-on, tri-modal ≤ drowsy at 40 and 12 nm (sub-array ≥ register gating does
-//! not always hold: `common::static_energy_ordered`), and exposed wake-ups never shorten a run
+//! run, the cells' static energy is ordered always-on ≥ sub-array gating ≥ register gating,
+//! drowsy ≤ always-on, tri-modal ≤ drowsy at 40 and 12 nm, each mode's total differs from
+//! always-on's by its cells' saving and its control's leakage, and the totals keep the order
+//! at 40 nm (`common::static_energy_ordered`), and exposed wake-ups never shorten a run
 //! that does the same work. The renaming design's exposed wake-ups run twice more per
 //! workload. A drowsy timeout past the end of the run gives always-on's energy to the last bit.
 
