@@ -650,10 +650,11 @@ fn resolve(file: &str, text: &str, temperature: Temperature) -> Result<Technolog
             device(&format!("devices.{name}"), flavor.is_dram(), d)?,
         );
     }
-    let sram_cell_device = match &raw.sram_cell_device {
-        Some(d) => Some(device("sram_cell_device", false, d)?),
-        None => None,
-    };
+    let sram_cell_device = raw
+        .sram_cell_device
+        .as_ref()
+        .map(|d| device("sram_cell_device", false, d))
+        .transpose()?;
     let wire = |name: &str, w: &RawWire| -> Result<Wire, TechError> {
         let p = |field: &str, s: &str, dim: Dim| cx.q(&format!("wires.{name}.{field}"), s, dim);
         Ok(Wire {

@@ -295,8 +295,9 @@ impl<D: RegisterFileDesign> Sm<D> {
         let sub = &mut subs[sc];
         let c = &mut sub.collectors[ci];
         act.uncollected_reads += uncollected;
+        let lanes = u64::from(step.active_mask.count_ones());
         act.warp_instructions += 1;
-        act.thread_instructions += u64::from(step.active_mask.count_ones());
+        act.thread_instructions += lanes;
         {
             // the uniform datapath's accesses: activity only, never the designs' banks
             let k = &sh.st(sid).key;
@@ -304,7 +305,7 @@ impl<D: RegisterFileDesign> Sm<D> {
             act.uniform_writes += u64::from(k.uniform_writes);
         }
         by_class[class as usize] += 1;
-        by_kind[kind as usize] += u64::from(step.active_mask.count_ones());
+        by_kind[kind as usize] += lanes;
         act.collector_reads += nops as u64;
         // pir releases (the list is looked up only for an instruction that has one)
         let pir = if sh.st(sid).has_pir {
