@@ -11,7 +11,7 @@ unless given; the CSV's GPGPU-Sim runs must be of the same size) and takes `cycl
 `launch_latency.cycles`; GPGPU-Sim's `gpu_tot_sim_cycle` minus `launch_latency_cycles`
 (5 000 per launch on SM75_RTX2060, none on SM2_GTX480). Prints a Markdown table with the
 ratios and, per preset, the mean |ratio - 1| over the rows GPGPU-Sim completed
-(`tests/designs_workloads.rs` recomputes the suite's and bounds it).
+(`tests/suite/designs_workloads.rs` recomputes the suite's and bounds it).
 """
 import csv
 import json

@@ -6,7 +6,7 @@ Usage:  cargo build --release && python3 scripts/lreg_study.py [--bin target/rel
 
 Runs seed 001's network (workloads mnist29, mnist33, cifar32g) in its four versions with
 `regwatt run --json`: the baseline and shared-memory versions (unannotated: under `--design
-lreg` they run exactly as on the baseline, tests/lreg.rs), the L-register version with corner
+lreg` they run exactly as on the baseline, tests/suite/lreg.rs), the L-register version with corner
 cases handled (`_lreg`) and the one that skips them (`_lskip`), both under `--design lreg`.
 Prints markdown tables:
 

@@ -315,7 +315,7 @@ mod tests {
 
     /// The operand bus is placed by the banks' and collectors' own dimensions: a
     /// bank's line runs at least over the collector stack and at most over every bank and the
-    /// collector stack. (Its energy against the banks' on a workload: tests/designs_workloads.rs.)
+    /// collector stack. (Its energy against the banks' on a workload: tests/suite/designs_workloads.rs.)
     #[test]
     fn operand_bus_follows_the_placement() {
         for p in GpuPreset::ALL {

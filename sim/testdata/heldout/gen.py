@@ -16,7 +16,7 @@ For every sim/testdata/heldout/<name>/<name>.cu (or the NAMEs given):
    or, for kernels the emulation cannot express (divergent __activemask, struct by value), with a
    Python model (PY_REFS); writes <name>/expected/<buffer>.npy.
    The host emulation's work files go to a temporary directory, removed at the end.
-The Rust test tests/heldout_kernels.rs compares `regwatt exec <name>.toml --dump DIR` against
+The Rust test tests/suite/heldout_kernels.rs compares `regwatt exec <name>.toml --dump DIR` against
 these files with the tolerances in tolerances.toml.
 """
 import ctypes

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Quick pass/fail table of the held-out corpus against a regwatt binary (numpy comparison,
-same tolerances as tests/heldout_kernels.rs).  python3 run_table.py /path/to/regwatt [NAME...]"""
+same tolerances as tests/suite/heldout_kernels.rs).  python3 run_table.py /path/to/regwatt [NAME...]"""
 import os, subprocess, sys, json, tempfile
 import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
