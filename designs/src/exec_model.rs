@@ -324,9 +324,7 @@ pub fn for_each_launch<A>(
     global.alloc_spec_buffers(spec).map_err(ExecError::from)?;
     let module =
         regwatt_sim::ptx::parse(&spec.ptx_path, &spec.ptx_source).map_err(ExecError::from)?;
-    let program = Program::load_for(&spec.ptx_path, &module, &mut global, target)?;
-    let names: Vec<&str> = program.kernels.iter().map(|k| k.name.as_str()).collect();
-    spec.check_kernels(&names).map_err(ExecError::from)?;
+    let program = Program::for_spec(spec, &module, &mut global, target)?;
     let mut out = Vec::with_capacity(spec.launches.len());
     // what one launch leaves in the instruction and constant caches for the next
     let bases = regwatt_sim::timing::code_bases(&module);

@@ -25,6 +25,10 @@ pub struct Args {
     /// The built-in workload's input size: ci, default or paper [default: default].
     #[arg(long, value_parser = super::parse_size, requires = "workload")]
     pub size: Option<regwatt_workloads::Size>,
+    /// Make the spec's warnings errors: a `__constant__` array the kernels read with neither a
+    /// PTX initialiser nor a `[constants.<symbol>]` table (they would read zeros).
+    #[arg(long)]
+    pub strict: bool,
     /// List the built-in workloads.
     #[arg(long)]
     pub list: bool,
@@ -90,6 +94,7 @@ fn run_inner(args: Args) -> anyhow::Result<()> {
     }
     let (spec, sized) =
         super::spec_or_workload(args.spec.as_deref(), args.workload.as_deref(), args.size)?;
+    super::unset_constants(&spec, args.strict)?;
     let workload = sized.map(|(w, _)| w);
     // the suites' standard inputs run far longer than any runaway guard of the small sizes
     let limit = args.max_warp_instructions.unwrap_or(match sized {

@@ -88,6 +88,33 @@ pub fn spec_or_workload(
     }
 }
 
+/// Warns (an error with `strict`) when the kernels of `spec` read a `__constant__` array that
+/// neither the PTX nor the spec's `[constants]` initialises: a CUDA program that never calls
+/// `cudaMemcpyToSymbol` for it reads zeros, and so would the run.
+pub fn unset_constants(spec: &regwatt_sim::launch::LaunchSpec, strict: bool) -> anyhow::Result<()> {
+    // the run parses the PTX again and reports its errors in place
+    let Ok(module) = regwatt_sim::ptx::parse(&spec.ptx_path, &spec.ptx_source) else {
+        return Ok(());
+    };
+    let unset = spec.unset_constants(&module);
+    if unset.is_empty() {
+        return Ok(());
+    }
+    let tables: Vec<String> = unset.iter().map(|n| format!("[constants.{n}]")).collect();
+    let message = format!(
+        "{}: the kernels read __constant__ {} of {}, which the PTX does not initialise and the spec does not set ({}): they read zeros",
+        spec.file,
+        unset.join(", "),
+        spec.ptx_path,
+        tables.join(", ")
+    );
+    if strict {
+        anyhow::bail!("{message} (--strict)");
+    }
+    eprintln!("warning: {message}");
+    Ok(())
+}
+
 /// Writes every buffer as `<name>.npy` into `out` (`run --dump`, `exec --dump`).
 pub fn dump_buffers(
     out: &crate::outdir::OutDir,

@@ -50,6 +50,10 @@ pub struct Args {
     /// benchmark suites' standard inputs) [default: default].
     #[arg(long, value_parser = super::parse_size, requires = "workload")]
     pub size: Option<regwatt_workloads::Size>,
+    /// Make the spec's warnings errors: a `__constant__` array the kernels read with neither a
+    /// PTX initialiser nor a `[constants.<symbol>]` table (they would read zeros).
+    #[arg(long)]
+    pub strict: bool,
     /// GPU preset: gtx480 | rtx2060.
     #[arg(long)]
     pub gpu: String,
@@ -557,6 +561,7 @@ fn run_inner(args: Args) -> anyhow::Result<()> {
     )?;
     let (spec, sized) =
         super::spec_or_workload(args.spec.as_deref(), args.workload.as_deref(), args.size)?;
+    super::unset_constants(&spec, args.strict)?;
     let workload = sized.map(|(w, _)| w);
     let size = sized.map(|(_, s)| s);
     // the memory the run needs, checked before anything large is allocated (a

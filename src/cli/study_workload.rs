@@ -56,7 +56,9 @@ impl StudyWorkload {
         let loaded = if load {
             let text = regwatt_inputs::read_text(&path, regwatt_inputs::TEXT_LIMIT)
                 .with_context(|| format!("launch spec {item}"))?;
-            Some((Box::new(LaunchSpec::load(&path)?), text))
+            let spec = LaunchSpec::load(&path)?;
+            super::unset_constants(&spec, false)?;
+            Some((Box::new(spec), text))
         } else {
             None
         };

@@ -238,6 +238,23 @@ impl Program {
         })
     }
 
+    /// Loads the module of `spec` for `target` as [`Program::load_for`] does, writes the
+    /// spec's `[constants]` tables into the constant bank (as `cudaMemcpyToSymbol` before the
+    /// first launch) and checks that every launch names one of its kernels.
+    pub fn for_spec(
+        spec: &LaunchSpec,
+        module: &Module,
+        global: &mut GlobalMemory,
+        target: AllocTarget,
+    ) -> Result<Program, ExecError> {
+        let mut program = Program::load_for(&spec.ptx_path, module, global, target)?;
+        spec.write_constants(&mut program.consts)?;
+        let names: Vec<&str> = program.kernels.iter().map(|k| k.name.as_str()).collect();
+        // the spec names its kernels: `check_kernels` says which launch asks for a missing one
+        spec.check_kernels(&names)?;
+        Ok(program)
+    }
+
     /// The kernel called `name`.
     pub fn kernel(&self, name: &str) -> Option<&Kernel> {
         self.kernels.iter().find(|k| k.name == name)
@@ -564,11 +581,8 @@ pub fn run_spec_watched(
 ) -> Result<SpecRun, ExecError> {
     let mut global = GlobalMemory::new();
     global.alloc_spec_buffers(spec)?;
-    // the spec names its kernels: `check_kernels` says which launch asks for a missing one
     let module = crate::ptx::parse(&spec.ptx_path, &spec.ptx_source)?;
-    let program = Program::load(&spec.ptx_path, &module, &mut global)?;
-    let names: Vec<&str> = program.kernels.iter().map(|k| k.name.as_str()).collect();
-    spec.check_kernels(&names)?;
+    let program = Program::for_spec(spec, &module, &mut global, AllocTarget::NO_UNIFORM)?;
     let mut launches = Vec::new();
     for (i, l) in spec.launches.iter().enumerate() {
         let kernel = program

@@ -2,6 +2,7 @@
 //! argument conversion. See `README.md` in this folder for the API summary.
 
 mod args;
+mod constants;
 mod data;
 mod files;
 mod init;

@@ -159,6 +159,10 @@ pub struct LaunchSpec {
     /// `[check.<buffer>]` tables by buffer name (empty when the spec has none): the expected
     /// contents `regwatt exec` and `regwatt run` compare the buffers with after the last launch.
     pub checks: BTreeMap<String, CheckSpec>,
+    /// `[constants.<symbol>]` tables by `.const` variable name (empty when the spec has none):
+    /// host data written into the constant bank before the first launch, as
+    /// `cudaMemcpyToSymbol` does ([`LaunchSpec::write_constants`]).
+    pub constants: BTreeMap<String, BufferSpec>,
 }
 
 #[derive(Deserialize)]
@@ -167,6 +171,8 @@ struct RawSpec {
     ptx: Spanned<String>,
     #[serde(default)]
     buffers: BTreeMap<String, Spanned<RawBuffer>>,
+    #[serde(default)]
+    constants: BTreeMap<String, Spanned<RawBuffer>>,
     launch: Spanned<Vec<Spanned<RawLaunch>>>,
     #[serde(default)]
     check: BTreeMap<String, Spanned<RawCheck>>,
@@ -486,6 +492,28 @@ impl LaunchSpec {
             );
         }
 
+        // constants: the same tables as buffers, keyed by the PTX symbol
+        let mut constants = BTreeMap::new();
+        for (name, c) in &raw.constants {
+            let key = format!("constants.{name}");
+            let span = c.span();
+            if !is_ptx_identifier(name) {
+                return Err(ctx.err(
+                    &span,
+                    &key,
+                    "a constant is named by its PTX symbol ([A-Za-z_$%][A-Za-z0-9_$]*)",
+                ));
+            }
+            let data = parse_buffer(&ctx, &key, c.get_ref(), files)?;
+            constants.insert(
+                name.clone(),
+                BufferSpec {
+                    at: ctx.loc(&span),
+                    ..data
+                },
+            );
+        }
+
         // launches
         let mut launches = Vec::new();
         if raw.launch.get_ref().is_empty() {
@@ -513,6 +541,7 @@ impl LaunchSpec {
             buffers,
             launches,
             checks,
+            constants,
         })
     }
 
@@ -597,8 +626,7 @@ impl LaunchSpec {
         }
         let mut root = toml::Table::new();
         root.insert("ptx".into(), Value::String(self.ptx_path.clone()));
-        let mut bufs = toml::Table::new();
-        for (name, b) in &self.buffers {
+        let data_table = |b: &BufferSpec| {
             let mut t = toml::Table::new();
             t.insert("dtype".into(), Value::String(b.dtype.name().into()));
             t.insert("len".into(), Value::Integer(b.len as i64));
@@ -626,9 +654,16 @@ impl LaunchSpec {
                 }
             }
             t.insert("init".into(), Value::Table(init));
-            bufs.insert(name.clone(), Value::Table(t));
-        }
+            Value::Table(t)
+        };
+        let tables = |m: &BTreeMap<String, BufferSpec>| -> toml::Table {
+            m.iter().map(|(n, b)| (n.clone(), data_table(b))).collect()
+        };
+        let bufs = tables(&self.buffers);
         root.insert("buffers".into(), Value::Table(bufs));
+        if !self.constants.is_empty() {
+            root.insert("constants".into(), Value::Table(tables(&self.constants)));
+        }
         let launches = self
             .launches
             .iter()

@@ -332,6 +332,34 @@ pub fn spec_template(
             launches.push_str("]\n");
         }
     }
+    for (i, g) in super::constants::uninitialised_constants(module) {
+        // the element type the kernels load it with (NVRTC declares arrays `.b8`), when it
+        // divides the variable's size
+        let loaded = super::constants::first_load_ty(module, i)
+            .filter(|t| t.bits() >= 8 && g.size % (t.bits() / 8) == 0);
+        let (dtype, note) = dtype_of(loaded.unwrap_or(g.ty));
+        let how = if loaded.is_some() {
+            "as the kernels load it"
+        } else {
+            "as declared"
+        };
+        let len = (g.size as usize / dtype.size()).max(1);
+        let _ = write!(
+            out,
+            "\n# __constant__ {name}: `.const {ty} {name}` ({size} bytes) is read by the kernels and has no\n\
+             # initialiser in the PTX, so they read zeros until its data is set here, as\n\
+             # cudaMemcpyToSymbol({name}, ...) does ({len} x {dt} {how}{note}; placeholder).\n\
+             # [constants.{name}]\n\
+             # dtype = \"{dt}\"\n\
+             # len = {len}\n\
+             # init = {{ kind = \"npy\", path = \"{name}.npy\" }}\n",
+            name = g.name,
+            ty = ptx_ty(g.ty),
+            size = g.size,
+            dt = dtype.name(),
+            note = note.map(|n| format!(", {n}")).unwrap_or_default(),
+        );
+    }
     out.push_str(&launches);
     if let Some((name, _)) = example {
         let _ = write!(

@@ -33,6 +33,7 @@ fn range(
             space,
             addr,
             size: len,
+            near: String::new(),
         }),
     }
 }
@@ -215,7 +216,8 @@ impl MemSpace for ParamSpace {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ConstSpace {
     data: Vec<u8>,
-    offsets: BTreeMap<String, u64>,
+    /// Offset and size of each variable, by name.
+    offsets: BTreeMap<String, (u64, usize)>,
 }
 
 impl ConstSpace {
@@ -258,13 +260,46 @@ impl ConstSpace {
         self.data.resize(off, 0);
         self.data.extend_from_slice(init);
         self.data.resize(off + size, 0);
-        self.offsets.insert(name.to_string(), off as u64);
+        self.offsets.insert(name.to_string(), (off as u64, size));
         Ok(off as u64)
     }
 
     /// Offset of constant `name`.
     pub fn address_of(&self, name: &str) -> Option<u64> {
-        self.offsets.get(name).copied()
+        self.offsets.get(name).map(|&(off, _)| off)
+    }
+
+    /// Every constant's name, in name order.
+    pub fn names(&self) -> Vec<&str> {
+        self.offsets.keys().map(String::as_str).collect()
+    }
+
+    /// Size in bytes of constant `name`.
+    pub fn size_of(&self, name: &str) -> Option<usize> {
+        self.offsets.get(name).map(|&(_, size)| size)
+    }
+
+    /// Overwrites the first `bytes.len()` bytes of constant `name` from the host, as
+    /// `cudaMemcpyToSymbol(name, bytes, bytes.len())` does (CUDA Runtime API §6.9, offset 0);
+    /// the rest keeps its initial value. Fails when there is no such constant or `bytes` is
+    /// longer than it.
+    pub fn write_symbol(&mut self, name: &str, bytes: &[u8]) -> Result<(), MemError> {
+        let fail = |reason: String| MemError::Alloc {
+            space: Space::Const,
+            name: name.to_string(),
+            size: bytes.len(),
+            reason,
+        };
+        let &(off, size) = self
+            .offsets
+            .get(name)
+            .ok_or_else(|| fail("the module declares no .const variable of that name".into()))?;
+        if bytes.len() > size {
+            return Err(fail(format!("the .const variable holds {size} bytes")));
+        }
+        let off = off as usize;
+        self.data[off..off + bytes.len()].copy_from_slice(bytes);
+        Ok(())
     }
 
     /// Bytes in use.
@@ -358,5 +393,24 @@ mod tests {
         assert!(c.add("big", CONST_BANK_BYTES, 4, &[]).is_err());
         assert!(c.add("x", 1, 1, &[1, 2]).is_err());
         assert!(matches!(c.write_u8(0, 1), Err(MemError::ReadOnly { .. })));
+    }
+
+    #[test]
+    fn a_host_write_to_a_constant_symbol_overwrites_its_prefix_only() {
+        let mut c = ConstSpace::new();
+        c.add("k", 3, 1, &[7, 8, 9]).unwrap();
+        c.add("m", 8, 4, &[1; 8]).unwrap();
+        c.write_symbol("m", &[5, 6]).unwrap();
+        assert_eq!(c.bytes(4, 8).unwrap(), &[5, 6, 1, 1, 1, 1, 1, 1]);
+        assert_eq!(
+            c.bytes(0, 3).unwrap(),
+            &[7, 8, 9],
+            "the neighbour is untouched"
+        );
+        assert_eq!(c.size_of("m"), Some(8));
+        let e = c.write_symbol("m", &[0; 9]).unwrap_err().to_string();
+        assert!(e.contains("holds 8 bytes"), "{e}");
+        let e = c.write_symbol("nope", &[0]).unwrap_err().to_string();
+        assert!(e.contains("no .const variable"), "{e}");
     }
 }

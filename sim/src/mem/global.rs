@@ -200,17 +200,58 @@ impl GlobalMemory {
         (addr < self.ends[i]).then_some(i)
     }
 
+    /// The error of an access at `addr` that no allocation contains, naming the nearest
+    /// allocation (the buffer an index ran past, or ran short of) with its length and type,
+    /// when the address lies among the allocations' address range.
+    #[cold]
+    fn unmapped(&self, addr: u64, size: usize) -> MemError {
+        let describe = |i: usize| {
+            let a = &self.info[i];
+            match a.dtype {
+                Some(t) => format!(
+                    "buffer {} ({} x {t}, [{:#x}, {:#x}))",
+                    a.name,
+                    a.size / t.size(),
+                    self.bases[i],
+                    self.ends[i]
+                ),
+                None => format!(
+                    "allocation {} ({} bytes, [{:#x}, {:#x}))",
+                    a.name, a.size, self.bases[i], self.ends[i]
+                ),
+            }
+        };
+        let after = self.bases.partition_point(|&b| b <= addr);
+        // the allocation below the address (it ends at or before it) and the one above
+        let below = after
+            .checked_sub(1)
+            .map(|i| (addr.saturating_sub(self.ends[i]), i));
+        let above = (after < self.bases.len()).then(|| (self.bases[after] - addr, after));
+        let near = match (below, above) {
+            (Some((d, i)), Some((u, _))) if d <= u => {
+                format!(": {d} bytes past the end of {}", describe(i))
+            }
+            (Some((d, i)), None) if addr >= GLOBAL_BASE && d <= GLOBAL_LIMIT => {
+                format!(": {d} bytes past the end of {}", describe(i))
+            }
+            (_, Some((u, j))) if addr >= GLOBAL_BASE => {
+                format!(": {u} bytes before {}", describe(j))
+            }
+            _ => String::new(),
+        };
+        MemError::Unmapped {
+            space: Space::Global,
+            addr,
+            size,
+            near,
+        }
+    }
+
     #[inline]
     fn locate(&self, addr: u64, len: usize) -> Result<(usize, usize), MemError> {
         let i = match self.find(addr) {
             Some(i) => i,
-            None => {
-                return Err(MemError::Unmapped {
-                    space: Space::Global,
-                    addr,
-                    size: len,
-                })
-            }
+            None => return Err(self.unmapped(addr, len)),
         };
         let off = (addr - self.bases[i]) as usize;
         let past_end = match addr.checked_add(len as u64) {
@@ -242,11 +283,7 @@ impl MemSpace for GlobalMemory {
     #[inline]
     fn check_aligned(&self, addr: u64, size: usize) -> Result<(), MemError> {
         if self.find(addr).is_none() {
-            return Err(MemError::Unmapped {
-                space: Space::Global,
-                addr,
-                size,
-            });
+            return Err(self.unmapped(addr, size));
         }
         if !matches!(size, 1 | 2 | 4 | 8 | 16) {
             return Err(MemError::BadSize {
@@ -344,6 +381,36 @@ mod tests {
     }
 
     #[test]
+    fn an_access_between_buffers_names_the_nearest_one() {
+        let mut m = GlobalMemory::new();
+        let a = m.alloc_host("a", &HostData::F32(vec![0.0; 4])).unwrap();
+        let b = m.alloc("b", 8).unwrap();
+        // a is [base, base + 16); b starts at base + 512
+        let e = m.read_u32(a + 20).unwrap_err().to_string();
+        assert!(
+            e.ends_with(&format!(
+                "hits no allocation: 4 bytes past the end of buffer a (4 x f32, [{a:#x}, {:#x}))",
+                a + 16
+            )),
+            "{e}"
+        );
+        let e = m.read_u32(b - 8).unwrap_err().to_string();
+        assert!(
+            e.contains(&format!(
+                ": 8 bytes before allocation b (8 bytes, [{b:#x}, {:#x}))",
+                b + 8
+            )),
+            "{e}"
+        );
+        let e = m.read_u32(b + 8 + 4096).unwrap_err().to_string();
+        assert!(e.contains("4096 bytes past the end of allocation b"), "{e}");
+        // an integer passed for a pointer keeps its own hint and names no buffer
+        let e = m.read_u32(64).unwrap_err().to_string();
+        assert!(!e.contains("buffer a"), "{e}");
+        assert!(e.contains("must be given a buffer name"), "{e}");
+    }
+
+    #[test]
     fn loads_stores_and_bounds() {
         let mut m = GlobalMemory::new();
         let a = m
@@ -373,7 +440,11 @@ mod tests {
             MemError::Unmapped {
                 space: Space::Global,
                 addr: a + 16,
-                size: 8
+                size: 8,
+                near: format!(
+                    ": 0 bytes past the end of buffer x (4 x u32, [{a:#x}, {:#x}))",
+                    a + 16
+                ),
             }
         );
         let e = m.load_into(a + 8, &mut [0u8; 16]).unwrap_err();

@@ -64,11 +64,14 @@ fn unmapped_hint(space: Space, addr: u64) -> &'static str {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum MemError {
     /// No allocation contains the address.
-    #[error("{space} access of {size} bytes at {addr:#x} hits no allocation{}", unmapped_hint(*space, *addr))]
+    #[error("{space} access of {size} bytes at {addr:#x} hits no allocation{near}{}", unmapped_hint(*space, *addr))]
     Unmapped {
         space: Space,
         addr: u64,
         size: usize,
+        /// Where the address lies relative to the nearest allocation (`": 16 bytes past the
+        /// end of buffer a ..."`), or empty.
+        near: String,
     },
     /// The access starts inside an allocation (or space) but runs past its end.
     #[error("{space} access of {size} bytes at {addr:#x} is out of bounds of {region} [{base:#x}, {end:#x})")]

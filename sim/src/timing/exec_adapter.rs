@@ -517,10 +517,7 @@ pub fn run_spec_timed<D: RegisterFileDesign>(
         .map_err(|e| model_err(e.to_string()))?;
     let module = crate::ptx::parse(&spec.ptx_path, &spec.ptx_source)
         .map_err(|e| model_err(e.to_string()))?;
-    let program = Program::load_for(&spec.ptx_path, &module, &mut global, cfg.alloc_target())
-        .map_err(|e| model_err(e.to_string()))?;
-    let names: Vec<&str> = program.kernels.iter().map(|k| k.name.as_str()).collect();
-    spec.check_kernels(&names)
+    let program = Program::for_spec(spec, &module, &mut global, cfg.alloc_target())
         .map_err(|e| model_err(e.to_string()))?;
     let mut launches = Vec::new();
     let bases = code_bases(&module);

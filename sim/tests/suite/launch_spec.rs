@@ -11,7 +11,10 @@ use conv::{conv3x3_params, testdata};
 fn mem() -> MemFiles {
     MemFiles::new("builtin:t")
         .with("k.ptx", &b".version 7.0\n"[..])
-        .with("w.npy", include_bytes!("../../testdata/launch/w.npy").to_vec())
+        .with(
+            "w.npy",
+            include_bytes!("../../testdata/launch/w.npy").to_vec(),
+        )
 }
 
 const HEAD: &str = "ptx = \"k.ptx\"\n";
@@ -81,7 +84,10 @@ fn same_spec_from_memory_equals_disk() {
             "conv.ptx",
             include_bytes!("../../testdata/launch/conv.ptx").to_vec(),
         )
-        .with("w.npy", include_bytes!("../../testdata/launch/w.npy").to_vec());
+        .with(
+            "w.npy",
+            include_bytes!("../../testdata/launch/w.npy").to_vec(),
+        );
     let a = LaunchSpec::parse("builtin:conv/conv.toml", &text, &files).unwrap();
     let b = LaunchSpec::load(&testdata().join("conv.toml")).unwrap();
     assert_eq!(a.buffers, b.buffers);

@@ -86,6 +86,7 @@ impl CtaExec<'_> {
                     space: sp,
                     addr: a,
                     size,
+                    near: String::new(),
                 }),
             },
             mem::Space::Param => self.params.load(a, size),
@@ -116,6 +117,7 @@ impl CtaExec<'_> {
                     space: sp,
                     addr: a,
                     size,
+                    near: String::new(),
                 }),
             },
             // param and const are read-only for kernels
