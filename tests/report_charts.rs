@@ -555,8 +555,12 @@ fn the_page_fits_1280_and_1920_pixel_windows() {
     }
     assert_eq!(svgs, charts().len(), "every chart is inline");
     // each chart's figure is as wide as the chart, and no wider than the page
-    for part in html.split("<figure class=\"chart\" style=\"width:").skip(1) {
-        let w: f64 = part[..part.find("px").expect("px")]
+    for part in html.split("<figure class=\"chart\"").skip(1) {
+        let tag = &part[..part.find('>').expect("tag end")];
+        let style = &attributes(tag)["style"];
+        let w: f64 = style
+            .trim_start_matches("width:")
+            .trim_end_matches("px")
             .parse()
             .expect("figure width");
         assert!(w <= 1280.0, "a figure {w} px wide");

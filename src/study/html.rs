@@ -181,7 +181,12 @@ pub fn write_index(
                 .map_or(c.svg.as_str(), |i| &c.svg[i..]);
             let _ = writeln!(
                 h,
-                "<figure class=\"chart\" style=\"width:{}px\"><figcaption>{} <a class=\"meta\" href=\"{}\">{}</a></figcaption>\n<div role=\"img\" aria-label=\"{}\">{}</div></figure>",
+                "<figure class=\"chart\" id=\"chart-{}\" style=\"width:{}px\"><figcaption>{} <a class=\"meta\" href=\"{}\">{}</a></figcaption>\n<div role=\"img\" aria-label=\"{}\">{}</div></figure>",
+                escape(
+                    c.path
+                        .trim_start_matches("studies/")
+                        .trim_end_matches(".svg")
+                ),
                 c.width,
                 escape(&c.title),
                 escape(&c.path),

@@ -1060,6 +1060,7 @@ impl Studies<'_> {
                     series: energy,
                     from_zero: true,
                     reference: None,
+                    ceiling: None,
                 },
                 charts::LinePanel {
                     title: "energy against the reference at the same node (geometric mean over the workloads)".into(),
@@ -1067,6 +1068,7 @@ impl Studies<'_> {
                     series: relative,
                     from_zero: false,
                     reference: Some(1.0),
+                    ceiling: None,
                 },
                 charts::LinePanel {
                     title: "static (leakage) share of the energy".into(),
@@ -1074,6 +1076,7 @@ impl Studies<'_> {
                     series: share,
                     from_zero: true,
                     reference: None,
+                    ceiling: Some(100.0),
                 },
                 charts::LinePanel {
                     title: "area".into(),
@@ -1081,6 +1084,7 @@ impl Studies<'_> {
                     series: area,
                     from_zero: true,
                     reference: None,
+                    ceiling: None,
                 },
             ];
             let svg = charts::node_chart(&title, self.all_nodes, &panels)?;

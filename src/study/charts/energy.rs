@@ -10,6 +10,10 @@ use super::{
     title_h, wrap, Axis, Key, Legend, LABEL_SIZE, PAGE_W, PANEL_TITLE_SIZE, TICK_SIZE,
 };
 
+/// The width an energy chart is laid out for: two of them (the total and the dynamic energy)
+/// side by side in a 1,920-pixel-wide window, one under the other in a 1,280-pixel one.
+const PAIR_W: i32 = (PAGE_W * 3) / 4;
+
 /// What an energy chart's bars are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EnergyView {
@@ -28,7 +32,8 @@ pub struct EnergyPanel {
 }
 
 /// Stacked energy bars, one panel per design under each other (a shared y scale), bar labels
-/// under the last, the legend of components under them.
+/// under the last, the legend of components under them; at most [`PAIR_W`] wide unless the
+/// bars would be narrower than 14 px (about 55 workloads).
 pub fn energy_chart(
     title: &str,
     view: EnergyView,
@@ -44,7 +49,7 @@ pub fn energy_chart(
         .fold(1.0f64, f64::max);
     let axis = Axis::new(0.0, ymax * 1.04, 6);
     let y_area = axis.label_area();
-    let slot = ((PAGE_W - y_area - 20) / n as i32).clamp(14, 48);
+    let slot = ((PAIR_W - y_area - 20) / n as i32).clamp(14, 48);
     let plot_w = (slot * n as i32).max(400);
     let slot_px = f64::from(plot_w) / n as f64;
     let half = (0.38f64).min(20.0 / slot_px);

@@ -20,10 +20,17 @@ pub struct LinePanel {
     pub from_zero: bool,
     /// A grey horizontal line at this value (the reference, 1 on a relative panel).
     pub reference: Option<f64>,
+    /// The largest value the quantity can take (100 for a percentage): the axis stops there.
+    pub ceiling: Option<f64>,
 }
 
 /// The y axis of a panel: its values (and the reference line's), from 0 or padded.
-fn value_axis(values: impl Iterator<Item = f64>, from_zero: bool, extra: Option<f64>) -> Axis {
+fn value_axis(
+    values: impl Iterator<Item = f64>,
+    from_zero: bool,
+    extra: Option<f64>,
+    ceiling: Option<f64>,
+) -> Axis {
     let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
     for v in values.chain(extra) {
         lo = lo.min(v);
@@ -33,9 +40,15 @@ fn value_axis(values: impl Iterator<Item = f64>, from_zero: bool, extra: Option<
         (lo, hi) = (0.0, 1.0);
     }
     if from_zero {
-        Axis::new(lo.min(0.0), hi * 1.05, 6)
+        Axis::new(
+            lo.min(0.0),
+            (hi * 1.05).min(ceiling.unwrap_or(f64::INFINITY)),
+            6,
+        )
     } else {
-        let pad = 0.06 * (hi - lo).max(1e-3 * hi.abs().max(1e-12));
+        // a span of at least 5 % of the values, so equal values get a readable axis
+        let span = (hi - lo).max(0.05 * hi.abs().max(lo.abs()).max(1e-12));
+        let pad = 0.06 * span + (span - (hi - lo)) / 2.0;
         Axis::new(lo - pad, hi + pad, 6)
     }
 }
@@ -53,6 +66,7 @@ pub fn node_chart(title: &str, nodes: &[Node], panels: &[LinePanel]) -> anyhow::
                     .flat_map(|(_, v)| v.iter().flatten().copied()),
                 p.from_zero,
                 p.reference,
+                p.ceiling,
             )
         })
         .collect();
@@ -185,8 +199,8 @@ pub fn energy_area_chart(
         .iter()
         .map(|p| {
             (
-                value_axis(p.points.iter().map(|q| q.x), false, Some(1.0)),
-                value_axis(p.points.iter().map(|q| q.y), false, Some(1.0)),
+                value_axis(p.points.iter().map(|q| q.x), false, Some(1.0), None),
+                value_axis(p.points.iter().map(|q| q.y), false, Some(1.0), None),
             )
         })
         .collect();
