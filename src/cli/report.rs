@@ -14,6 +14,8 @@
 //! OUT/components.csv                       run × component × event / power state / area
 //! OUT/kernels.csv                          one row per kernel launch of every run
 //! OUT/studies/energy.csv, energy_*.svg     per-design energy by component, normalised to the reference
+//!                                          (total, and dynamic alone: energy_dynamic_*.svg)
+//! OUT/studies/energy_area.csv, *.svg       each design's energy and area, both against the reference
 //! OUT/studies/node_scaling.csv, *.svg      the same activity priced at every node
 //! OUT/studies/area_budget.csv, *.svg       area per design and component against the reference
 //! OUT/runs/<gpu>/<design>/<workload>-<node>[-<mode>].json   full RunReport

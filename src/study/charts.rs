@@ -1,12 +1,26 @@
 //! The studies' SVG charts, drawn with `plotters`' SVG backend (no bitmap, no system fonts:
-//! text is laid out from plotters' own size estimate and drawn by the viewer in its
-//! sans-serif font). Every chart has a title, axis descriptions with units and a legend in
-//! its own column beside the plots, so no label is drawn over data or another label: bar
-//! labels are rotated, one per bar, in a band sized for the longest.
+//! text is laid out from the size estimate [`text_width`] and drawn by the viewer in its
+//! sans-serif font).
+//!
+//! Every chart is laid out for the page: at most [`PAGE_W`] pixels wide when it can be (a
+//! chart's panels wrap into rows, its legend flows in rows under the plots, long titles
+//! wrap), with a `viewBox` so `index.html` scales it down to a narrower window. Every label
+//! and legend entry lies inside the drawing, every panel's plotting area has a grey frame
+//! (the only unfilled rectangles a chart draws) and holds its data, and each axis writes all
+//! its ticks in one number format ([`Axis`]). `tests/report_charts.rs` checks these
+//! properties on the SVG files `regwatt report` writes.
 
+mod area;
+mod energy;
+mod lines;
+
+pub use area::{area_chart, AreaBar, AreaPanel};
+pub use energy::{energy_chart, EnergyPanel, EnergyView};
+pub use lines::{energy_area_chart, node_chart, LinePanel, ScatterPanel, ScatterPoint};
+
+use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
-use regwatt_designs::config::Node;
 use regwatt_designs::DesignSpec;
 
 /// A drawing error as text (plotters' errors borrow the backend).
@@ -14,7 +28,29 @@ fn err<E: std::fmt::Debug>(e: E) -> anyhow::Error {
     anyhow::anyhow!("drawing a chart: {e:?}")
 }
 
+/// The width a chart is laid out for: `index.html`'s content width in a 1,280-pixel-wide
+/// window (the body's 24 px margins and a scrollbar off).
+pub const PAGE_W: i32 = 1200;
+
 const FONT: &str = "sans-serif";
+
+/// Text sizes (plotters' sizes; the SVG's `font-size` is plotters' size / 1.24).
+const TITLE_SIZE: f64 = 18.0;
+const PANEL_TITLE_SIZE: f64 = 15.0;
+const LABEL_SIZE: f64 = 14.0;
+const TICK_SIZE: f64 = 13.0;
+/// Legend headings.
+const HEADING_SIZE: f64 = 15.0;
+/// The smallest text: the area chart's captions under each bar.
+const SMALL_SIZE: f64 = 12.0;
+
+/// Line height of text at size `s`.
+fn line_h(s: f64) -> i32 {
+    (s * 1.35).ceil() as i32
+}
+
+/// The plotting areas' frame.
+const FRAME: RGBColor = RGBColor(170, 170, 170);
 
 /// Component colours (Tableau 20, dark and light rows interleaved as distinct hues).
 const PALETTE: [(u8, u8, u8); 20] = [
@@ -59,8 +95,10 @@ fn design_colour(d: DesignSpec) -> RGBColor {
     colour(DesignSpec::ALL.iter().position(|x| *x == d).unwrap_or(0))
 }
 
-/// Estimated width in pixels of `text` at `size` (plotters' own estimate for SVG text).
-fn text_width(text: &str, size: f64) -> i32 {
+/// Estimated width in pixels of `text` at plotters size `size`: 0.6 × size per character,
+/// i.e. 0.744 em of the SVG's `font-size` (size / 1.24), wider than the average glyph of a
+/// sans-serif font (digits are 0.64 em in DejaVu Sans), so a label laid out with it fits.
+pub fn text_width(text: &str, size: f64) -> i32 {
     (size * 0.6 * text.chars().count() as f64).ceil() as i32
 }
 
@@ -68,509 +106,456 @@ fn style(size: f64) -> TextStyle<'static> {
     TextStyle::from((FONT, size).into_font())
 }
 
-/// A white SVG canvas of `size` with `title` in a band `title_h` high.
-fn canvas<'a>(
-    svg: &'a mut String,
-    size: (u32, u32),
-    title: &str,
-    title_h: i32,
-) -> anyhow::Result<DrawingArea<SVGBackend<'a>, plotters::coord::Shift>> {
-    let root = SVGBackend::with_string(svg, size).into_drawing_area();
+/// `text` broken at spaces into lines no wider than `max_w` at `size` (a word longer than
+/// the line stays whole on its own line).
+pub fn wrap(text: &str, size: f64, max_w: i32) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        let candidate = if line.is_empty() {
+            word.to_string()
+        } else {
+            format!("{line} {word}")
+        };
+        if !line.is_empty() && text_width(&candidate, size) > max_w {
+            lines.push(std::mem::take(&mut line));
+            line = word.to_string();
+        } else {
+            line = candidate;
+        }
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+/// A numeric axis: its range, its ticks (a 1-2-5 step, the range's ends on ticks) and the one
+/// number format every tick is written in.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Axis {
+    pub lo: f64,
+    pub hi: f64,
+    pub ticks: Vec<f64>,
+    step: f64,
+    /// Decimals of the fixed format, or of the mantissa in exponent notation.
+    decimals: usize,
+    /// Exponent notation (values ≥ 10^5 or steps below 10^-3).
+    exponent: bool,
+}
+
+impl Axis {
+    /// An axis over at least `lo..hi` with at most about `max_ticks` ticks.
+    pub fn new(lo: f64, hi: f64, max_ticks: usize) -> Axis {
+        let (mut lo, mut hi) = if lo.is_finite() && hi.is_finite() {
+            (lo.min(hi), lo.max(hi))
+        } else {
+            (0.0, 1.0)
+        };
+        if hi - lo <= 1e-12 * hi.abs().max(lo.abs()) {
+            // one value: a range above it (and below it when negative)
+            let pad = if hi == 0.0 { 1.0 } else { 0.5 * hi.abs() };
+            if lo < 0.0 {
+                lo -= pad;
+            }
+            hi += pad;
+        }
+        // the 1-2-2.5-5 step nearest (in ratio) to an even split into `max_ticks - 1` steps
+        let raw = (hi - lo) / max_ticks.saturating_sub(1).max(1) as f64;
+        let mag = 10f64.powf(raw.log10().floor());
+        let step = [1.0, 2.0, 2.5, 5.0, 10.0]
+            .iter()
+            .map(|m| m * mag)
+            .min_by(|a, b| {
+                let d = |s: f64| (s / raw).ln().abs();
+                d(*a).total_cmp(&d(*b))
+            })
+            .unwrap_or(mag);
+        let first = (lo / step + 1e-9).floor();
+        let last = (hi / step - 1e-9).ceil();
+        let top = first.abs().max(last.abs()) * step;
+        let exponent = top >= 1e5 || step < 1e-3;
+        // decimals that write the step exactly (2.5: one more than 2 or 5)
+        let step_decimals = (0..=12usize)
+            .find(|d| {
+                let x = step * 10f64.powi(*d as i32);
+                (x - x.round()).abs() < 1e-6 * x.abs().max(1.0)
+            })
+            .unwrap_or(12);
+        let decimals = if exponent {
+            // the mantissa's decimals that write the step at the largest tick's exponent
+            let step_exp = step.log10().floor() as i32;
+            let extra = i32::from(step / 10f64.powi(step_exp) == 2.5);
+            (top.log10().floor() as i32 - step_exp + extra).max(0) as usize
+        } else {
+            step_decimals
+        };
+        let ticks: Vec<f64> = (0..=(last - first) as i64)
+            .map(|i| (first + i as f64) * step)
+            .collect();
+        Axis {
+            lo: first * step,
+            hi: last * step,
+            ticks,
+            step,
+            decimals,
+            exponent,
+        }
+    }
+
+    /// A tick value in the axis's format.
+    pub fn format(&self, v: f64) -> String {
+        // snap to the tick grid (no -0, no 0.30000000000000004)
+        let v = (v / self.step).round() * self.step + 0.0;
+        if self.exponent {
+            format!("{v:.*e}", self.decimals)
+        } else {
+            format!("{v:.*}", self.decimals)
+        }
+    }
+
+    /// Width of a y axis's label area: the widest tick label, the tick marks and the gap
+    /// plotters leaves (10 px), and the rotated axis description.
+    pub fn label_area(&self) -> i32 {
+        let widest = self
+            .ticks
+            .iter()
+            .map(|v| text_width(&self.format(*v), TICK_SIZE))
+            .max()
+            .unwrap_or(0);
+        widest + 10 + 8 + line_h(LABEL_SIZE)
+    }
+
+    /// The axis as a plotters coordinate whose key points are the ticks.
+    fn coord(&self) -> Ticked {
+        category_coord(self.lo, self.hi, self.ticks.clone())
+    }
+}
+
+/// A plotters coordinate over `lo..hi` with its mesh lines and labels at given ticks only
+/// (plotters' `WithKeyPoints` does the same but cannot take a label formatter for `f64`).
+#[derive(Clone)]
+struct Ticked {
+    inner: plotters::coord::types::RangedCoordf64,
+    ticks: Vec<f64>,
+}
+
+impl plotters::coord::ranged1d::Ranged for Ticked {
+    type ValueType = f64;
+    type FormatOption = plotters::coord::ranged1d::DefaultFormatting;
+
+    fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
+        self.inner.map(v, limit)
+    }
+
+    fn key_points<H: plotters::coord::ranged1d::KeyPointHint>(&self, hint: H) -> Vec<f64> {
+        // no light mesh lines between the ticks
+        if hint.weight().allow_light_points() {
+            Vec::new()
+        } else {
+            self.ticks.clone()
+        }
+    }
+
+    fn range(&self) -> std::ops::Range<f64> {
+        self.inner.range()
+    }
+}
+
+/// A coordinate over `lo..hi` with ticks at `ticks` (empty: none; a categorical axis).
+fn category_coord(lo: f64, hi: f64, ticks: Vec<f64>) -> Ticked {
+    Ticked {
+        inner: (lo..hi).into(),
+        ticks,
+    }
+}
+
+type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+
+/// A white SVG canvas of `size` with `lines` of title from the top.
+fn canvas<'a>(svg: &'a mut String, size: (i32, i32), lines: &[String]) -> anyhow::Result<Area<'a>> {
+    let root = SVGBackend::with_string(svg, (size.0.max(1) as u32, size.1.max(1) as u32))
+        .into_drawing_area();
     root.fill(&WHITE).map_err(err)?;
-    root.draw_text(
-        title,
-        &style(15.0).pos(Pos::new(HPos::Left, VPos::Center)),
-        (10, title_h / 2),
-    )
-    .map_err(err)?;
+    text_lines(&root, lines, TITLE_SIZE, (10, 8))?;
     Ok(root)
 }
 
-/// `n` panels `panel_w` wide side by side below the title band.
-fn side_by_side<'a>(
-    root: &DrawingArea<SVGBackend<'a>, plotters::coord::Shift>,
-    n: usize,
-    panel_w: i32,
-    title_h: i32,
-) -> Vec<DrawingArea<SVGBackend<'a>, plotters::coord::Shift>> {
-    let h = root.dim_in_pixel().1 as i32;
-    (0..n)
-        .map(|i| {
-            root.clone()
-                .shrink((panel_w * i as i32, title_h), (panel_w, h - title_h))
-        })
-        .collect()
+/// Height of a title of `n` lines (with its padding).
+fn title_h(n: usize) -> i32 {
+    8 + n as i32 * line_h(TITLE_SIZE) + 10
 }
 
-/// A legend in a column: (swatch colours, label) rows from `(x, y)`.
-fn legend<DB: DrawingBackend>(
-    area: &DrawingArea<DB, plotters::coord::Shift>,
-    (x, mut y): (i32, i32),
-    heading: &str,
-    rows: &[(Vec<RGBColor>, String)],
-) -> anyhow::Result<i32> {
-    area.draw_text(
-        heading,
-        &style(14.0).pos(Pos::new(HPos::Left, VPos::Top)),
-        (x, y),
-    )
-    .map_err(err)?;
-    y += 22;
-    for (colours, label) in rows {
-        for (i, c) in colours.iter().enumerate() {
-            let x0 = x + 10 * i as i32;
-            area.draw(&Rectangle::new([(x0, y), (x0 + 10, y + 12)], c.filled()))
-                .map_err(err)?;
-        }
-        let tx = x + 10 * colours.len().max(1) as i32 + 6;
+/// Lines of text at `size` from `(x, y)` down, left-aligned, tops at each line.
+fn text_lines(
+    area: &Area<'_>,
+    lines: &[String],
+    size: f64,
+    (x, y): (i32, i32),
+) -> anyhow::Result<()> {
+    for (i, l) in lines.iter().enumerate() {
         area.draw_text(
-            label,
-            &style(12.0).pos(Pos::new(HPos::Left, VPos::Top)),
-            (tx, y),
+            l,
+            &style(size).pos(Pos::new(HPos::Left, VPos::Top)),
+            (x, y + i as i32 * line_h(size)),
         )
         .map_err(err)?;
-        y += 18;
     }
-    Ok(y)
+    Ok(())
 }
 
-/// One design's panel of the energy chart: a bar per workload (and the geometric mean),
-/// each a stack of (component, dynamic, static) segments normalised to the reference.
-pub struct EnergyPanel {
-    pub title: String,
-    pub bars: Vec<Option<Vec<(String, f64, f64)>>>,
+/// A grey frame around a chart's plotting area (pixel ranges as plotters reports them).
+fn frame(
+    root: &Area<'_>,
+    (xr, yr): (std::ops::Range<i32>, std::ops::Range<i32>),
+) -> anyhow::Result<()> {
+    root.draw(&Rectangle::new(
+        [(xr.start, yr.start), (xr.end - 1, yr.end - 1)],
+        FRAME.stroke_width(1),
+    ))
+    .map_err(err)
 }
 
-/// Stacked energy bars, one panel per design (a shared y scale), bar labels under the last.
-pub fn energy_chart(
-    title: &str,
-    labels: &[String],
-    panels: &[EnergyPanel],
-    components: &[String],
-) -> anyhow::Result<String> {
-    let n = labels.len().max(1);
-    let bar_w = 26;
-    let plot_w = (n as i32 * bar_w).max(300);
-    let y_area = 80;
-    let legend_w = 24
-        + components
-            .iter()
-            .map(|c| text_width(c, 12.0))
-            .max()
-            .unwrap_or(80)
-            .max(150);
-    let label_h = labels
-        .iter()
-        .map(|l| text_width(l, 12.0))
-        .max()
-        .unwrap_or(40)
-        + 14;
-    let panel_h = 210;
-    let title_h = 40;
-    let w = (y_area + plot_w + 30 + legend_w) as u32;
-    let h = (title_h + panel_h * panels.len() as i32 + label_h + 30) as u32;
-    let ymax = panels
-        .iter()
-        .flat_map(|p| p.bars.iter().flatten())
-        .map(|segs| segs.iter().map(|(_, d, s)| d + s).sum::<f64>())
-        .fold(1.0f64, f64::max)
-        * 1.08;
-    let mut svg = String::new();
-    {
-        let root = canvas(&mut svg, (w, h), title, title_h)?;
-        let mut top = title_h;
-        let last = panels.len().saturating_sub(1);
-        for (pi, p) in panels.iter().enumerate() {
-            let bottom = top + panel_h + if pi == last { label_h } else { 0 };
-            let area = root
-                .clone()
-                .shrink((0, top), (y_area + plot_w + 20, bottom - top));
-            let mut chart = ChartBuilder::on(&area)
-                .margin_top(24)
-                .margin_right(10)
-                .x_label_area_size(if pi == last { label_h } else { 6 })
-                .y_label_area_size(y_area)
-                .build_cartesian_2d(0f64..n as f64, 0f64..ymax)
-                .map_err(err)?;
-            chart
-                .configure_mesh()
-                .disable_x_mesh()
-                .x_labels(0)
-                .y_labels(5)
-                .y_desc("energy / reference total")
-                .y_label_formatter(&|v| format!("{v:.2}"))
-                .label_style(style(12.0))
-                .axis_desc_style(style(12.0))
-                .draw()
-                .map_err(err)?;
-            root.draw_text(
-                &format!("design {}", p.title),
-                &style(13.0).pos(Pos::new(HPos::Left, VPos::Top)),
-                (y_area + 8, top + 4),
-            )
-            .map_err(err)?;
-            // the reference's total
-            chart
-                .draw_series(LineSeries::new(
-                    [(0.0, 1.0), (n as f64, 1.0)],
-                    BLACK.mix(0.35).stroke_width(1),
-                ))
-                .map_err(err)?;
-            for (i, bar) in p.bars.iter().enumerate() {
-                let Some(segs) = bar else { continue };
-                let (x0, x1) = (i as f64 + 0.12, i as f64 + 0.88);
-                let mut y = 0.0;
-                // dynamic energy of every component first, then static
-                for (name, d, _) in segs {
-                    let c = component_colour(components, name);
-                    chart
-                        .draw_series([Rectangle::new([(x0, y), (x1, y + d)], c.filled())])
-                        .map_err(err)?;
-                    y += d;
-                }
-                for (name, _, s) in segs {
-                    let c = light(component_colour(components, name));
-                    chart
-                        .draw_series([Rectangle::new([(x0, y), (x1, y + s)], c.filled())])
-                        .map_err(err)?;
-                    y += s;
-                }
-            }
-            if n > 1 {
-                // the geometric mean apart from the workloads
-                let xg = (n - 1) as f64;
-                chart
-                    .draw_series(LineSeries::new(
-                        [(xg, 0.0), (xg, ymax)],
-                        BLACK.mix(0.5).stroke_width(1),
-                    ))
-                    .map_err(err)?;
-            }
-            if pi == last {
-                for (i, l) in labels.iter().enumerate() {
-                    let (px, py) = chart.backend_coord(&(i as f64 + 0.5, 0.0));
-                    root.draw_text(
-                        l,
-                        &style(12.0)
-                            .transform(FontTransform::Rotate270)
-                            .pos(Pos::new(HPos::Right, VPos::Center)),
-                        (px, py + 6),
-                    )
-                    .map_err(err)?;
-                }
-            }
-            top = bottom;
+/// A legend entry's key.
+#[derive(Clone, Debug)]
+pub enum Key {
+    /// Colour boxes side by side (a component's solid and light energy, a design).
+    Boxes(Vec<RGBColor>),
+    /// A marker shape ([`Marker`]) in a colour.
+    Marker(Marker, RGBColor),
+}
+
+impl Key {
+    fn width(&self) -> i32 {
+        match self {
+            Key::Boxes(c) => 12 * c.len().max(1) as i32,
+            Key::Marker(..) => 12,
         }
-        let mut rows: Vec<(Vec<RGBColor>, String)> = components
+    }
+}
+
+/// A legend: a heading, then its entries flowing left to right in rows as wide as the chart.
+pub struct Legend {
+    pub heading: String,
+    pub entries: Vec<(Key, String)>,
+}
+
+const LEGEND_ROW: i32 = 20;
+
+impl Legend {
+    fn entry_w(key: &Key, label: &str) -> i32 {
+        key.width() + 6 + text_width(label, LABEL_SIZE) + 22
+    }
+
+    /// Each entry's offset from the legend's origin, and the legend's height, in `width`:
+    /// columns as wide as the widest entry, filled row by row.
+    fn layout(&self, width: i32) -> (Vec<(i32, i32)>, i32) {
+        let col_w = self
+            .entries
             .iter()
-            .map(|c| {
-                let col = component_colour(components, c);
-                (vec![col, light(col)], c.clone())
+            .map(|(k, l)| Self::entry_w(k, l))
+            .max()
+            .unwrap_or(1);
+        let cols = (width / col_w).max(1) as usize;
+        let top = line_h(HEADING_SIZE) + 4;
+        let pos: Vec<(i32, i32)> = (0..self.entries.len())
+            .map(|i| {
+                (
+                    (i % cols) as i32 * col_w,
+                    top + (i / cols) as i32 * LEGEND_ROW,
+                )
             })
             .collect();
-        rows.push((vec![], String::new()));
-        let gray = RGBColor(110, 110, 110);
-        rows.push((vec![gray], "solid: dynamic energy".into()));
-        rows.push((vec![light(gray)], "light: static energy".into()));
-        legend(
-            &root,
-            (y_area + plot_w + 30, title_h + 24),
-            "component",
-            &rows,
-        )?;
-        root.present().map_err(err)?;
+        (
+            pos,
+            top + self.entries.len().div_ceil(cols) as i32 * LEGEND_ROW,
+        )
     }
-    Ok(svg)
-}
 
-/// One panel of the node-scaling chart: a line per design over the nodes.
-pub struct LinePanel {
-    pub title: String,
-    pub y_desc: String,
-    pub series: Vec<(DesignSpec, Vec<Option<f64>>)>,
-}
+    /// Height of the legend laid out in `width`.
+    pub fn height(&self, width: i32) -> i32 {
+        self.layout(width).1
+    }
 
-/// Lines against the node (largest first, evenly spaced), panels side by side, a legend of
-/// designs beside them.
-pub fn node_chart(title: &str, nodes: &[Node], panels: &[LinePanel]) -> anyhow::Result<String> {
-    let panel_w = 360;
-    let legend_w = 150;
-    let title_h = 40;
-    let h = 420u32;
-    let w = (panel_w * panels.len() as i32 + legend_w) as u32;
-    let n = nodes.len().max(1);
-    let mut svg = String::new();
-    {
-        let root = canvas(&mut svg, (w, h), title, title_h)?;
-        for (p, area) in panels
-            .iter()
-            .zip(side_by_side(&root, panels.len(), panel_w, title_h))
-        {
-            let ymax = p
-                .series
-                .iter()
-                .flat_map(|(_, v)| v.iter().flatten())
-                .fold(0.0f64, |a, &b| a.max(b))
-                .max(1e-12)
-                * 1.1;
-            let mut chart = ChartBuilder::on(&area)
-                .caption(&p.title, style(13.0))
-                .margin(10)
-                .x_label_area_size(40)
-                .y_label_area_size(62)
-                .build_cartesian_2d(-0.5f64..n as f64 - 0.5, 0f64..ymax)
-                .map_err(err)?;
-            chart
-                .configure_mesh()
-                .x_labels(n + 1)
-                .x_desc("node [nm]")
-                .y_desc(&p.y_desc)
-                .x_label_formatter(&|x| {
-                    // a label at each node's position only
-                    if (x - x.round()).abs() > 1e-6 || *x < 0.0 {
-                        return String::new();
+    /// Draws the legend from `(x, y)` in `width`.
+    fn draw(&self, area: &Area<'_>, (x, y): (i32, i32), width: i32) -> anyhow::Result<()> {
+        area.draw_text(
+            &self.heading,
+            &style(HEADING_SIZE).pos(Pos::new(HPos::Left, VPos::Top)),
+            (x, y),
+        )
+        .map_err(err)?;
+        let (pos, _) = self.layout(width);
+        for ((key, label), (dx, dy)) in self.entries.iter().zip(pos) {
+            let (ex, ey) = (x + dx, y + dy);
+            match key {
+                Key::Boxes(colours) => {
+                    for (i, c) in colours.iter().enumerate() {
+                        let x0 = ex + 12 * i as i32;
+                        area.draw(&Rectangle::new(
+                            [(x0, ey + 2), (x0 + 11, ey + 14)],
+                            c.filled(),
+                        ))
+                        .map_err(err)?;
                     }
-                    nodes
-                        .get(x.round() as usize)
-                        .map_or_else(String::new, |nd| format!("{}", nd.nm()))
-                })
-                .y_label_formatter(&|v| format_axis(*v))
-                .label_style(style(11.0))
-                .axis_desc_style(style(12.0))
-                .draw()
-                .map_err(err)?;
-            // earlier designs drawn wider beneath later ones, so lines that coincide stay
-            // visible
-            let count = p.series.len() as u32;
-            for (i, (d, values)) in p.series.iter().enumerate() {
-                let c = design_colour(*d);
-                let width = 2 + 2 * (count - 1 - i as u32);
-                let pts: Vec<(f64, f64)> = values
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, v)| v.map(|v| (i as f64, v)))
-                    .collect();
-                chart
-                    .draw_series(LineSeries::new(pts.clone(), c.stroke_width(width)))
-                    .map_err(err)?;
-                chart
-                    .draw_series(
-                        pts.iter()
-                            .map(|&p| Circle::new(p, 2 + width as i32 / 2, c.filled())),
-                    )
-                    .map_err(err)?;
+                }
+                Key::Marker(m, c) => m.draw(area, (ex + 6, ey + 8), *c)?,
             }
+            area.draw_text(
+                label,
+                &style(LABEL_SIZE).pos(Pos::new(HPos::Left, VPos::Top)),
+                (ex + key.width() + 6, ey),
+            )
+            .map_err(err)?;
         }
-        let designs: Vec<DesignSpec> = panels
-            .first()
-            .map(|p| p.series.iter().map(|(d, _)| *d).collect())
-            .unwrap_or_default();
-        let rows: Vec<(Vec<RGBColor>, String)> = designs
-            .iter()
-            .map(|d| (vec![design_colour(*d)], d.name().to_string()))
-            .collect();
-        legend(
-            &root,
-            (panel_w * panels.len() as i32 + 10, title_h + 30),
-            "design",
-            &rows,
-        )?;
-        root.present().map_err(err)?;
-    }
-    Ok(svg)
-}
-
-/// An axis number: few digits, exponent notation when tiny or huge.
-fn format_axis(v: f64) -> String {
-    let a = v.abs();
-    if v == 0.0 {
-        "0".into()
-    } else if !(1e-2..1e5).contains(&a) {
-        format!("{v:.1e}")
-    } else if a >= 100.0 {
-        format!("{v:.0}")
-    } else if a >= 10.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.2}")
+        Ok(())
     }
 }
 
-/// One design of the area chart: its components' area changes (% of the reference's total),
-/// its total overhead and the seed's published one.
-pub struct AreaBar {
-    pub design: String,
-    pub segments: Vec<(String, f64)>,
-    pub total_pct: f64,
-    pub published_pct: Option<f64>,
+/// A point marker: one shape per node in the energy-versus-area chart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Marker {
+    Circle,
+    Triangle,
+    Square,
+    Diamond,
+    RingCircle,
+    RingTriangle,
+    Cross,
 }
 
-/// One node's panel of the area chart.
-pub struct AreaPanel {
-    pub title: String,
-    pub bars: Vec<AreaBar>,
-}
-
-/// Per design, a stack of component area changes beside the published overhead (grey); one
-/// panel per node, side by side.
-pub fn area_chart(
-    title: &str,
-    panels: &[AreaPanel],
-    components: &[String],
-) -> anyhow::Result<String> {
-    let designs = panels
-        .iter()
-        .map(|p| p.bars.len())
-        .max()
-        .unwrap_or(1)
-        .max(1);
-    let panel_w = 110 + 120 * designs as i32;
-    let used: Vec<&String> = components
-        .iter()
-        .filter(|c| {
-            panels
-                .iter()
-                .flat_map(|p| p.bars.iter())
-                .any(|b| b.segments.iter().any(|(n, _)| n == *c))
-        })
-        .collect();
-    let legend_w = 40
-        + used
-            .iter()
-            .map(|c| text_width(c, 12.0))
-            .max()
-            .unwrap_or(80)
-            .max(text_width("published by the seed", 12.0))
-            .max(text_width("component (regwatt)", 14.0));
-    let title_h = 40;
-    let h = 460u32;
-    let w = (panel_w * panels.len() as i32 + legend_w) as u32;
-    let (mut lo, mut hi) = (0.0f64, 0.0f64);
-    for b in panels.iter().flat_map(|p| p.bars.iter()) {
-        let pos: f64 = b.segments.iter().map(|s| s.1.max(0.0)).sum();
-        let neg: f64 = b.segments.iter().map(|s| s.1.min(0.0)).sum();
-        hi = hi
-            .max(pos)
-            .max(b.published_pct.unwrap_or(0.0))
-            .max(b.total_pct);
-        lo = lo.min(neg).min(b.total_pct);
+impl Marker {
+    /// The `i`-th marker (they repeat after seven).
+    pub fn nth(i: usize) -> Marker {
+        const ALL: [Marker; 7] = [
+            Marker::Circle,
+            Marker::Triangle,
+            Marker::Square,
+            Marker::Diamond,
+            Marker::RingCircle,
+            Marker::RingTriangle,
+            Marker::Cross,
+        ];
+        ALL[i % ALL.len()]
     }
-    let span = (hi - lo).max(1.0);
-    let (lo, hi) = (
-        lo - 0.08 * span * f64::from(u8::from(lo < 0.0)),
-        hi + 0.15 * span,
-    );
-    let grey = RGBColor(150, 150, 150);
-    let mut svg = String::new();
-    {
-        let root = canvas(&mut svg, (w, h), title, title_h)?;
-        for (p, area) in panels
-            .iter()
-            .zip(side_by_side(&root, panels.len(), panel_w, title_h))
-        {
-            let nb = p.bars.len().max(1);
-            let mut chart = ChartBuilder::on(&area)
-                .caption(&p.title, style(13.0))
-                .margin(10)
-                .x_label_area_size(46)
-                .y_label_area_size(62)
-                .build_cartesian_2d(0f64..nb as f64, lo..hi)
-                .map_err(err)?;
-            chart
-                .configure_mesh()
-                .disable_x_mesh()
-                .x_labels(0)
-                .y_desc("area overhead [% of the reference's area]")
-                .y_label_formatter(&|v| format!("{v:.1}"))
-                .label_style(style(11.0))
-                .axis_desc_style(style(12.0))
-                .draw()
-                .map_err(err)?;
-            chart
-                .draw_series(LineSeries::new(
-                    [(0.0, 0.0), (nb as f64, 0.0)],
-                    BLACK.stroke_width(1),
+
+    /// Draws the marker centred at `(x, y)` (pixels), about 12 pixels across.
+    fn draw(self, area: &Area<'_>, (x, y): (i32, i32), c: RGBColor) -> anyhow::Result<()> {
+        let tri = vec![(x, y - 6), (x + 6, y + 5), (x - 6, y + 5)];
+        match self {
+            Marker::Circle => area.draw(&Circle::new((x, y), 5, c.filled())),
+            Marker::RingCircle => area.draw(&Circle::new((x, y), 5, c.stroke_width(2))),
+            Marker::Triangle => area.draw(&Polygon::new(tri, c.filled())),
+            Marker::RingTriangle => {
+                let mut closed = tri.clone();
+                closed.push(tri[0]);
+                area.draw(&PathElement::new(closed, c.stroke_width(2)))
+            }
+            Marker::Square => area.draw(&Polygon::new(
+                vec![
+                    (x - 5, y - 5),
+                    (x + 5, y - 5),
+                    (x + 5, y + 5),
+                    (x - 5, y + 5),
+                ],
+                c.filled(),
+            )),
+            Marker::Diamond => area.draw(&Polygon::new(
+                vec![(x, y - 6), (x + 6, y), (x, y + 6), (x - 6, y)],
+                c.filled(),
+            )),
+            Marker::Cross => {
+                area.draw(&PathElement::new(
+                    vec![(x - 5, y - 5), (x + 5, y + 5)],
+                    c.stroke_width(2),
                 ))
                 .map_err(err)?;
-            for (i, b) in p.bars.iter().enumerate() {
-                let x = i as f64;
-                let (mut up, mut down) = (0.0, 0.0);
-                for (name, v) in &b.segments {
-                    let c = component_colour(components, name);
-                    let (y0, y1) = if *v >= 0.0 {
-                        up += v;
-                        (up - v, up)
-                    } else {
-                        down += v;
-                        (down, down - v)
-                    };
-                    chart
-                        .draw_series([Rectangle::new([(x + 0.1, y0), (x + 0.45, y1)], c.filled())])
-                        .map_err(err)?;
-                }
-                let val = |v: f64| format!("{v:+.1}%");
-                let (px, py) = chart.backend_coord(&(x + 0.275, up.max(b.total_pct)));
-                root.draw_text(
-                    &val(b.total_pct),
-                    &style(11.0).pos(Pos::new(HPos::Center, VPos::Bottom)),
-                    (px, py - 3),
-                )
-                .map_err(err)?;
-                let (qx, qy) = chart.backend_coord(&(x + 0.725, b.published_pct.unwrap_or(0.0)));
-                match b.published_pct {
-                    Some(pp) => {
-                        chart
-                            .draw_series([Rectangle::new(
-                                [(x + 0.55, 0.0), (x + 0.9, pp)],
-                                grey.filled(),
-                            )])
-                            .map_err(err)?;
-                        root.draw_text(
-                            &val(pp),
-                            &style(11.0).pos(Pos::new(HPos::Center, VPos::Bottom)),
-                            (qx, qy - 3),
-                        )
-                        .map_err(err)?;
-                    }
-                    None => {
-                        root.draw_text(
-                            "n/a",
-                            &style(11.0).pos(Pos::new(HPos::Center, VPos::Bottom)),
-                            (qx, qy - 3),
-                        )
-                        .map_err(err)?;
-                    }
-                }
-                let (lx, ly) = chart.backend_coord(&(x + 0.5, lo));
-                root.draw_text(
-                    &b.design,
-                    &style(12.0).pos(Pos::new(HPos::Center, VPos::Top)),
-                    (lx, ly + 6),
-                )
-                .map_err(err)?;
-                for (dx, t) in [(0.275, "regwatt"), (0.725, "seed")] {
-                    let (tx, _) = chart.backend_coord(&(x + dx, lo));
-                    root.draw_text(
-                        t,
-                        &style(10.0).pos(Pos::new(HPos::Center, VPos::Top)),
-                        (tx, ly + 22),
-                    )
-                    .map_err(err)?;
-                }
+                area.draw(&PathElement::new(
+                    vec![(x - 5, y + 5), (x + 5, y - 5)],
+                    c.stroke_width(2),
+                ))
             }
         }
-        let mut rows: Vec<(Vec<RGBColor>, String)> = used
-            .iter()
-            .map(|c| (vec![component_colour(components, c)], (*c).clone()))
-            .collect();
-        rows.push((vec![grey], "published by the seed".into()));
-        legend(
-            &root,
-            (panel_w * panels.len() as i32 + 10, title_h + 30),
-            "component (regwatt)",
-            &rows,
-        )?;
-        root.present().map_err(err)?;
+        .map_err(err)
     }
-    Ok(svg)
+}
+
+/// Panels of `panel_w` in as many columns as fit in [`PAGE_W`] (at least one).
+fn columns(n: usize, panel_w: i32) -> usize {
+    ((PAGE_W / panel_w.max(1)) as usize).clamp(1, n.max(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn axis_ticks_share_one_format() {
+        let a = Axis::new(0.0, 108.0, 6);
+        let t: Vec<String> = a.ticks.iter().map(|v| a.format(*v)).collect();
+        assert_eq!(t, ["0", "20", "40", "60", "80", "100", "120"]);
+        let a = Axis::new(0.0, 1.08, 6);
+        let t: Vec<String> = a.ticks.iter().map(|v| a.format(*v)).collect();
+        assert_eq!(t, ["0.0", "0.2", "0.4", "0.6", "0.8", "1.0", "1.2"]);
+        let a = Axis::new(-10.3, 4.0, 7);
+        let t: Vec<String> = a.ticks.iter().map(|v| a.format(*v)).collect();
+        assert_eq!(
+            t,
+            ["-12.5", "-10.0", "-7.5", "-5.0", "-2.5", "0.0", "2.5", "5.0"]
+        );
+        assert_eq!((a.lo, a.hi), (-12.5, 5.0));
+        let a = Axis::new(0.0, 2.5e6, 6);
+        let t: Vec<String> = a.ticks.iter().map(|v| a.format(*v)).collect();
+        assert_eq!(t, ["0.0e0", "5.0e5", "1.0e6", "1.5e6", "2.0e6", "2.5e6"]);
+        // every tick of an axis has the same number of decimals
+        for (lo, hi) in [
+            (0.0, 0.0031),
+            (0.2, 7.0),
+            (-9.65, 12.0),
+            (0.0, 2.5e6),
+            (1.0, 1.0),
+        ] {
+            let a = Axis::new(lo, hi, 6);
+            assert!(a.lo <= lo && a.hi >= hi, "{lo}..{hi}: {a:?}");
+            let dec: Vec<usize> = a
+                .ticks
+                .iter()
+                .map(|v| {
+                    let s = a.format(*v);
+                    let m = s.split('e').next().unwrap_or("").to_string();
+                    m.split('.').nth(1).map_or(0, str::len)
+                })
+                .collect();
+            assert!(dec.windows(2).all(|w| w[0] == w[1]), "{lo}..{hi}: {dec:?}");
+            assert!(a.ticks.len() >= 2 && a.ticks.len() <= 12, "{a:?}");
+        }
+    }
+
+    #[test]
+    fn wrap_keeps_lines_within_the_width() {
+        let t = "Area-overhead budget, gtx480: each component's area change as a share of the reference's total";
+        let lines = wrap(t, 15.0, 300);
+        assert!(lines.len() > 1);
+        assert!(
+            lines.iter().all(|l| text_width(l, 15.0) <= 300),
+            "{lines:?}"
+        );
+        assert_eq!(lines.join(" "), t);
+        assert_eq!(wrap("", 12.0, 100), vec![String::new()]);
+    }
+
+    #[test]
+    fn legend_rows_stay_within_the_width() {
+        let l = Legend {
+            heading: "component".into(),
+            entries: (0..12)
+                .map(|i| (Key::Boxes(vec![colour(i)]), format!("component_{i}")))
+                .collect(),
+        };
+        let (pos, h) = l.layout(400);
+        for ((k, label), (x, _)) in l.entries.iter().zip(&pos) {
+            assert!(x + Legend::entry_w(k, label) <= 400, "{label} at {x}");
+        }
+        assert!(h >= 4 * LEGEND_ROW, "12 entries wrap into rows: {h}");
+    }
 }

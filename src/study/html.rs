@@ -74,12 +74,19 @@ pub fn seed_table(readme: &str) -> Option<Vec<Vec<String>>> {
     (!rows.is_empty()).then_some(rows)
 }
 
-const CSS: &str = "body{font-family:sans-serif;margin:24px;max-width:1500px;color:#222}\
+/// The page's style. Charts keep their drawn size where it fits and scale down (their
+/// `viewBox` kept) where the window is narrower; charts that fit side by side share a row.
+const CSS: &str = "body{font-family:sans-serif;margin:24px;color:#222}\
+p{max-width:1150px}\
 h1{font-size:24px}h2{font-size:20px;margin-top:36px;border-bottom:1px solid #ccc}\
 h3{font-size:16px}table{border-collapse:collapse;margin:8px 0 16px;font-size:13px}\
 td,th{border:1px solid #bbb;padding:3px 7px;vertical-align:top}th{background:#eee}\
-td.n{text-align:right;font-variant-numeric:tabular-nums}\
-.chart{overflow-x:auto;margin:10px 0 24px}code{background:#f3f3f3;padding:0 2px}\
+td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\
+.charts{display:flex;flex-wrap:wrap;gap:0 32px;align-items:flex-start}\
+figure.chart{margin:10px 0 24px;max-width:100%}\
+figure.chart svg{display:block;max-width:100%;height:auto}\
+figcaption{font-size:14px;font-weight:bold;margin:0 0 6px}\
+code{background:#f3f3f3;padding:0 2px}\
 .meta{font-size:13px;color:#444}.fail{color:#a00}";
 
 /// Writes `out/index.html`.
@@ -119,7 +126,7 @@ pub fn write_index(
         }
         h.push_str("</ul>\n");
     }
-    h.push_str("<p>Contents: <a href=\"#headline\">headline table</a> · <a href=\"#energy\">per-design energy</a> · <a href=\"#node_scaling\">node scaling</a> · <a href=\"#area_budget\">area-overhead budget</a> · <a href=\"#seed\">seed versus regwatt</a> · <a href=\"#files\">files</a></p>\n");
+    h.push_str("<p>Contents: <a href=\"#headline\">headline table</a> · <a href=\"#assumptions\">assumptions</a> · <a href=\"#energy\">per-design energy</a> · <a href=\"#energy_area\">energy versus area</a> · <a href=\"#node_scaling\">node scaling</a> · <a href=\"#area_budget\">area-overhead budget</a> · <a href=\"#seed\">seed versus regwatt</a> · <a href=\"#files\">files</a></p>\n");
 
     // headline table
     h.push_str("<h2 id=\"headline\">Headline: each design against the reference</h2>\n");
@@ -135,12 +142,38 @@ pub fn write_index(
     }
     h.push_str("</table>\n");
 
+    // assumptions, from the runs
+    h.push_str("<h2 id=\"assumptions\">Assumptions</h2>\n");
+    h.push_str("<p>What every number on this page is priced with, read from the runs' resolved configurations (<code>config/</code>, <code>runs/*.json</code>: <code>energy.node_source</code>, <code>config.power</code>) and the technology files they name (<code>tech/nodes/</code>). The register banks are the baseline's bank SRAM, which every design keeps.</p>\n");
+    h.push_str("<table><tr><th>gpu</th><th>node</th><th>technology data</th><th>technology file(s)</th><th>SRAM cell devices</th><th>cell V<sub>dd</sub></th><th>6T cell area</th><th>periphery devices</th><th>temperature</th><th>power mode(s)</th><th>scope</th></tr>\n");
+    for a in studies.assumptions()? {
+        let temps: Vec<String> = a.temperatures_k.iter().map(|t| format!("{t} K")).collect();
+        let _ = writeln!(
+            h,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}: {}</td><td class=\"n\">{} V</td><td class=\"n\">{} µm²</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(&a.gpu),
+            escape(&a.node.name()),
+            escape(&a.node_source),
+            escape(&a.tech_files),
+            escape(&a.cell_flavor),
+            escape(&a.cell_transistors),
+            super::format_sig(a.cell_vdd_v, 4),
+            super::format_sig(a.cell_area_um2, 4),
+            escape(&a.periphery_flavor),
+            escape(&temps.join(", ")),
+            escape(&a.modes.join("; ")),
+            escape(&a.scope)
+        );
+    }
+    h.push_str("</table>\n");
+
     for (study, heading, text) in [
-        ("energy", "Per-design energy", "Each bar is one workload's register-file energy, stacked by component: dynamic energy solid, static (leakage) energy light, normalised to the reference's total on the same workload (the line at 1). The last bar of each panel is the geometric mean over the workloads, split in the mean component shares. Data: <a href=\"studies/energy.csv\">studies/energy.csv</a>."),
-        ("node_scaling", "Node scaling", "The same simulated activity priced at every node of the technology layer: the geometric mean of the energy over the workloads, the static share of the energy (summed over the workloads) and the area. Data: <a href=\"studies/node_scaling.csv\">studies/node_scaling.csv</a>."),
-        ("area_budget", "Area-overhead budget", "Each design's area change per component against the reference, as a share of the reference's total area (its total above the bar), and the overhead the design's seed paper published (grey; storage-based, on the paper's own baseline). Data: <a href=\"studies/area_budget.csv\">studies/area_budget.csv</a>."),
+        ("energy", "Per-design energy", "Each bar is one workload's register-file energy, stacked by component. The first chart of each GPU and node shows the total: dynamic energy solid, static (leakage) energy light, normalised to the reference's total on the same workload (the line at 1). The chart beside it shows the dynamic energy alone, normalised to the reference's dynamic energy, where the designs' differences are not hidden under the leakage. The last bar of each panel is the geometric mean over the workloads, split in the mean component shares. Data: <a href=\"studies/energy.csv\">studies/energy.csv</a>."),
+        ("energy_area", "Energy versus area", "Each design as a point per GPU and node: its area against the reference's (x) and the geometric mean over the workloads of its energy against the reference's (y, the headline's number). The reference sits at (1, 1), where the grey lines cross; a design below and left of it costs less of both. Data: <a href=\"studies/energy_area.csv\">studies/energy_area.csv</a>."),
+        ("node_scaling", "Node scaling", "The same simulated activity priced at every node of the technology layer: the geometric mean of the energy over the workloads, the same against the reference at each node (the designs' lines, which coincide on the absolute panel, apart), the static share of the energy (summed over the workloads) and the area. Data: <a href=\"studies/node_scaling.csv\">studies/node_scaling.csv</a>."),
+        ("area_budget", "Area-overhead budget", "Each design's area change per component against the reference, as a share of the reference's total area (its total beside the bar; a saving is drawn below the zero line), and the overhead the design's seed paper published (grey; storage-based, on the paper's own baseline). Data: <a href=\"studies/area_budget.csv\">studies/area_budget.csv</a>."),
     ] {
-        let _ = writeln!(h, "<h2 id=\"{study}\">{heading}</h2>\n<p>{text}</p>");
+        let _ = writeln!(h, "<h2 id=\"{study}\">{heading}</h2>\n<p>{text}</p>\n<div class=\"charts\">");
         for c in written.charts.iter().filter(|c| c.study == study) {
             let svg = c
                 .svg
@@ -148,7 +181,13 @@ pub fn write_index(
                 .map_or(c.svg.as_str(), |i| &c.svg[i..]);
             let _ = writeln!(
                 h,
-                "<h3>{}</h3>\n<p class=\"meta\"><a href=\"{}\">{}</a></p>\n<div class=\"chart\" role=\"img\" aria-label=\"{}\">{}</div>",
+                "<figure class=\"chart\" id=\"chart-{}\" style=\"width:{}px\"><figcaption>{} <a class=\"meta\" href=\"{}\">{}</a></figcaption>\n<div role=\"img\" aria-label=\"{}\">{}</div></figure>",
+                escape(
+                    c.path
+                        .trim_start_matches("studies/")
+                        .trim_end_matches(".svg")
+                ),
+                c.width,
                 escape(&c.title),
                 escape(&c.path),
                 escape(&c.path),
@@ -156,6 +195,7 @@ pub fn write_index(
                 svg
             );
         }
+        h.push_str("</div>\n");
     }
 
     // seed versus regwatt

@@ -1,13 +1,17 @@
 //! The tables and studies `regwatt report` writes: `summary.csv`,
-//! `components.csv`, `kernels.csv`, and the three studies users come for, each a CSV and SVG
+//! `components.csv`, `kernels.csv`, and the studies users come for, each a CSV and SVG
 //! charts under `studies/`:
 //!
 //! * **per-design energy** (`energy.csv`, `energy_<gpu>_<node>[_<mode>].svg`): every
 //!   component's dynamic and static energy per workload, normalised to the reference run's
 //!   total; the geometric mean over the workloads of each design's normalised total, split
-//!   by component in the mean shares of its workloads;
+//!   by component in the mean shares of its workloads; beside it the dynamic energy alone
+//!   against the reference's dynamic energy (`energy_dynamic_<gpu>_<node>[_<mode>].svg`);
+//! * **energy versus area** (`energy_area.csv`, `energy_area[_<mode>].svg`): each design's
+//!   geometric-mean energy and its area, both against the reference, a point per GPU and node;
 //! * **node scaling** (`node_scaling.csv`, `node_scaling_<gpu>[_<mode>].svg`): the same
-//!   activity priced at every node: energy, static (leakage) share and area;
+//!   activity priced at every node: energy (absolute, and against the reference at the same
+//!   node), static (leakage) share and area;
 //! * **area-overhead budget** (`area_budget.csv`, `area_budget_<gpu>[_<mode>].svg`): each
 //!   design's area per component against the reference's, as a share of the reference's total,
 //!   with the seed's published overhead beside it (`calibrations/published-area.toml`).
@@ -293,6 +297,19 @@ pub struct Chart {
     pub title: String,
     /// The SVG text (embedded in `index.html`).
     pub svg: String,
+    /// The SVG's width in pixels (its `width` attribute).
+    pub width: u32,
+}
+
+/// The `width` attribute of an SVG's root element (0 if it has none).
+pub fn svg_width(svg: &str) -> u32 {
+    svg.find("<svg")
+        .and_then(|i| {
+            let tag = &svg[i..i + svg[i..].find('>')?];
+            let w = tag.split(" width=\"").nth(1)?;
+            w[..w.find('"')?].parse().ok()
+        })
+        .unwrap_or(0)
 }
 
 /// What [`Studies::write`] wrote.
@@ -347,6 +364,63 @@ impl Headline {
                 .and_then(|p| p.overhead_frac)
                 .map_or_else(|| "—".to_string(), pct),
         ]
+    }
+}
+
+/// What the runs of one GPU at one node are priced with, read from the runs (their resolved
+/// configurations and `energy.node_source`) and from the technology layer they name.
+#[derive(Clone, Debug)]
+pub struct Assumption {
+    pub gpu: String,
+    pub node: Node,
+    /// What kind of technology data the node is (`energy.node_source` of its runs).
+    pub node_source: String,
+    /// Where the node's numbers come from: its technology file, or the files and weights it
+    /// is interpolated from (`regwatt_tech::Technology::provenance`).
+    pub tech_files: String,
+    /// The register banks' SRAM (the baseline's bank, `SramSpec`): the cells' device flavour
+    /// and the transistors it means at this node, their supply, the 6T cell's area, and the
+    /// periphery's device flavour.
+    pub cell_flavor: String,
+    pub cell_transistors: String,
+    pub cell_vdd_v: f64,
+    pub cell_area_um2: f64,
+    pub periphery_flavor: String,
+    /// Junction temperatures of the runs (`power.temperature`), kelvin.
+    pub temperatures_k: Vec<f64>,
+    /// Power modes of the runs with their parameters.
+    pub modes: Vec<String>,
+    /// What the totals include (`beyond_rf.scope`).
+    pub scope: String,
+}
+
+/// A power mode with the parameters of `power` it uses.
+fn mode_description(p: &regwatt_designs::config::PowerPoint) -> String {
+    let mut params = Vec::new();
+    if matches!(p.mode, PowerMode::Drowsy | PowerMode::TriModal) {
+        params.push(format!("drowsy_timeout {} cycles", p.drowsy_timeout));
+    }
+    if matches!(
+        p.mode,
+        PowerMode::SubarrayGating | PowerMode::RegisterGating | PowerMode::TriModal
+    ) {
+        params.push(format!("gating_perf_loss {}", p.gating_perf_loss));
+    }
+    if p.mode != PowerMode::AlwaysOn {
+        params.push(format!(
+            "wake-up {} cycle(s), {}",
+            p.wakeup_cycles,
+            if p.wakeup_exposed {
+                "exposed"
+            } else {
+                "hidden"
+            }
+        ));
+    }
+    if params.is_empty() {
+        p.mode.name().to_string()
+    } else {
+        format!("{} ({})", p.mode.name(), params.join(", "))
     }
 }
 
@@ -445,6 +519,7 @@ impl Written {
             study,
             path: format!("studies/{stem}{}.svg", mode_suffix(mode)),
             title,
+            width: svg_width(&svg),
             svg,
         });
     }
@@ -460,6 +535,80 @@ impl Studies<'_> {
             .iter()
             .copied()
             .find(|r| r.gpu == s.gpu && r.mode == s.mode && r.workload == s.workload)
+    }
+
+    /// The assumptions of every (GPU, report node), in the order the GPUs are reported.
+    pub fn assumptions(&self) -> anyhow::Result<Vec<Assumption>> {
+        let mut gpus: Vec<&str> = Vec::new();
+        for s in self.sets {
+            if !gpus.contains(&s.gpu.as_str()) {
+                gpus.push(&s.gpu);
+            }
+        }
+        let mut out = Vec::new();
+        for gpu in gpus {
+            for &node in self.report_nodes {
+                let Some(ni) = self.node_index(node) else {
+                    continue;
+                };
+                let runs: Vec<&RunReport> = self
+                    .sets
+                    .iter()
+                    .filter(|s| s.gpu == gpu)
+                    .map(|s| &s.reports[ni])
+                    .collect();
+                let Some(first) = runs.first() else {
+                    continue;
+                };
+                let mut sources: Vec<String> = Vec::new();
+                let mut temperatures: Vec<f64> = Vec::new();
+                let mut modes: Vec<String> = Vec::new();
+                for r in &runs {
+                    let src = r.energy.node_source.clone();
+                    if !sources.contains(&src) {
+                        sources.push(src);
+                    }
+                    let t = r.config.power.temperature.k();
+                    if !temperatures.contains(&t) {
+                        temperatures.push(t);
+                    }
+                    let m = mode_description(&r.config.power);
+                    if !modes.contains(&m) {
+                        modes.push(m);
+                    }
+                }
+                let cfg = &first.config;
+                let tech = regwatt_tech::Technology::for_node(node.nm(), cfg.power.temperature)
+                    .with_context(|| format!("technology of {node}"))?;
+                let bank = regwatt_designs::baseline::hardware::bank_spec(cfg);
+                let device = tech
+                    .cell_device(bank.cell_flavor)
+                    .with_context(|| format!("SRAM cell device of {node}"))?;
+                let transistors = if tech.sram_cell_device.is_some() {
+                    "the node's own SRAM bitcell transistors ([sram_cell_device])".to_string()
+                } else {
+                    format!(
+                        "the {} logic transistors (CACTI's g_tp.sram_cell)",
+                        bank.cell_flavor
+                    )
+                };
+                out.push(Assumption {
+                    gpu: gpu.to_string(),
+                    node,
+                    node_source: sources.join("; "),
+                    tech_files: tech.provenance.clone(),
+                    cell_flavor: bank.cell_flavor.to_string(),
+                    cell_transistors: transistors,
+                    cell_vdd_v: device.vdd.v(),
+                    cell_area_um2: tech.sram_cell.area.um2(),
+                    periphery_flavor: bank.peri_flavor.to_string(),
+                    temperatures_k: temperatures,
+                    modes,
+                    scope: cfg.scope().name().to_string(),
+                });
+            }
+        }
+        Ok(out)
     }
 
     /// The components in chart order: each design's, in design order, first seen first.
@@ -487,6 +636,7 @@ impl Studies<'_> {
         let dir = out;
         let components = self.components();
         self.energy(dir, &components, &mut w)?;
+        self.energy_area(dir, &mut w)?;
         self.node_scaling(dir, &mut w)?;
         self.area_budget(dir, &components, &mut w)?;
         for c in &w.charts {
@@ -495,7 +645,8 @@ impl Studies<'_> {
         Ok(w)
     }
 
-    /// Per-design energy: CSV rows and one chart per (gpu, node, mode).
+    /// Per-design energy: CSV rows and two charts per (gpu, node, mode): the total energy
+    /// against the reference's total, and the dynamic energy against the reference's dynamic.
     fn energy(&self, dir: &OutDir, components: &[String], w: &mut Written) -> anyhow::Result<()> {
         let header = [
             "gpu",
@@ -513,6 +664,8 @@ impl Studies<'_> {
             "dynamic_norm",
             "static_norm",
             "total_norm",
+            "reference_dynamic_j",
+            "dynamic_norm_dynamic",
         ];
         let mut rows: Vec<Vec<String>> = Vec::new();
         let designs = designs_of(self.sets);
@@ -528,6 +681,7 @@ impl Studies<'_> {
                     }
                 }
                 let mut panels = Vec::new();
+                let mut dyn_panels = Vec::new();
                 // designs without a run here get no empty panel; the caption says why
                 let mut absent: Vec<String> = Vec::new();
                 for &d in &designs {
@@ -547,11 +701,14 @@ impl Studies<'_> {
                         continue;
                     }
                     let mut bars = Vec::new();
+                    let mut dyn_bars = Vec::new();
                     // per workload: (normalised total, per-component (dyn, static) shares)
                     let mut norms = Vec::new();
                     let mut dyn_norms = Vec::new();
                     let mut st_norms = Vec::new();
                     let mut shares: BTreeMap<&str, (f64, f64)> = BTreeMap::new();
+                    // per component: its share of the design's dynamic energy, summed
+                    let mut dyn_shares: BTreeMap<&str, f64> = BTreeMap::new();
                     let mut static_sum = 0.0;
                     let mut total_sum = 0.0;
                     let mut area_overhead = 0.0;
@@ -560,16 +717,20 @@ impl Studies<'_> {
                             s.gpu == gpu && s.mode == mode && s.design == d && &s.workload == wl
                         }) else {
                             bars.push(None);
+                            dyn_bars.push(None);
                             continue;
                         };
                         let r = &s.reports[ni];
                         let Some(base) = self.reference_of(s).map(|b| &b.reports[ni]) else {
                             bars.push(None);
+                            dyn_bars.push(None);
                             continue;
                         };
                         let bt = base.energy.total.j();
+                        let bd = base.energy.dynamic.j();
                         let scope = r.config.scope();
                         let mut segs = Vec::new();
+                        let mut dyn_segs = Vec::new();
                         // (component, dynamic, static): a row with its normalised parts
                         let mut row = |name: &str, dynamic: f64, stat: f64| {
                             let mut f = prefix(&gpu, node, mode, scope);
@@ -579,6 +740,7 @@ impl Studies<'_> {
                                     .map(csv_number),
                             );
                             f.push(csv_number((dynamic + stat) / bt));
+                            f.extend([bd, dynamic / bd].map(csv_number));
                             rows.push(f);
                         };
                         for c in &r.energy.components {
@@ -588,32 +750,44 @@ impl Studies<'_> {
                             let (dn, sn) = (c.dynamic.j() / bt, c.static_energy.j() / bt);
                             row(&c.name, c.dynamic.j(), c.static_energy.j());
                             segs.push((c.name.clone(), dn, sn));
+                            dyn_segs.push((c.name.clone(), c.dynamic.j() / bd, 0.0));
                             let t = r.energy.total.j();
-                            let e = shares
-                                .entry(components_key(components, &c.name))
-                                .or_default();
+                            let key = components_key(components, &c.name);
+                            let e = shares.entry(key).or_default();
                             e.0 += c.dynamic.j() / t;
                             e.1 += c.static_energy.j() / t;
+                            *dyn_shares.entry(key).or_default() +=
+                                c.dynamic.j() / r.energy.dynamic.j();
                         }
                         let total_norm = r.energy.total.j() / bt;
                         row("total", r.energy.dynamic.j(), r.energy.static_energy.j());
                         norms.push(total_norm);
-                        dyn_norms.push(r.energy.dynamic.j() / base.energy.dynamic.j());
+                        dyn_norms.push(r.energy.dynamic.j() / bd);
                         st_norms.push(r.energy.static_energy.j() / base.energy.static_energy.j());
                         static_sum += r.energy.static_energy.j();
                         total_sum += r.energy.total.j();
                         area_overhead = r.area.overhead_vs_baseline;
                         bars.push(Some(segs));
+                        dyn_bars.push(Some(dyn_segs));
                     }
                     let n = norms.len();
                     let g = geomean(norms.iter().copied());
+                    let gd = geomean(dyn_norms.iter().copied());
                     if let Some(g) = g {
                         // the mean composition of the design's workloads, scaled to the mean
                         let mut segs = Vec::new();
+                        let mut dyn_segs = Vec::new();
                         for c in components {
                             if let Some(&(dsh, ssh)) = shares.get(c.as_str()) {
                                 let (dn, sn) = (g * dsh / n as f64, g * ssh / n as f64);
                                 segs.push((c.clone(), dn, sn));
+                                let ddn = gd.map(|gd| {
+                                    gd * dyn_shares.get(c.as_str()).copied().unwrap_or(0.0)
+                                        / n as f64
+                                });
+                                if let Some(ddn) = ddn {
+                                    dyn_segs.push((c.clone(), ddn, 0.0));
+                                }
                                 let scope = self
                                     .sets
                                     .first()
@@ -627,10 +801,13 @@ impl Studies<'_> {
                                     String::new(),
                                 ]);
                                 f.extend([dn, sn, dn + sn].map(csv_number));
+                                f.push(String::new());
+                                f.push(ddn.map_or_else(String::new, csv_number));
                                 rows.push(f);
                             }
                         }
                         bars.push(Some(segs));
+                        dyn_bars.push(gd.map(|_| dyn_segs));
                         w.headline.push(Headline {
                             gpu: gpu.clone(),
                             node,
@@ -638,7 +815,7 @@ impl Studies<'_> {
                             design: d,
                             workloads: n,
                             energy_geomean: g,
-                            dynamic_geomean: geomean(dyn_norms).unwrap_or(f64::NAN),
+                            dynamic_geomean: gd.unwrap_or(f64::NAN),
                             static_geomean: geomean(st_norms).unwrap_or(f64::NAN),
                             area_overhead_frac: area_overhead,
                             static_share_frac: if total_sum > 0.0 {
@@ -649,31 +826,134 @@ impl Studies<'_> {
                         });
                     } else {
                         bars.push(None);
+                        dyn_bars.push(None);
                     }
                     panels.push(charts::EnergyPanel {
                         title: d.name().to_string(),
                         bars,
                     });
+                    dyn_panels.push(charts::EnergyPanel {
+                        title: d.name().to_string(),
+                        bars: dyn_bars,
+                    });
                 }
                 let mut labels = workloads.clone();
                 labels.push("geomean".into());
                 let mode_text = mode_text(mode);
-                let mut title = format!(
-                    "Energy per design, {gpu} at {node}{mode_text}: components, dynamic (solid) and static (light), normalised to the reference's total"
+                let not_shown = if absent.is_empty() {
+                    String::new()
+                } else {
+                    format!("; not shown: {}", absent.join(", "))
+                };
+                let title = format!(
+                    "Energy per design, {gpu} at {node}{mode_text}: components, dynamic (solid) and static (light), normalised to the reference's total{not_shown}"
                 );
-                if !absent.is_empty() {
-                    title.push_str(&format!("; not shown: {}", absent.join(", ")));
-                }
                 let svg = charts::energy_chart(
                     &format!("Energy per design, {gpu} at {node}{mode_text}"),
+                    charts::EnergyView::Total,
                     &labels,
                     &panels,
                     components,
                 )?;
                 w.chart("energy", format!("energy_{gpu}_{node}"), mode, title, svg);
+                let title = format!(
+                    "Dynamic energy per design, {gpu} at {node}{mode_text}: each component's dynamic energy, normalised to the reference's dynamic energy{not_shown}"
+                );
+                let svg = charts::energy_chart(
+                    &format!("Dynamic energy per design, {gpu} at {node}{mode_text}"),
+                    charts::EnergyView::Dynamic,
+                    &labels,
+                    &dyn_panels,
+                    components,
+                )?;
+                w.chart(
+                    "energy",
+                    format!("energy_dynamic_{gpu}_{node}"),
+                    mode,
+                    title,
+                    svg,
+                );
             }
         }
-        w.csv(dir, "energy.csv", &header, rows, "per-design energy: each component's dynamic and static energy per workload and its share of the reference's total (`_norm`); `geomean` rows: the geometric mean of the normalised totals, split by the workloads' mean component shares")
+        w.csv(dir, "energy.csv", &header, rows, "per-design energy: each component's dynamic and static energy per workload and its share of the reference's total (`_norm`) and of the reference's dynamic energy (`dynamic_norm_dynamic`); `geomean` rows: the geometric means of the normalised totals and of the normalised dynamic energies, split by the workloads' mean component shares")
+    }
+
+    /// Energy versus area: per (gpu, node, mode, design) the geometric mean of the energy
+    /// against the reference's (the headline's) and the area against the reference's; a CSV
+    /// and one chart per power mode, a panel per GPU.
+    fn energy_area(&self, dir: &OutDir, w: &mut Written) -> anyhow::Result<()> {
+        let header = [
+            "gpu",
+            "node",
+            "node_nm",
+            "power_mode",
+            "design",
+            "workloads",
+            "energy_vs_reference",
+            "area_vs_reference",
+        ];
+        let rows: Vec<Vec<String>> = w
+            .headline
+            .iter()
+            .map(|l| {
+                vec![
+                    l.gpu.clone(),
+                    l.node.name(),
+                    csv_number(l.node.nm()),
+                    l.mode.name().into(),
+                    l.design.name().into(),
+                    l.workloads.to_string(),
+                    csv_number(l.energy_geomean),
+                    csv_number(1.0 + l.area_overhead_frac),
+                ]
+            })
+            .collect();
+        let nodes: Vec<String> = self.report_nodes.iter().map(|n| n.name()).collect();
+        let mut modes: Vec<PowerMode> = Vec::new();
+        for (_, m) in groups(self.sets) {
+            if !modes.contains(&m) {
+                modes.push(m);
+            }
+        }
+        for mode in modes {
+            let panels: Vec<charts::ScatterPanel> = groups(self.sets)
+                .into_iter()
+                .filter(|(_, m)| *m == mode)
+                .map(|(gpu, _)| charts::ScatterPanel {
+                    title: gpu.clone(),
+                    points: w
+                        .headline
+                        .iter()
+                        .filter(|l| l.gpu == gpu && l.mode == mode)
+                        .filter_map(|l| {
+                            Some(charts::ScatterPoint {
+                                design: l.design,
+                                node: self.report_nodes.iter().position(|n| *n == l.node)?,
+                                x: 1.0 + l.area_overhead_frac,
+                                y: l.energy_geomean,
+                            })
+                        })
+                        .collect(),
+                })
+                .filter(|p| !p.points.is_empty())
+                .collect();
+            if panels.is_empty() {
+                continue;
+            }
+            let mode_text = mode_text(mode);
+            let title = format!(
+                "Energy versus area{mode_text}: each design at each node, both against the reference (the point 1, 1)"
+            );
+            let svg = charts::energy_area_chart(
+                &title,
+                "area / reference area",
+                "energy / reference energy (geomean)",
+                &nodes,
+                &panels,
+            )?;
+            w.chart("energy_area", "energy_area".into(), mode, title, svg);
+        }
+        w.csv(dir, "energy_area.csv", &header, rows, "energy versus area: per GPU, node, power mode and design, the geometric mean over the workloads of energy / reference energy (`energy_vs_reference`, the headline's) and area / reference area (`area_vs_reference`)")
     }
 
     /// Node scaling: CSV rows per (run, node) and one chart per (gpu, mode).
@@ -720,6 +1000,7 @@ impl Studies<'_> {
         let designs = designs_of(self.sets);
         for (gpu, mode) in groups(self.sets) {
             let mut energy = Vec::new();
+            let mut relative = Vec::new();
             let mut share = Vec::new();
             let mut area = Vec::new();
             for &d in &designs {
@@ -738,6 +1019,16 @@ impl Studies<'_> {
                     d,
                     per_node(&|i| {
                         geomean(mine.iter().map(|s| s.reports[i].energy.total.j() * 1e6))
+                    }),
+                ));
+                relative.push((
+                    d,
+                    per_node(&|i| {
+                        geomean(mine.iter().map(|s| {
+                            self.reference_of(s).map_or(f64::NAN, |b| {
+                                s.reports[i].energy.total.j() / b.reports[i].energy.total.j()
+                            })
+                        }))
                     }),
                 ));
                 share.push((
@@ -764,19 +1055,36 @@ impl Studies<'_> {
             );
             let panels = [
                 charts::LinePanel {
-                    title: "energy (geometric mean over workloads)".into(),
+                    title: "energy (geometric mean over the workloads)".into(),
                     y_desc: "energy [µJ]".into(),
                     series: energy,
+                    from_zero: true,
+                    reference: None,
+                    ceiling: None,
+                },
+                charts::LinePanel {
+                    title: "energy against the reference at the same node (geometric mean over the workloads)".into(),
+                    y_desc: "energy / reference energy".into(),
+                    series: relative,
+                    from_zero: false,
+                    reference: Some(1.0),
+                    ceiling: None,
                 },
                 charts::LinePanel {
                     title: "static (leakage) share of the energy".into(),
                     y_desc: "static share [%]".into(),
                     series: share,
+                    from_zero: true,
+                    reference: None,
+                    ceiling: Some(100.0),
                 },
                 charts::LinePanel {
                     title: "area".into(),
                     y_desc: "area [mm²]".into(),
                     series: area,
+                    from_zero: true,
+                    reference: None,
+                    ceiling: None,
                 },
             ];
             let svg = charts::node_chart(&title, self.all_nodes, &panels)?;
@@ -912,6 +1220,20 @@ impl Studies<'_> {
     }
 }
 
+/// `v` to `digits` significant digits, without trailing zeros.
+pub fn format_sig(v: f64, digits: i32) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return format!("{v}");
+    }
+    let decimals = (digits - 1 - v.abs().log10().floor() as i32).max(0) as usize;
+    let s = format!("{v:.decimals$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
 /// The first columns of the studies' rows: gpu, node, node_nm, power_mode, scope.
 fn prefix(gpu: &str, node: Node, mode: PowerMode, scope: Scope) -> Vec<String> {
     vec![
@@ -950,6 +1272,18 @@ mod tests {
         assert_eq!(geomean([]), None);
         assert!((geomean([2.0, 8.0]).unwrap_or(0.0) - 4.0).abs() < 1e-12);
         assert_eq!(geomean([1.0, 0.0]), None);
+    }
+
+    #[test]
+    fn significant_digits_and_svg_width_by_hand() {
+        assert_eq!(format_sig(0.961_538_461_5, 4), "0.9615");
+        assert_eq!(format_sig(0.07, 4), "0.07");
+        assert_eq!(format_sig(1234.56, 4), "1235");
+        assert_eq!(format_sig(0.0, 4), "0");
+        let svg =
+            "<?xml version=\"1.0\"?>\n<svg width=\"640\" height=\"480\" viewBox=\"0 0 640 480\">";
+        assert_eq!(svg_width(svg), 640);
+        assert_eq!(svg_width("<p>no chart</p>"), 0);
     }
 
     #[test]

@@ -279,8 +279,9 @@ fn index_html_embeds_every_chart_and_links_only_its_files() {
             );
         }
     }
-    // energy: 2 GPUs x 2 nodes x 2 modes; node scaling and area: 2 GPUs x 2 modes
-    assert_eq!(charts, 8 + 4 + 4);
+    // energy, total and dynamic: 2 GPUs x 2 nodes x 2 modes each; node scaling and area:
+    // 2 GPUs x 2 modes; energy versus area: 2 modes
+    assert_eq!(charts, 8 + 8 + 4 + 4 + 2);
     // nothing loaded from outside (the SVG namespace URI is a name, not a load)
     for attr in ["src=\"http", "href=\"http", "src=\"//", "href=\"//"] {
         assert!(!html.contains(attr), "{attr}");

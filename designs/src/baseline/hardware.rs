@@ -35,7 +35,7 @@ use crate::power_modes::RowDomains;
 /// One register bank as an SRAM array: `rf.bank_bytes` with `rf.row_bits` rows, `gpu.sm.register_file.ports_per_bank`
 /// read/write ports, ECC as configured, HP cells and periphery, at the configured node and
 /// temperature.
-fn bank_spec(cfg: &ResolvedConfig) -> SramSpec {
+pub fn bank_spec(cfg: &ResolvedConfig) -> SramSpec {
     let mut spec = SramSpec::ram(
         u64::from(cfg.rf.bank_bytes),
         cfg.rf.row_bits / 8,
