@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks a `regwatt report` directory's index.html in a real browser (issue 33) and takes a
+# Checks a `regwatt report` directory's index.html in a real browser and takes a
 # screenshot of it.
 #
 #   scripts/check-report-html.sh REPORT_DIR [SCREENSHOT.png] [WIDTHxHEIGHT]

@@ -7,7 +7,7 @@
 //! wrap), with a `viewBox` so `index.html` scales it down to a narrower window. Every label
 //! and legend entry lies inside the drawing, every panel's plotting area has a grey frame
 //! (the only unfilled rectangles a chart draws) and holds its data, and each axis writes all
-//! its ticks in one number format ([`Axis`]). `tests/report_charts.rs` checks these
+//! its ticks in one number format ([`Axis`]). `tests/suite/report_charts.rs` checks these
 //! properties on the SVG files `regwatt report` writes.
 
 mod area;

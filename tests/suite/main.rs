@@ -23,6 +23,7 @@ mod own_kernel_in_studies;
 mod power_modes;
 mod refused_configs_and_specs;
 mod renaming;
+mod report_charts;
 mod report_cli;
 mod report_studies;
 mod repository_hygiene;

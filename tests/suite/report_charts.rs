@@ -17,7 +17,7 @@
 //! wide, scaled down by the page's style below that) and state the node source, temperature
 //! and power mode its runs were priced with.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
