@@ -470,49 +470,23 @@ impl LaunchSpec {
             )
         })?;
 
-        // buffers
-        let mut buffers = BTreeMap::new();
-        for (name, b) in &raw.buffers {
-            let key = format!("buffers.{name}");
-            let span = b.span();
-            if !is_buffer_name(name) {
-                return Err(ctx.err(
-                    &span,
-                    &key,
-                    "buffer names must match [A-Za-z_][A-Za-z0-9_]*",
-                ));
-            }
-            let buf = parse_buffer(&ctx, &key, b.get_ref(), files)?;
-            buffers.insert(
-                name.clone(),
-                BufferSpec {
-                    at: ctx.loc(&span),
-                    ..buf
-                },
-            );
-        }
-
+        let buffers = data_tables(
+            &ctx,
+            "buffers",
+            &raw.buffers,
+            files,
+            is_buffer_name,
+            "buffer names must match [A-Za-z_][A-Za-z0-9_]*",
+        )?;
         // constants: the same tables as buffers, keyed by the PTX symbol
-        let mut constants = BTreeMap::new();
-        for (name, c) in &raw.constants {
-            let key = format!("constants.{name}");
-            let span = c.span();
-            if !is_ptx_identifier(name) {
-                return Err(ctx.err(
-                    &span,
-                    &key,
-                    "a constant is named by its PTX symbol ([A-Za-z_$%][A-Za-z0-9_$]*)",
-                ));
-            }
-            let data = parse_buffer(&ctx, &key, c.get_ref(), files)?;
-            constants.insert(
-                name.clone(),
-                BufferSpec {
-                    at: ctx.loc(&span),
-                    ..data
-                },
-            );
-        }
+        let constants = data_tables(
+            &ctx,
+            "constants",
+            &raw.constants,
+            files,
+            is_ptx_identifier,
+            "a constant is named by its PTX symbol ([A-Za-z_$%][A-Za-z0-9_$]*)",
+        )?;
 
         // launches
         let mut launches = Vec::new();
@@ -827,6 +801,35 @@ fn parse_check(
         rel: allowance("rel", &raw.rel)?,
         at: ctx.loc(&c.span()),
     })
+}
+
+/// The `[<section>.<name>]` tables of buffers or constants, each name checked with `valid`
+/// (`rule` says what it must look like) and each table positioned at its header.
+fn data_tables(
+    ctx: &Ctx<'_>,
+    section: &str,
+    raw: &BTreeMap<String, Spanned<RawBuffer>>,
+    files: &dyn SpecFiles,
+    valid: fn(&str) -> bool,
+    rule: &str,
+) -> Result<BTreeMap<String, BufferSpec>, SpecError> {
+    let mut out = BTreeMap::new();
+    for (name, b) in raw {
+        let key = format!("{section}.{name}");
+        let span = b.span();
+        if !valid(name) {
+            return Err(ctx.err(&span, &key, rule));
+        }
+        let data = parse_buffer(ctx, &key, b.get_ref(), files)?;
+        out.insert(
+            name.clone(),
+            BufferSpec {
+                at: ctx.loc(&span),
+                ..data
+            },
+        );
+    }
+    Ok(out)
 }
 
 fn parse_buffer(
