@@ -343,7 +343,9 @@ pub struct PowerManagement {
     )]
     pub control: Energy,
     /// The cells' static energy over the kernel-launch latency in this mode
-    /// ([`launch_window`]; counted in `launch_latency.static_j`, not in `cells_j`).
+    /// ([`launch_window`]; counted in `launch_latency.static_j`, not in `cells_j`). 0 with
+    /// `power.idle_sm_gating` (no SM holds a CTA then: every SM is gated), as
+    /// `launch_cells_always_on_j`.
     #[serde(
         rename = "launch_cells_j",
         serialize_with = "regwatt_tech::units::report::j"

@@ -173,6 +173,72 @@ fn gated_static_energy_is_at_most_ungated_and_equal_when_every_sm_is_busy() {
     assert!(*fulls.lock().expect("count") >= 12);
 }
 
+/// Every design passes the SM's busy stretches to its register tracker (the design seam's
+/// `sm_occupied`): the idle share of its row-cycles is the idle share of the SM-cycles
+/// (`1 − sm_busy_frac`, up to the one-cycle ends of the busy stretches), not the whole run
+/// (a design that passed nothing would count every cycle idle and charge no cell).
+#[test]
+fn every_design_counts_the_idle_share_of_its_rows() {
+    let work: Vec<_> = GpuPreset::ALL
+        .iter()
+        .flat_map(|p| {
+            DesignSpec::ALL
+                .iter()
+                .filter(move |d| d.supports(*p))
+                .map(move |d| (*p, *d))
+        })
+        .collect();
+    let f = common::failures_on_two_threads(
+        &work,
+        |(p, d)| format!("{} on {p}", d.name()),
+        |&(p, d)| {
+            let cfg = resolve(
+                p,
+                &Overrides {
+                    sets: vec!["power.idle_sm_gating=true".into()],
+                    power_mode: Some(PowerMode::TriModal),
+                    design: Some(d),
+                    ..Overrides::default()
+                },
+            )
+            .map_err(|e| e.to_string())?;
+            let wl = regwatt_workloads::all()
+                .iter()
+                .find(|x| x.name == "vectorAdd")
+                .ok_or("no vectorAdd")?;
+            let spec = wl
+                .load_spec(regwatt_workloads::Size::Ci)
+                .map_err(|e| e.to_string())?;
+            let sim =
+                simulate_spec(&spec, d, &cfg, &RunOptions::default()).map_err(|e| e.to_string())?;
+            let ps = sim
+                .activity
+                .rf
+                .power_states
+                .as_ref()
+                .ok_or("no power states")?;
+            let idle = ps.sm_idle.ok_or("no idle share")?;
+            let tracked = idle.row_cycles as f64 / ps.row_cycles as f64;
+            let busy = sim.activity.core.sm_busy_frac.value();
+            if !(busy < 1.0 && (tracked - (1.0 - busy)).abs() < 0.01) {
+                return Err(format!(
+                    "idle share of the rows {tracked:.4}, of the SM-cycles {:.4}",
+                    1.0 - busy
+                ));
+            }
+            let inv = inventory(d, &cfg).map_err(|e| e.to_string())?;
+            let r = RunReport::new("vectorAdd", d, &cfg, &inv, &sim.activity, sim.launch_cycles)
+                .map_err(|e| e.to_string())?;
+            let pm = r.power_management.ok_or("no power management")?;
+            if pm.cells.j() <= 0.0 {
+                return Err("no cell energy".into());
+            }
+            Ok(())
+        },
+    );
+    assert!(f.is_empty(), "{}", f.join("\n"));
+}
+
 #[test]
 fn run_shows_the_busy_share_and_the_saving() {
     let o = regwatt(&[
@@ -212,7 +278,16 @@ fn run_shows_the_busy_share_and_the_saving() {
     assert_eq!(g["sm_busy_frac"], v["activity"]["core"]["sm_busy_frac"]);
     assert_eq!(v["config"]["power"]["idle_sm_gating"], true);
     // off (the presets' default): no record, no key in the configuration
-    let o = regwatt(&["run", "--workload", "vectorAdd", "--size", "ci", "--json"]);
+    let o = regwatt(&[
+        "run",
+        "--workload",
+        "vectorAdd",
+        "--size",
+        "ci",
+        "--gpu",
+        "rtx2060",
+        "--json",
+    ]);
     assert_success(&o, "plain run, JSON");
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
     assert!(v["energy"].get("idle_sm_gating").is_none());
@@ -224,6 +299,8 @@ fn run_shows_the_busy_share_and_the_saving() {
             "vectorAdd",
             "--size",
             "ci",
+            "--gpu",
+            "gtx480",
             "--set",
             "power.idle_sm_gating=2",
         ]),

@@ -13,7 +13,8 @@
 //!
 //! (the event-count × per-access-energy accounting of GPUWattch, Leng et al., ISCA 2013, and
 //! of the seeds: Jeon & Annavaram 2014 §8.2, Jing et al. 2016 §IV "statistics × power primitives"). Every SM
-//! leaks for the whole run. Later designs add gated/drowsy states with their own leakage
+//! leaks for the whole run, unless `power.idle_sm_gating` gates the SMs that hold no CTA
+//! ([`IdleSmGating`]). Later designs add gated/drowsy states with their own leakage
 //! powers and residency times.
 
 pub mod circuits;
