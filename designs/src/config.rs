@@ -303,6 +303,19 @@ pub struct PowerPoint {
     pub wakeup_exposed: bool,
     /// Wake-up latency of a row, cycles.
     pub wakeup_cycles: u32,
+    /// Idle-SM gating: an SM that holds no CTA is power-gated whole, so the static energy of
+    /// every per-SM component (the register file, in every power mode, and the `sm` level of
+    /// `--scope sm|gpu`) is charged for the SM-cycles with a CTA resident only
+    /// (`activity.core.sm_busy_frac`), as AccelWattch scales static power by the active SMs
+    /// (`crate::run::IdleSmGating`). Off: every SM leaks for the whole run. Every preset sets
+    /// it; written only when on, so configurations and reports with it off are what they were
+    /// before the key existed (and one without it reads as off).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub idle_sm_gating: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// Power management of a design's register rows (`--power-mode`); a closed set.
@@ -1194,6 +1207,48 @@ mod tests {
         let e = "chip".parse::<Scope>().unwrap_err().to_string();
         assert!(e.contains("chip") && e.contains("rf, sm, gpu"), "{e}");
         assert_eq!("GPU".parse::<Scope>().expect("scope"), Scope::Gpu);
+    }
+
+    /// `power.idle_sm_gating`: every preset writes it (nothing silently defaulted), off; a
+    /// value that is not a boolean is an error naming the key and where it was written; on, it
+    /// is in the resolved configuration (off, the configuration is what it was before the key).
+    #[test]
+    fn idle_sm_gating_is_set_by_every_preset_and_checked() {
+        for p in GpuPreset::ALL {
+            let t = parse_table(p.file_name(), p.toml()).expect("parses");
+            assert_eq!(
+                t["power"].get("idle_sm_gating"),
+                Some(&toml::Value::Boolean(false)),
+                "{p}"
+            );
+            assert!(!preset(p).expect("preset").power.idle_sm_gating);
+        }
+        let ov = Overrides {
+            sets: vec!["power.idle_sm_gating=yes".into()],
+            ..Overrides::default()
+        };
+        let e = resolve(GpuPreset::Rtx2060, &ov).unwrap_err().to_string();
+        assert!(
+            e.contains("power.idle_sm_gating") && e.contains("--set power.idle_sm_gating=yes"),
+            "{e}"
+        );
+        let ov = Overrides {
+            files: vec![("g.toml".into(), "[power]\nidle_sm_gating = 1\n".into())],
+            ..Overrides::default()
+        };
+        let e = resolve(GpuPreset::Gtx480, &ov).unwrap_err().to_string();
+        assert!(
+            e.contains("g.toml:2") && e.contains("power.idle_sm_gating"),
+            "{e}"
+        );
+        let ov = Overrides {
+            sets: vec!["power.idle_sm_gating=true".into()],
+            ..Overrides::default()
+        };
+        let on = resolve(GpuPreset::Gtx480, &ov).expect("resolves");
+        assert!(on.power.idle_sm_gating);
+        let back: ResolvedConfig = toml::from_str(&on.to_toml()).expect("parses");
+        assert_eq!(back, on);
     }
 
     #[test]

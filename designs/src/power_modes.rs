@@ -54,12 +54,20 @@ use crate::energy::{AreaSummary, EnergyError, EnergySummary};
 pub fn tracker(cfg: &ResolvedConfig, regs: usize, rows_per_subarray: u32) -> RegTracker {
     match cfg.power.mode {
         PowerMode::AlwaysOn => RegTracker::new(regs, rows_per_subarray),
-        _ => RegTracker::with_power_states(
-            regs,
-            rows_per_subarray,
-            cfg.power.drowsy_timeout,
-            u64::from(cfg.gpu.kernel_launch_latency),
-        ),
+        _ => {
+            let mut t = RegTracker::with_power_states(
+                regs,
+                rows_per_subarray,
+                cfg.power.drowsy_timeout,
+                u64::from(cfg.gpu.kernel_launch_latency),
+            );
+            // idle-SM gating turns an idle SM's rows off whatever their state: the states'
+            // idle share is counted apart (`PowerStateCycles::sm_idle`)
+            if cfg.power.idle_sm_gating {
+                t.count_sm_idle();
+            }
+            t
+        }
     }
 }
 
@@ -335,7 +343,9 @@ pub struct PowerManagement {
     )]
     pub control: Energy,
     /// The cells' static energy over the kernel-launch latency in this mode
-    /// ([`launch_window`]; counted in `launch_latency.static_j`, not in `cells_j`).
+    /// ([`launch_window`]; counted in `launch_latency.static_j`, not in `cells_j`). 0 with
+    /// `power.idle_sm_gating` (no SM holds a CTA then: every SM is gated), as
+    /// `launch_cells_always_on_j`.
     #[serde(
         rename = "launch_cells_j",
         serialize_with = "regwatt_tech::units::report::j"
@@ -620,6 +630,7 @@ mod tests {
             tri_drowsy_cycles: 15,
             tri_wakeups_from_off: 2,
             tri_wakeups_from_drowsy: 1,
+            sm_idle: None,
         };
         let d = domains();
         let pj = |m: PowerMode| evaluate(m, &d, &c, 1000.0).cells.pj();
@@ -658,6 +669,60 @@ mod tests {
         assert_eq!(control_bits_per_row(PowerMode::Drowsy, 0), 1);
         assert_eq!(control_bits_per_row(PowerMode::Drowsy, 1), 2);
         assert_eq!(control_bits_per_row(PowerMode::TriModal, 1000), 11);
+    }
+
+    /// Idle-SM gating: the cells are charged their states over the SM's busy cycles only
+    /// (`PowerStateCycles::busy`). The hand trace of [`hand_trace_energies`] with 4 of its 20
+    /// cycles idle (8 row-cycles, 4 sub-array-cycles, 4 of the drowsy awake row-cycles), by
+    /// hand at 1000 MHz:
+    /// * register gating: on 11 × 10 µW = 110 fJ, off (32 − 11) × 1 µW = 21 fJ, 1 wake × 2 pJ:
+    ///   2.131 pJ; its state control 1 bit × 32 row-cycles × 0.1 µW = 3.2 fJ;
+    /// * sub-array gating: on 16 × 80 µW = 1.28 pJ, off 0, 1 wake × 10 pJ: 11.28 pJ;
+    /// * drowsy: awake 10 × 10 µW = 100 fJ, drowsy 22 × 3 µW = 66 fJ, 2 wakes × 0.5 pJ:
+    ///   1.166 pJ;
+    /// * tri-modal: awake 13 × 10 = 130 fJ, drowsy 15 × 3 = 45 fJ, off 4 × 1.5 = 6 fJ, wakes
+    ///   2 × 2 + 0.5 pJ: 4.681 pJ;
+    /// * always on: 32 × 10 µW = 320 fJ.
+    #[test]
+    fn idle_sm_share_is_not_charged_in_any_mode() {
+        let c = PowerStateCycles {
+            drowsy_timeout: 3,
+            rows: 2,
+            subarrays: 1,
+            row_cycles: 40,
+            subarray_cycles: 20,
+            register_on_cycles: 11,
+            register_wakeups: 1,
+            subarray_on_cycles: 16,
+            subarray_wakeups: 1,
+            drowsy_awake_cycles: 14,
+            drowsy_wakeups: 2,
+            tri_awake_cycles: 13,
+            tri_drowsy_cycles: 15,
+            tri_wakeups_from_off: 2,
+            tri_wakeups_from_drowsy: 1,
+            sm_idle: Some(regwatt_sim::timing::activity::SmIdleCycles {
+                row_cycles: 8,
+                subarray_cycles: 4,
+                drowsy_awake_cycles: 4,
+                ..Default::default()
+            }),
+        };
+        let d = domains();
+        let busy = c.busy();
+        let pm = |m: PowerMode| evaluate(m, &d, &busy, 1000.0);
+        let close = |a: Energy, b: f64| (a.pj() - b).abs() < 1e-9;
+        assert!(close(pm(PowerMode::RegisterGating).cells, 2.131));
+        assert!(close(pm(PowerMode::RegisterGating).control, 0.0032));
+        assert!(close(pm(PowerMode::SubarrayGating).cells, 11.28));
+        assert!(close(pm(PowerMode::Drowsy).cells, 1.166));
+        assert!(close(pm(PowerMode::TriModal).cells, 4.681));
+        assert!(close(pm(PowerMode::AlwaysOn).cells, 0.32));
+        assert!(close(pm(PowerMode::Drowsy).cells_always_on, 0.32));
+        // the headers are the same hardware, gated or not
+        for m in PowerMode::ALL {
+            assert_eq!(pm(m).area, evaluate(m, &d, &c, 1000.0).area);
+        }
     }
 
     /// The kernel-launch latency in a power mode, by hand at 1000 MHz: 2 rows, 1

@@ -15,7 +15,7 @@ use serde::Serialize;
 use crate::beyond_rf::{self, BeyondRfInventory};
 use crate::config::{Node, PowerMode, ResolvedConfig, Scope};
 use crate::energy::{
-    combine_levels, AreaSummary, EnergyError, EnergySummary, EventCounts, Inventory,
+    combine_levels, AreaSummary, EnergyError, EnergySummary, EventCounts, IdleSmGating, Inventory,
 };
 use crate::power_modes::{self, PowerManagement};
 use crate::registry::DesignSpec;
@@ -125,6 +125,136 @@ pub fn beyond_rf_inventory(cfg: &ResolvedConfig) -> Result<Option<BeyondRfInvent
     }
 }
 
+/// One run's activity and hardware, evaluated with or without idle-SM gating
+/// ([`RunReport::with_beyond_rf`]).
+struct Evaluation<'a> {
+    design: DesignSpec,
+    cfg: &'a ResolvedConfig,
+    inv: &'a Inventory,
+    beyond: Option<&'a BeyondRfInventory>,
+    act: &'a DesignActivity,
+    launch_cycles: u64,
+}
+
+impl Evaluation<'_> {
+    /// The busy share idle-SM gating charges the per-SM static energy for: SM-cycles with a
+    /// CTA resident over SMs × the energy window's cycles (`activity.core.sm_busy_frac`, whose
+    /// denominator is the kernels' cycles × SMs, when the window is the kernels' cycles), at
+    /// most 1; 0 for an empty window.
+    fn busy_frac(&self) -> f64 {
+        let window = self.act.cycles - self.launch_cycles;
+        let sm_cycles = u64::from(self.cfg.gpu.sms) * window;
+        if sm_cycles == 0 {
+            return 0.0;
+        }
+        (self.act.core.sm_busy_frac.num as f64 / sm_cycles as f64).min(1.0)
+    }
+
+    /// The energy and area of the run's window, the static energy of its launch latencies
+    /// and the power mode's record. `gate`: idle-SM gating with this busy share
+    /// ([`IdleSmGating`]): the static energy of the register file and of the `sm` level is
+    /// charged for the busy share of the window and not at all over the launch latencies
+    /// (no SM holds a CTA there); the RF cells of a power mode for their states' busy
+    /// cycles (`PowerStateCycles::busy`). `None`: every SM leaks for the whole run.
+    fn evaluate(
+        &self,
+        gate: Option<f64>,
+    ) -> Result<(EnergySummary, AreaSummary, Energy, Option<PowerManagement>), EnergyError> {
+        let (cfg, inv, act, launch_cycles) = (self.cfg, self.inv, self.act, self.launch_cycles);
+        let window = act.cycles - launch_cycles;
+        let none = EventCounts::new();
+        let mut rf = inv.evaluate(window, &events(cfg, act))?;
+        if let Some(busy) = gate {
+            rf.0.scale_static(busy);
+        }
+        let power_management = match cfg.power.mode {
+            PowerMode::AlwaysOn => None,
+            mode => {
+                let counts = act.rf.power_states.as_ref().ok_or_else(|| EnergyError::NoModel {
+                    component: "rf_banks".into(),
+                    message: format!(
+                        "power mode {mode}: the design counted no power states (regwatt_designs::power_modes::tracker)"
+                    ),
+                })?;
+                let domains = power_domains(self.design, cfg)?;
+                let mut pm = match gate {
+                    None => power_modes::evaluate(mode, &domains, counts, inv.core_clock_mhz),
+                    Some(_) => {
+                        if counts.sm_idle.is_none() {
+                            return Err(EnergyError::NoModel {
+                                component: "rf_banks".into(),
+                                message: format!(
+                                    "power mode {mode} with power.idle_sm_gating: the design counted no idle-SM power states (regwatt_designs::power_modes::tracker)"
+                                ),
+                            });
+                        }
+                        let mut pm = power_modes::evaluate(
+                            mode,
+                            &domains,
+                            &counts.busy(),
+                            inv.core_clock_mhz,
+                        );
+                        pm.counts = counts.clone();
+                        pm
+                    }
+                };
+                // an idle SM's cells are off whatever the mode: nothing over the launch
+                // latencies with idle-SM gating
+                if gate.is_none() {
+                    (pm.launch_cells, pm.launch_cells_always_on) = power_modes::launch_window(
+                        mode,
+                        &domains,
+                        counts,
+                        power_modes::LaunchWindow {
+                            cycles: launch_cycles,
+                            per_launch: u64::from(cfg.gpu.kernel_launch_latency),
+                        },
+                        inv.core_clock_mhz,
+                    );
+                }
+                power_modes::apply(&pm, &mut rf.0, &mut rf.1);
+                Some(pm)
+            }
+        };
+        let mut rf_idle = inv.evaluate(launch_cycles, &none)?;
+        match (&power_management, gate) {
+            (_, Some(_)) => rf_idle.0.scale_static(0.0),
+            (Some(pm), None) => power_modes::apply_launch_window(pm, &mut rf_idle.0),
+            (None, None) => {}
+        }
+        let ((energy, area), idle) = match cfg.scope() {
+            Scope::Rf => (rf, rf_idle.0),
+            scope => {
+                let built;
+                let b = match self.beyond {
+                    Some(b) => b,
+                    None => {
+                        built = beyond_rf::inventory(cfg)?;
+                        &built
+                    }
+                };
+                let (sm_events, gpu_events) = beyond_rf::events(cfg, &act.core, &act.memory)?;
+                let mut sm = b.sm.evaluate(window, &sm_events)?;
+                let gpu = b.gpu.evaluate(window, &gpu_events)?;
+                let mut sm_idle = b.sm.evaluate(launch_cycles, &none)?;
+                if let Some(busy) = gate {
+                    sm.0.scale_static(busy);
+                    sm_idle.0.scale_static(0.0);
+                }
+                let idle = combine_levels(
+                    scope,
+                    rf_idle,
+                    sm_idle,
+                    b.gpu.evaluate(launch_cycles, &none)?,
+                )
+                .0;
+                (combine_levels(scope, rf, sm, gpu), idle)
+            }
+        };
+        Ok((energy, area, idle.static_energy, power_management))
+    }
+}
+
 impl RunReport {
     /// Evaluates `act` with the inventory `inv` (built from `cfg`, which carries the node and
     /// the scope; the hardware beyond the RF is built here when the scope needs it);
@@ -153,61 +283,26 @@ impl RunReport {
         launch_cycles: u64,
     ) -> Result<RunReport, EnergyError> {
         let launch_cycles = launch_cycles.min(act.cycles);
-        let window = act.cycles - launch_cycles;
-        let none = EventCounts::new();
-        let mut rf = inv.evaluate(window, &events(cfg, act))?;
-        let power_management = match cfg.power.mode {
-            PowerMode::AlwaysOn => None,
-            mode => {
-                let counts = act.rf.power_states.as_ref().ok_or_else(|| EnergyError::NoModel {
-                    component: "rf_banks".into(),
-                    message: format!(
-                        "power mode {mode}: the design counted no power states (regwatt_designs::power_modes::tracker)"
-                    ),
-                })?;
-                let domains = power_domains(design, cfg)?;
-                let mut pm = power_modes::evaluate(mode, &domains, counts, inv.core_clock_mhz);
-                (pm.launch_cells, pm.launch_cells_always_on) = power_modes::launch_window(
-                    mode,
-                    &domains,
-                    counts,
-                    power_modes::LaunchWindow {
-                        cycles: launch_cycles,
-                        per_launch: u64::from(cfg.gpu.kernel_launch_latency),
-                    },
-                    inv.core_clock_mhz,
-                );
-                power_modes::apply(&pm, &mut rf.0, &mut rf.1);
-                Some(pm)
-            }
+        let run = Evaluation {
+            design,
+            cfg,
+            inv,
+            beyond,
+            act,
+            launch_cycles,
         };
-        let mut rf_idle = inv.evaluate(launch_cycles, &none)?;
-        if let Some(pm) = &power_management {
-            power_modes::apply_launch_window(pm, &mut rf_idle.0);
-        }
-        let ((energy, area), idle) = match cfg.scope() {
-            Scope::Rf => (rf, rf_idle.0),
-            scope => {
-                let built;
-                let b = match beyond {
-                    Some(b) => b,
-                    None => {
-                        built = beyond_rf::inventory(cfg)?;
-                        &built
-                    }
-                };
-                let (sm_events, gpu_events) = beyond_rf::events(cfg, &act.core, &act.memory)?;
-                let sm = b.sm.evaluate(window, &sm_events)?;
-                let gpu = b.gpu.evaluate(window, &gpu_events)?;
-                let idle = combine_levels(
-                    scope,
-                    rf_idle,
-                    b.sm.evaluate(launch_cycles, &none)?,
-                    b.gpu.evaluate(launch_cycles, &none)?,
-                )
-                .0;
-                (combine_levels(scope, rf, sm, gpu), idle)
-            }
+        let (energy, area, idle, power_management) = if cfg.power.idle_sm_gating {
+            let busy = run.busy_frac();
+            let off = run.evaluate(None)?;
+            let mut on = run.evaluate(Some(busy))?;
+            on.0.idle_sm_gating = Some(IdleSmGating {
+                sm_busy_frac: busy,
+                static_saved: off.0.static_energy - on.0.static_energy,
+                launch_latency_static_saved: off.2 - on.2,
+            });
+            on
+        } else {
+            run.evaluate(None)?
         };
         let ipc = if act.cycles > 0 {
             act.core.warp_instructions as f64 / act.cycles as f64
@@ -226,7 +321,7 @@ impl RunReport {
             energy,
             launch_latency: LaunchLatency {
                 cycles: launch_cycles,
-                static_energy: idle.static_energy,
+                static_energy: idle,
             },
             registers: RegisterDemand {
                 architected_peak: act.rf.architected_peak,
@@ -714,5 +809,124 @@ mod tests {
             assert_eq!((s.rf, s.sm, s.gpu), (g.rf, g.sm, g.gpu));
             assert!(rf.energy.total < sm.energy.total && sm.energy.total < gpu.energy.total);
         }
+    }
+
+    /// Idle-SM gating by hand: a 2-SM rtx2060 (launch latency 5000 cycles) whose record says
+    /// one SM held a CTA for half the kernel and the other none, busy share 1/4. Every
+    /// per-SM component's static energy (the RF's and the `sm` level's) is a quarter of the
+    /// ungated one, exactly (a power of two), and `rf_banks`' is instances × leakage ×
+    /// (kernel cycles / 4) / f_core; the GPU level and every dynamic energy are unchanged;
+    /// over the launch latency (no SM busy) only the GPU level leaks. With both SMs busy the
+    /// whole kernel the report is the ungated one.
+    #[test]
+    fn idle_sm_gating_charges_per_sm_static_for_busy_sm_cycles_only() {
+        use crate::config::{resolve, Overrides, Scope};
+        use regwatt_sim::timing::activity::Ratio;
+        let cfg = |gating: bool| {
+            resolve(
+                GpuPreset::Rtx2060,
+                &Overrides {
+                    sets: vec!["sms=2".into(), format!("power.idle_sm_gating={gating}")],
+                    scope: Some(Scope::Gpu),
+                    ..Overrides::default()
+                },
+            )
+            .expect("resolves")
+        };
+        let (off_cfg, on_cfg) = (cfg(false), cfg(true));
+        assert!(!off_cfg.to_toml().contains("idle_sm_gating"));
+        assert!(on_cfg.to_toml().contains("idle_sm_gating = true"));
+        let Some(mut m) = synthetic(4, 128) else {
+            panic!("synthetic model did not build");
+        };
+        let mut a = simulate(
+            DesignSpec::Baseline,
+            &on_cfg,
+            &mut m,
+            &RunOptions::default(),
+        )
+        .expect("simulates");
+        let launch = u64::from(on_cfg.gpu.kernel_launch_latency);
+        assert_eq!(launch, 5000);
+        // an even kernel window, so that half of it is whole
+        a.cycles += (a.cycles - launch) % 2;
+        let window = a.cycles - launch;
+        a.core.sm_busy_frac = Ratio {
+            num: window / 2,
+            den: 2 * window,
+        };
+        let inv = inventory(DesignSpec::Baseline, &on_cfg).expect("inventory");
+        let report = |c: &ResolvedConfig, act: &DesignActivity| {
+            RunReport::new("k", DesignSpec::Baseline, c, &inv, act, launch).expect("report")
+        };
+        let (off, on) = (report(&off_cfg, &a), report(&on_cfg, &a));
+        let levels = &on.energy.scope.as_ref().expect("scope").component_levels;
+        for (x, y) in off.energy.components.iter().zip(&on.energy.components) {
+            assert_eq!(x.name, y.name);
+            assert_eq!(x.dynamic, y.dynamic, "{}", x.name);
+            match levels[&x.name] {
+                Scope::Rf | Scope::Sm => {
+                    assert_eq!(y.static_energy, x.static_energy * 0.25, "{}", x.name)
+                }
+                Scope::Gpu => assert_eq!(y.static_energy, x.static_energy, "{}", x.name),
+            }
+        }
+        let banks = inv
+            .components
+            .iter()
+            .find(|c| c.name == "rf_banks")
+            .expect("rf_banks");
+        let by_hand = banks.leakage.w() * banks.instances as f64 * (window as f64 / 4.0)
+            / (inv.core_clock_mhz * 1e6);
+        let got = on
+            .energy
+            .components
+            .iter()
+            .find(|c| c.name == "rf_banks")
+            .expect("rf_banks")
+            .static_energy
+            .j();
+        assert!(
+            (got - by_hand).abs() <= 1e-12 * by_hand,
+            "{got} vs {by_hand}"
+        );
+        let g = on.energy.idle_sm_gating.expect("gating record");
+        assert_eq!(g.sm_busy_frac, 0.25);
+        assert_eq!(
+            g.static_saved,
+            off.energy.static_energy - on.energy.static_energy
+        );
+        let s = off.energy.scope.as_ref().expect("scope");
+        let per_sm = s.rf.static_energy + s.sm.static_energy;
+        assert!((g.static_saved.j() - 0.75 * per_sm.j()).abs() <= 1e-12 * per_sm.j());
+        // the launch latency: the GPU level only
+        let gpu_idle = on_cfg.clone();
+        let b = crate::beyond_rf::inventory(&gpu_idle).expect("beyond");
+        let gpu_launch = b
+            .gpu
+            .evaluate(launch, &EventCounts::new())
+            .expect("evaluates")
+            .0
+            .static_energy;
+        assert_eq!(on.launch_latency.static_energy, gpu_launch);
+        assert_eq!(
+            g.launch_latency_static_saved,
+            off.launch_latency.static_energy - gpu_launch
+        );
+        assert!(off.energy.idle_sm_gating.is_none());
+        let json = serde_json::to_value(&on).expect("json");
+        assert_eq!(json["energy"]["idle_sm_gating"]["sm_busy_frac"], 0.25);
+        // both SMs busy the whole kernel: nothing to gate in the window
+        a.core.sm_busy_frac = Ratio {
+            num: 2 * window,
+            den: 2 * window,
+        };
+        let (off, on) = (report(&off_cfg, &a), report(&on_cfg, &a));
+        assert_eq!(on.energy.components, off.energy.components);
+        assert_eq!(on.energy.total, off.energy.total);
+        assert_eq!(
+            on.energy.idle_sm_gating.expect("record").static_saved,
+            Energy::ZERO
+        );
     }
 }

@@ -360,6 +360,7 @@ pub(crate) fn print_text(r: &RunReport) -> anyhow::Result<()> {
     if let Some(sc) = &r.energy.scope {
         print_scoped(r, sc)?;
         print_power_mode(r)?;
+        print_idle_sm_gating(r)?;
         return print_launch_latency(r);
     }
     outln!(
@@ -399,7 +400,21 @@ pub(crate) fn print_text(r: &RunReport) -> anyhow::Result<()> {
         r.area.overhead_vs_baseline * 100.0
     );
     print_power_mode(r)?;
+    print_idle_sm_gating(r)?;
     print_launch_latency(r)
+}
+
+/// The idle-SM gating line (nothing when `power.idle_sm_gating` is off).
+fn print_idle_sm_gating(r: &RunReport) -> anyhow::Result<()> {
+    if let Some(g) = &r.energy.idle_sm_gating {
+        outln!(
+            "idle-SM gating: per-SM static energy charged for {:.1} % of the SM-cycles (a CTA resident); saved {:.3} nJ of static energy ({:.3} nJ more over the launch latency)",
+            g.sm_busy_frac * 100.0,
+            g.static_saved.nj(),
+            g.launch_latency_static_saved.nj()
+        );
+    }
+    Ok(())
 }
 
 /// The power-mode line (nothing when always on).

@@ -16,6 +16,7 @@ mod gpu_faults_cli;
 mod heldout_kernels;
 mod heldout_timed;
 mod hostile_inputs;
+mod idle_sm_gating;
 mod input_mutations;
 mod lreg;
 mod malekeh;

@@ -1028,6 +1028,10 @@ impl RegisterFileDesign for CerfRf {
         self.tracker.record_series(window);
     }
 
+    fn sm_occupied(&mut self, ctx: &mut RfCtx, occupied: bool) {
+        self.tracker.sm_occupied(ctx.now, occupied);
+    }
+
     fn finish(&mut self, ctx: &mut RfCtx) {
         let now = ctx.now;
         // the end of the kernel writes every dirty line back (the next launch starts cold)

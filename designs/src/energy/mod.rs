@@ -13,7 +13,8 @@
 //!
 //! (the event-count × per-access-energy accounting of GPUWattch, Leng et al., ISCA 2013, and
 //! of the seeds: Jeon & Annavaram 2014 §8.2, Jing et al. 2016 §IV "statistics × power primitives"). Every SM
-//! leaks for the whole run. Later designs add gated/drowsy states with their own leakage
+//! leaks for the whole run, unless `power.idle_sm_gating` gates the SMs that hold no CTA
+//! ([`IdleSmGating`]). Later designs add gated/drowsy states with their own leakage
 //! powers and residency times.
 
 pub mod circuits;
@@ -151,6 +152,48 @@ pub struct EnergySummary {
     /// level. Absent at scope `rf` (the totals are the register file's).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scope: Option<ScopeSummary>,
+    /// With idle-SM gating (`power.idle_sm_gating`): the busy share the per-SM static energy
+    /// was charged for and the static energy that saved. Absent when off.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub idle_sm_gating: Option<IdleSmGating>,
+}
+
+/// What idle-SM gating did to a run (`power.idle_sm_gating`): an SM without a CTA is
+/// power-gated whole, so every per-SM component's static energy is charged for the
+/// SM-cycles with a CTA resident only:
+///
+/// ```text
+/// E_static,gated(c) = instances(c) × P_leak(c) × busy_frac × T_active      (per-SM c)
+/// busy_frac = Σ_SMs busy cycles / (SMs × kernel cycles)   (activity.core.sm_busy_frac)
+/// ```
+///
+/// AccelWattch (Kandiah et al., MICRO 2021; GPGPU-Sim 4.2 `src/accelwattch/
+/// gpgpu_sim_wrapper.cc`, `calculate_static_power`: `per_active_core = (num_cores −
+/// num_idle_cores) / num_cores` multiplies the static power; `src/gpgpu-sim/
+/// power_interface.cc`: `num_idle_core = num_cores − active_sms`, the mean over the sample
+/// of the SMs with a CTA, `shader.h` `isactive()`: `m_n_active_cta > 0`). The register
+/// file's cells in a power mode are charged their states during the busy cycles only
+/// (`PowerStateCycles::busy`). GPU-wide components (L2, interconnect, DRAM) are unchanged.
+/// No gating circuit is modelled: a gated SM leaks nothing here.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct IdleSmGating {
+    /// The busy share used: SM-cycles with a CTA resident over SMs × the cycles of the
+    /// energy window (`activity.core.sm_busy_frac` when the window is the kernels' cycles).
+    pub sm_busy_frac: f64,
+    /// Static energy of the totals without idle-SM gating minus with it (what `static_j`
+    /// saved).
+    #[serde(
+        rename = "static_saved_j",
+        serialize_with = "regwatt_tech::units::report::j"
+    )]
+    pub static_saved: Energy,
+    /// The same over the launch latencies (`launch_latency.static_j`), when no SM holds a
+    /// CTA: every per-SM component's static energy there.
+    #[serde(
+        rename = "launch_latency_static_saved_j",
+        serialize_with = "regwatt_tech::units::report::j"
+    )]
+    pub launch_latency_static_saved: Energy,
 }
 
 /// Energy and area of the components of one scope level.
@@ -310,6 +353,7 @@ impl Inventory {
                 average_power,
                 overhead_vs_baseline: Overhead::default(),
                 scope: None,
+                idle_sm_gating: None,
             },
             AreaSummary {
                 node: self.node,
@@ -394,6 +438,7 @@ pub fn combine_levels(
                 sm: totals[1],
                 gpu: totals[2],
             }),
+            idle_sm_gating: None,
         },
         AreaSummary {
             node,
@@ -413,6 +458,22 @@ fn frac(x: f64, base: f64) -> f64 {
 }
 
 impl EnergySummary {
+    /// Multiplies every component's static energy by `f` (idle-SM gating's busy share of a
+    /// per-SM level, [`IdleSmGating`]) and recomputes the totals.
+    pub fn scale_static(&mut self, f: f64) {
+        for c in &mut self.components {
+            c.static_energy = c.static_energy * f;
+            c.total = c.dynamic + c.static_energy;
+        }
+        self.static_energy = self.components.iter().map(|c| c.static_energy).sum();
+        self.total = self.dynamic + self.static_energy;
+        self.average_power = if self.time.s() > 0.0 {
+            Power::from_w(self.total.j() / self.time.s())
+        } else {
+            Power::ZERO
+        };
+    }
+
     /// Sets the overhead against a baseline run of the same workload and GPU at the same node.
     pub fn with_baseline(
         &mut self,

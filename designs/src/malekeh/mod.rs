@@ -863,6 +863,10 @@ impl RegisterFileDesign for MalekehRf {
         self.base.record_series(window);
     }
 
+    fn sm_occupied(&mut self, ctx: &mut RfCtx, occupied: bool) {
+        self.base.sm_occupied(ctx, occupied);
+    }
+
     fn finish(&mut self, ctx: &mut RfCtx) {
         self.base.finish(ctx);
     }

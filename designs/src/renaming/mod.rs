@@ -1098,6 +1098,10 @@ impl RegisterFileDesign for RenamingRf {
         self.tracker.record_series(window);
     }
 
+    fn sm_occupied(&mut self, ctx: &mut RfCtx, occupied: bool) {
+        self.tracker.sm_occupied(ctx.now, occupied);
+    }
+
     fn finish(&mut self, ctx: &mut RfCtx) {
         self.tracker.finish(ctx.now, ctx.act);
     }

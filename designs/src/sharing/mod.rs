@@ -807,6 +807,10 @@ impl RegisterFileDesign for SharingRf {
         self.inner.record_series(window);
     }
 
+    fn sm_occupied(&mut self, ctx: &mut RfCtx, occupied: bool) {
+        self.inner.sm_occupied(ctx, occupied);
+    }
+
     fn finish(&mut self, ctx: &mut RfCtx) {
         self.inner.finish(ctx);
     }

@@ -424,9 +424,69 @@ pub struct PowerStateCycles {
     pub tri_wakeups_from_off: u64,
     /// Tri-modal: drowsy → awake transitions.
     pub tri_wakeups_from_drowsy: u64,
+    /// The share of the cycle counts above that fell while the SM held no CTA, when asked
+    /// for ([`RegTracker::count_sm_idle`]: idle-SM gating); absent otherwise, so records
+    /// without it are unchanged. Wake-ups need no share: no row is accessed on an idle SM.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sm_idle: Option<SmIdleCycles>,
+}
+
+/// The row- and sub-array-cycles of [`PowerStateCycles`] that fell in the windows in which
+/// the SM held no CTA (its cycles outside `CoreActivity::sm_busy_frac`'s busy stretches),
+/// state by state, summed over rows, sub-arrays and SMs like the totals. The busy share of a
+/// count is the total minus this ([`PowerStateCycles::busy`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct SmIdleCycles {
+    /// Σ over rows of the idle cycles tracked (rows × idle cycles).
+    pub row_cycles: u64,
+    /// Σ over sub-arrays of the idle cycles tracked.
+    pub subarray_cycles: u64,
+    /// Register gating: row-cycles on while idle (a row allocated and written before the SM
+    /// emptied; none when every register is freed with its warp).
+    pub register_on_cycles: u64,
+    /// Sub-array gating: sub-array-cycles on while idle.
+    pub subarray_on_cycles: u64,
+    /// Drowsy: row-cycles awake while idle (within `drowsy_timeout` of the row's last access,
+    /// or of the start of the count).
+    pub drowsy_awake_cycles: u64,
+    /// Tri-modal: row-cycles awake while idle (allocated rows only).
+    pub tri_awake_cycles: u64,
+    /// Tri-modal: row-cycles drowsy while idle (allocated rows only).
+    pub tri_drowsy_cycles: u64,
+}
+
+impl SmIdleCycles {
+    fn add(&mut self, o: &SmIdleCycles) {
+        self.row_cycles += o.row_cycles;
+        self.subarray_cycles += o.subarray_cycles;
+        self.register_on_cycles += o.register_on_cycles;
+        self.subarray_on_cycles += o.subarray_on_cycles;
+        self.drowsy_awake_cycles += o.drowsy_awake_cycles;
+        self.tri_awake_cycles += o.tri_awake_cycles;
+        self.tri_drowsy_cycles += o.tri_drowsy_cycles;
+    }
 }
 
 impl PowerStateCycles {
+    /// The counts of the cycles in which the SM held a CTA: every cycle count less its
+    /// [`Self::sm_idle`] share, the wake-ups unchanged (none happens on an idle SM), and no
+    /// `sm_idle` record. Without a record, the counts themselves.
+    pub fn busy(&self) -> PowerStateCycles {
+        let mut b = self.clone();
+        if let Some(i) = self.sm_idle {
+            let less = |x: u64, y: u64| x.saturating_sub(y);
+            b.row_cycles = less(self.row_cycles, i.row_cycles);
+            b.subarray_cycles = less(self.subarray_cycles, i.subarray_cycles);
+            b.register_on_cycles = less(self.register_on_cycles, i.register_on_cycles);
+            b.subarray_on_cycles = less(self.subarray_on_cycles, i.subarray_on_cycles);
+            b.drowsy_awake_cycles = less(self.drowsy_awake_cycles, i.drowsy_awake_cycles);
+            b.tri_awake_cycles = less(self.tri_awake_cycles, i.tri_awake_cycles);
+            b.tri_drowsy_cycles = less(self.tri_drowsy_cycles, i.tri_drowsy_cycles);
+        }
+        b.sm_idle = None;
+        b
+    }
+
     /// Adds a later launch's record: the cycles and transitions add, the rows and sub-arrays
     /// are the same hardware (adding them would count a 16-launch workload's header area 16
     /// times).
@@ -454,6 +514,11 @@ impl PowerStateCycles {
         self.tri_drowsy_cycles += o.tri_drowsy_cycles;
         self.tri_wakeups_from_off += o.tri_wakeups_from_off;
         self.tri_wakeups_from_drowsy += o.tri_wakeups_from_drowsy;
+        match (&mut self.sm_idle, &o.sm_idle) {
+            (Some(a), Some(b)) => a.add(b),
+            (None, Some(b)) => self.sm_idle = Some(*b),
+            _ => {}
+        }
     }
 }
 
@@ -490,9 +555,68 @@ struct PowerTrack {
     rows: Vec<PowerRow>,
     sub_on_since: Vec<u64>,
     counts: PowerStateCycles,
+    /// Idle-SM accounting ([`RegTracker::count_sm_idle`]): the first cycle of the current
+    /// idle window (`NONE` while the SM holds a CTA) and the idle counts so far.
+    idle: Option<(u64, SmIdleCycles)>,
 }
 
 impl PowerTrack {
+    /// Adds the window `[from, to)` in which the SM held no CTA to the idle counts. No row is
+    /// allocated, accessed or freed in it (no warp is resident), so every row keeps the state
+    /// it had at `from` except for the drowsy timers, which run on: a row is awake in
+    /// `[last access, last access + timeout)` (tri-modal: from its last access or allocation).
+    fn idle_window(&mut self, from: u64, to: u64) {
+        let t = self.timeout;
+        let Some((_, c)) = &mut self.idle else {
+            return;
+        };
+        let len = to.saturating_sub(from);
+        if len == 0 {
+            return;
+        }
+        // cycles of [from, to) within [since, since + timeout)
+        let awake = |since: u64| {
+            to.min(since.saturating_add(t))
+                .saturating_sub(from.max(since))
+        };
+        for r in &self.rows {
+            c.row_cycles += len;
+            if r.on_since != NONE {
+                c.register_on_cycles += len;
+            }
+            c.drowsy_awake_cycles += awake(r.last_touch);
+            if r.tri_last != NONE {
+                let a = awake(r.tri_last);
+                c.tri_awake_cycles += a;
+                c.tri_drowsy_cycles += len - a;
+            }
+        }
+        for &since in &self.sub_on_since {
+            c.subarray_cycles += len;
+            if since != NONE {
+                c.subarray_on_cycles += len;
+            }
+        }
+    }
+
+    /// The SM received its first CTA (`occupied`) at `now`, or its last CTA finished at
+    /// `now` (busy through `now`, idle from `now + 1`).
+    fn sm_occupied(&mut self, now: u64, occupied: bool) {
+        let Some((since, _)) = self.idle else {
+            return;
+        };
+        if occupied {
+            if since != NONE {
+                self.idle_window(since, now);
+            }
+            if let Some((s, _)) = &mut self.idle {
+                *s = NONE;
+            }
+        } else if let Some((s, _)) = &mut self.idle {
+            *s = now + 1;
+        }
+    }
+
     /// An access (read or write) to row `i` at `now`.
     #[inline]
     fn access(&mut self, i: usize, now: u64) {
@@ -581,6 +705,11 @@ impl PowerTrack {
         let span = now.saturating_sub(self.start);
         self.counts.row_cycles += rows * span;
         self.counts.subarray_cycles += subs * span;
+        if let Some((since, idle)) = &mut self.idle {
+            self.counts.sm_idle = Some(std::mem::take(idle));
+            // a later launch starts idle at its own start
+            *since = self.start;
+        }
         std::mem::replace(
             &mut self.counts,
             PowerStateCycles {
@@ -758,8 +887,28 @@ impl RegTracker {
                 drowsy_timeout,
                 ..PowerStateCycles::default()
             },
+            idle: None,
         });
         t
+    }
+
+    /// Also counts the share of every power state's cycles that falls while the SM holds no
+    /// CTA ([`PowerStateCycles::sm_idle`]), from the SM's [`Self::sm_occupied`] calls; the SM
+    /// starts idle. For idle-SM gating, which turns an idle SM's register file off whatever
+    /// the power mode. Nothing without power-state tracking.
+    pub fn count_sm_idle(&mut self) {
+        if let Some(p) = &mut self.power {
+            p.idle = Some((p.start, SmIdleCycles::default()));
+        }
+    }
+
+    /// The SM received its first CTA (`occupied`) or its last CTA finished (busy through
+    /// `now`) at `now`: the idle windows [`Self::count_sm_idle`] counts. Call it before the
+    /// first CTA's registers are allocated and after the last CTA's are freed.
+    pub fn sm_occupied(&mut self, now: u64, occupied: bool) {
+        if let Some(p) = &mut self.power {
+            p.sm_occupied(now, occupied);
+        }
     }
 
     fn sub(&self, i: usize) -> usize {
@@ -929,6 +1078,14 @@ impl RegTracker {
 
     /// Closes every open interval at `now` and adds the totals to `act`.
     pub fn finish(&mut self, now: u64, act: &mut RfActivity) {
+        // an idle window open at the end closes with the rows as they were in it
+        if let Some(p) = &mut self.power {
+            if let Some((since, _)) = p.idle {
+                if since != NONE {
+                    p.idle_window(since, now);
+                }
+            }
+        }
         for i in 0..self.regs.len() {
             self.free(i, now, act);
         }
@@ -1263,10 +1420,79 @@ mod power_state_tests {
             tri_drowsy_cycles: 15,
             tri_wakeups_from_off: 2,
             tri_wakeups_from_drowsy: 1,
+            sm_idle: None,
         };
         assert_eq!(p, want);
         // the allocated row-cycles are exactly the tri-modal awake + drowsy ones
         assert_eq!(act.allocated_register_cycles, 13 + 15);
+    }
+
+    /// Idle-SM accounting by hand (timeout 3; 2 rows in 1 sub-array; counted from cycle 0):
+    /// the SM's first CTA arrives at 2 (r0 allocated), r0 is written at 4 and read at 14,
+    /// freed at 15 when the SM empties (busy through 15), finish at 20. Idle windows [0, 2)
+    /// and [16, 20):
+    /// * rows: 2 × (2 + 4) = 12 row-cycles, sub-array 6;
+    /// * drowsy: both rows awake [0, 2) from the start of the count (4), r0 awake
+    ///   [14, 17) ∩ [16, 20) = 1 after its last access: 5;
+    /// * gated and tri-modal rows: nothing allocated while idle, so no on/awake/drowsy share.
+    ///
+    /// The busy counts are the totals less these: 28 row-cycles = 2 rows × busy [2, 16); drowsy
+    /// awake 12 − 5 = 7 = r0 [2, 3) [4, 7) [14, 16) + r1 [2, 3).
+    #[test]
+    fn idle_sm_windows_by_hand() {
+        let mut t = RegTracker::with_power_states(2, 2, 3, 0);
+        t.count_sm_idle();
+        let mut act = RfActivity::default();
+        t.sm_occupied(2, true);
+        t.allocate(0, 2);
+        t.write(0, 4, &mut act);
+        t.read(0, 14, &mut act);
+        t.free(0, 15, &mut act);
+        t.sm_occupied(15, false);
+        t.finish(20, &mut act);
+        let first = act.clone();
+        let p = act.power_states.expect("tracked");
+        let idle = p.sm_idle.expect("idle counted");
+        assert_eq!(
+            idle,
+            SmIdleCycles {
+                row_cycles: 12,
+                subarray_cycles: 6,
+                register_on_cycles: 0,
+                subarray_on_cycles: 0,
+                drowsy_awake_cycles: 5,
+                tri_awake_cycles: 0,
+                tri_drowsy_cycles: 0,
+            }
+        );
+        assert_eq!((p.row_cycles, p.drowsy_awake_cycles), (40, 12));
+        let b = p.busy();
+        assert_eq!(b.sm_idle, None);
+        assert_eq!((b.row_cycles, b.subarray_cycles), (28, 14));
+        assert_eq!(b.drowsy_awake_cycles, 7);
+        // on / awake periods lie in the busy window: unchanged
+        assert_eq!(b.register_on_cycles, 11);
+        assert_eq!(b.subarray_on_cycles, 11);
+        assert_eq!((b.tri_awake_cycles, b.tri_drowsy_cycles), (6, 7));
+        assert_eq!(b.drowsy_wakeups, p.drowsy_wakeups);
+        // an SM busy for the whole count has no idle share: the busy counts are the totals
+        let mut t = RegTracker::with_power_states(2, 2, 3, 0);
+        t.count_sm_idle();
+        let mut act = RfActivity::default();
+        t.sm_occupied(0, true);
+        t.allocate(1, 0);
+        t.write(1, 1, &mut act);
+        t.finish(9, &mut act);
+        let p = act.power_states.expect("tracked");
+        assert_eq!(p.sm_idle, Some(SmIdleCycles::default()));
+        let mut same = p.clone();
+        same.sm_idle = None;
+        assert_eq!(p.busy(), same);
+        // a second SM adds its idle share
+        let mut two = first.clone();
+        two.merge(&first);
+        let idle = two.power_states.and_then(|p| p.sm_idle).expect("idle");
+        assert_eq!((idle.row_cycles, idle.drowsy_awake_cycles), (24, 10));
     }
 
     /// Area of multi-launch workloads: a second launch on the same SMs adds its

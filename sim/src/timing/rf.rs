@@ -437,6 +437,13 @@ pub trait RegisterFileDesign {
         None
     }
 
+    /// The SM received its first CTA (`occupied`, before that CTA's registers are
+    /// allocated) or its last CTA finished (after its registers were freed; the SM is busy
+    /// through `ctx.now`): the bounds of `CoreActivity::sm_busy_frac`'s busy stretches. A
+    /// design counting idle-SM power states passes it to its tracker
+    /// (`RegTracker::sm_occupied`). Default: nothing.
+    fn sm_occupied(&mut self, _ctx: &mut RfCtx, _occupied: bool) {}
+
     /// Called once per simulated cycle before the pipeline stages. Cycles may be skipped when
     /// the SM is idle: keep time-based state lazily from `ctx.now`.
     fn tick(&mut self, _ctx: &mut RfCtx) {}

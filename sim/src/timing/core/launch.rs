@@ -72,6 +72,15 @@ impl<D: RegisterFileDesign> Sm<D> {
             warp: cta * wpc,
             source,
         })?;
+        if self.used_ctas == 0 {
+            // before the CTA's registers are allocated
+            let mut ctx = RfCtx {
+                now,
+                sm: self.id,
+                act: &mut self.rf_act,
+            };
+            self.design.sm_occupied(&mut ctx, true);
+        }
         for (i, w) in ws.iter().enumerate() {
             let mut ctx = RfCtx {
                 now,
@@ -204,6 +213,12 @@ impl<D: RegisterFileDesign> Sm<D> {
                 if self.used_ctas == 0 {
                     // busy from the cycle its first CTA launched to this one, both included
                     self.busy_cycles += now + 1 - self.busy_since;
+                    let mut ctx = RfCtx {
+                        now,
+                        sm: self.id,
+                        act: &mut self.rf_act,
+                    };
+                    self.design.sm_occupied(&mut ctx, false);
                 }
                 self.used_threads -= c.threads;
                 self.used_warps -= c.warps.len() as u32;
