@@ -15,7 +15,7 @@ use crate::common;
 
 use common::{assert_fails, assert_success, regwatt};
 use regwatt_designs::cerf::CerfStats;
-use regwatt_designs::config::{resolve, GpuPreset, Overrides};
+use regwatt_designs::config::{resolve, GpuPreset, Overrides, PowerMode};
 use regwatt_designs::exec_model::simulate_spec;
 use regwatt_designs::run::DesignStats;
 use regwatt_designs::DesignSpec;
@@ -99,10 +99,14 @@ fn every_workload_correct_under_both_replacement_policies() {
     // (measured: mvt 2.76x, atax 2.29x, bicg 1.80x; hit rates +0.76, +0.75, +0.57)
     for name in ["mvt", "atax", "bicg"] {
         let w = regwatt_workloads::get(name).expect("workload");
-        let cfg = regwatt_designs::config::preset(GpuPreset::Gtx480).expect("preset");
-        let spec = w.load_spec(regwatt_workloads::Size::Ci).expect("spec");
-        let b = simulate_spec(&spec, DesignSpec::Baseline, &cfg, &RunOptions::default())
-            .expect("baseline");
+        let b = common::ci_run(
+            w,
+            GpuPreset::Gtx480,
+            DesignSpec::Baseline,
+            PowerMode::AlwaysOn,
+            &[],
+        )
+        .expect("baseline");
         let m = &b.activity.memory;
         let base_hit = m.l1d_sector_read_hits as f64 / m.l1d_sector_reads.max(1) as f64;
         let (_, st, _, cycles) = totals

@@ -4,7 +4,8 @@
 //! mnist33 and cifar32g input sizes, which every design runs once in
 //! `tests/suite/designs_workloads.rs` (CI time: their fc loops would double this suite).
 //!
-//! Per (workload, preset), four simulations:
+//! Per (workload, preset), runs 1 and 2 below, and on one workload of each kind
+//! ([`common::design_sample`]) runs 3 to 5 too:
 //! 1. `baseline`, always on;
 //! 2. `renaming` with its defaults (1 KB table, consolidating policy) and power states
 //!    counted: the tracker counts every mode's states at once and a hidden wake-up changes
@@ -26,20 +27,21 @@ use common::{assert_fails, assert_success, regwatt};
 use regwatt_designs::config::{GpuPreset, Node, PowerMode};
 use regwatt_designs::exec_model::{simulate_spec, SpecSimulation};
 use regwatt_designs::run::{at_node, inventory, DesignStats};
-use regwatt_designs::{DesignSpec, ResolvedConfig, RunReport};
+use regwatt_designs::{DesignSpec, RunReport};
 use regwatt_sim::timing::RunOptions;
 use regwatt_workloads::Workload;
+use std::sync::Arc;
 
-fn sim(w: &Workload, cfg: &ResolvedConfig, d: DesignSpec) -> Result<SpecSimulation, String> {
-    let spec = w
-        .load_spec(regwatt_workloads::Size::Ci)
-        .map_err(|e| e.to_string())?;
-    let s = simulate_spec(&spec, d, cfg, &RunOptions::default()).map_err(|e| e.to_string())?;
-    let exp = w
-        .expected_final(&spec.initial_buffers(), &spec)
-        .map_err(|e| e.to_string())?;
-    regwatt_workloads::check(w, &exp, &s.buffers).map_err(|e| format!("{cfg:?}: {e}"))?;
-    Ok(s)
+/// A checked `ci` run of `w` with design `d` in mode `m` and overrides `sets`, shared with the
+/// other tests ([`common::ci_run`]).
+fn sim(
+    w: &Workload,
+    p: GpuPreset,
+    d: DesignSpec,
+    m: PowerMode,
+    sets: &[&str],
+) -> Result<Arc<SpecSimulation>, String> {
+    common::ci_run(w, p, d, m, sets).map_err(|e| format!("{d} {m} {sets:?}: {e}"))
 }
 
 /// The renaming-specific checks of one run.
@@ -77,6 +79,7 @@ fn check_renaming(s: &SpecSimulation, unbounded: bool) -> Result<(), String> {
 
 #[test]
 fn every_workload_correct_invariants_hold_and_static_placement_equals_baseline() {
+    let sample = common::design_sample();
     let work: Vec<_> = GpuPreset::ALL
         .iter()
         .flat_map(|p| common::design_suite().into_iter().map(move |w| (*p, w)))
@@ -85,35 +88,9 @@ fn every_workload_correct_invariants_hold_and_static_placement_equals_baseline()
         &work,
         |(p, w)| format!("{} on {p}", w.name),
         |(p, w)| {
-            let base_cfg = common::mode_config(*p, DesignSpec::Baseline, PowerMode::AlwaysOn, &[])?;
-            let base = sim(w, &base_cfg, DesignSpec::Baseline)?;
-
-            let counted = common::mode_config(*p, DesignSpec::Renaming, PowerMode::TriModal, &[])?;
-            let r = sim(w, &counted, DesignSpec::Renaming)?;
+            let base = sim(w, *p, DesignSpec::Baseline, PowerMode::AlwaysOn, &[])?;
+            let r = sim(w, *p, DesignSpec::Renaming, PowerMode::TriModal, &[])?;
             check_renaming(&r, false).map_err(|e| format!("defaults: {e}"))?;
-            // `sharing` with no AMT entries is this design, cycle for cycle
-            let off = common::mode_config(
-                *p,
-                DesignSpec::Sharing,
-                PowerMode::TriModal,
-                &["design.amt_entries=0"],
-            )?;
-            let z = sim(w, &off, DesignSpec::Sharing)?;
-            let DesignStats::Sharing(zs) = &z.activity.design_stats else {
-                return Err("not a sharing run".into());
-            };
-            let (a, b) = (&z.activity, &r.activity);
-            if a.cycles != b.cycles
-                || a.core != b.core
-                || a.memory != b.memory
-                || a.rf != b.rf
-                || DesignStats::Renaming(zs.renaming.clone()) != b.design_stats
-            {
-                return Err(format!(
-                    "sharing with 0 AMT entries: cycles {} vs renaming {}",
-                    a.cycles, b.cycles
-                ));
-            }
             // every mode evaluates from the counted run, at both report nodes
             for mode in PowerMode::ALL {
                 for node in Node::REPORT {
@@ -137,22 +114,49 @@ fn every_workload_correct_invariants_hold_and_static_placement_equals_baseline()
                 }
             }
 
-            let ub = common::mode_config(
+            // the other configurations on one workload of each kind (CI's time budget)
+            if !sample.iter().any(|x| x.name == w.name) {
+                return Ok(());
+            }
+            // `sharing` with no AMT entries is this design, cycle for cycle
+            let z = sim(
+                w,
+                *p,
+                DesignSpec::Sharing,
+                PowerMode::TriModal,
+                &["design.amt_entries=0"],
+            )?;
+            let DesignStats::Sharing(zs) = &z.activity.design_stats else {
+                return Err("not a sharing run".into());
+            };
+            let (a, b) = (&z.activity, &r.activity);
+            if a.cycles != b.cycles
+                || a.core != b.core
+                || a.memory != b.memory
+                || a.rf != b.rf
+                || DesignStats::Renaming(zs.renaming.clone()) != b.design_stats
+            {
+                return Err(format!(
+                    "sharing with 0 AMT entries: cycles {} vs renaming {}",
+                    a.cycles, b.cycles
+                ));
+            }
+            let u = sim(
+                w,
                 *p,
                 DesignSpec::Renaming,
                 PowerMode::AlwaysOn,
                 &["design.table_bytes=unbounded", "design.mapping=wear_level"],
             )?;
-            let u = sim(w, &ub, DesignSpec::Renaming)?;
             check_renaming(&u, true).map_err(|e| format!("unbounded: {e}"))?;
 
-            let eq = common::mode_config(
+            let e = sim(
+                w,
                 *p,
                 DesignSpec::Renaming,
                 PowerMode::AlwaysOn,
                 &["design.mapping=static", "design.release_flags=false"],
             )?;
-            let e = sim(w, &eq, DesignSpec::Renaming)?;
             check_renaming(&e, false).map_err(|e| format!("static: {e}"))?;
             let (a, b) = (&e.activity, &base.activity);
             if a.cycles != b.cycles
@@ -291,7 +295,7 @@ fn register_series_adds_up_to_the_run_totals() {
             }
             assert_eq!(t, s.activity.cycles, "{} {d}", w.name);
             // the same run without a series is the same run
-            let plain = simulate_spec(&spec, d, &cfg, &RunOptions::default()).expect("run");
+            let plain = common::ci_run(w, p, d, PowerMode::AlwaysOn, &[]).expect("run");
             assert_eq!(plain.activity.cycles, s.activity.cycles);
             assert!(plain.activity.rf.register_series.is_empty());
         }

@@ -1,13 +1,14 @@
-//! Issue 26 ("Beyond the RF"): `--scope sm` and `--scope gpu` report L1D, L2, DRAM and
-//! execution energy for every workload (DRAM: every workload that reads global memory;
-//! mandelbrot only writes, and its output stays in the write-back L2, which the timing
-//! model does not flush at the end of a kernel).
+//! `--scope sm` and `--scope gpu` report L1D, L2, DRAM and execution energy for every
+//! workload (DRAM: every workload that reads global memory; mandelbrot only writes, and its
+//! output stays in the write-back L2, which the timing model does not flush at the end of a
+//! kernel).
 //!
-//! Every built-in workload is simulated once per GPU preset, with the host data starting in
-//! DRAM (`memory.l2_preload_host_data = false`: with the presets' Accel-Sim/GPGPU-Sim
-//! `-gpgpu_perf_sim_memcpy 1`, inputs start in the L2 and most workloads never reach DRAM),
-//! and the one activity record is evaluated at scopes `rf`, `sm` and `gpu`. Through the
-//! binary: `regwatt run --scope` output and errors.
+//! Every workload of [`common::design_suite`] (every built-in workload but the NN benchmark's
+//! other input sizes, whose kernels are mnist29's) is simulated once per GPU preset, with the
+//! host data starting in DRAM (`memory.l2_preload_host_data = false`: with the presets'
+//! Accel-Sim/GPGPU-Sim `-gpgpu_perf_sim_memcpy 1`, inputs start in the L2 and most workloads
+//! never reach DRAM), and the one activity record is evaluated at scopes `rf`, `sm` and
+//! `gpu`. Through the binary: `regwatt run --scope` output and errors.
 
 use crate::common;
 
@@ -34,7 +35,7 @@ fn config(p: GpuPreset, scope: Scope) -> Result<regwatt_designs::ResolvedConfig,
 fn sm_and_gpu_scopes_report_memory_and_execution_energy_for_every_workload() {
     let work: Vec<_> = GpuPreset::ALL
         .iter()
-        .flat_map(|p| regwatt_workloads::all().iter().map(move |w| (*p, w)))
+        .flat_map(|p| common::design_suite().into_iter().map(move |w| (*p, w)))
         .collect();
     let f = common::failures_on_two_threads(
         &work,

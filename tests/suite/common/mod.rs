@@ -10,9 +10,10 @@
 //! [`tolerance`] with the reason.
 #![allow(dead_code)]
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use regwatt_designs::config::{resolve, GpuPreset, Node, Overrides, PowerMode, ResolvedConfig};
 use regwatt_designs::exec_model::{simulate_spec, SpecSimulation};
@@ -350,28 +351,118 @@ pub fn mode_config(
     .map_err(|e| e.to_string())
 }
 
-/// A checked run of workload `w` with `design` on preset `p` in power mode `mode`: the outputs
-/// match the reference and no access found a register the warp does not own.
+/// A checked run of workload `w` at `ci` with `design` on preset `p` in power mode `mode`: the
+/// outputs match the reference and no access found a register the warp does not own. Shared
+/// through [`ci_run`].
 pub fn simulate_checked(
     w: &regwatt_workloads::Workload,
     p: GpuPreset,
     design: DesignSpec,
     mode: PowerMode,
-) -> Result<SpecSimulation, String> {
-    let cfg = mode_config(p, design, mode, &[])?;
-    let spec = w
-        .load_spec(regwatt_workloads::Size::Ci)
-        .map_err(|e| e.to_string())?;
-    let s =
-        simulate_spec(&spec, design, &cfg, &RunOptions::default()).map_err(|e| e.to_string())?;
-    let exp = w
-        .expected_final(&spec.initial_buffers(), &spec)
-        .map_err(|e| e.to_string())?;
-    regwatt_workloads::check(w, &exp, &s.buffers).map_err(|e| e.to_string())?;
-    if s.activity.design_stats.unallocated_accesses() != 0 {
-        return Err("accesses to unowned registers".into());
-    }
-    Ok(s)
+) -> Result<Arc<SpecSimulation>, String> {
+    ci_run(w, p, design, mode, &[])
+}
+
+/// A checked run at `ci` (see [`simulate_checked`]) with `--set` overrides `sets`, simulated
+/// once per test binary: every test that asks for the same (workload, preset, design, mode,
+/// overrides) gets the same run. The design suites, the power modes and the baseline checks
+/// each need the baseline's and the renaming design's runs of every workload; simulating
+/// them once is CI's time budget. A second caller waits for the first one's run.
+pub fn ci_run(
+    w: &regwatt_workloads::Workload,
+    p: GpuPreset,
+    design: DesignSpec,
+    mode: PowerMode,
+    sets: &[&str],
+) -> Result<Arc<SpecSimulation>, String> {
+    type Cell = Arc<OnceLock<Result<Arc<SpecSimulation>, String>>>;
+    static RUNS: OnceLock<Mutex<HashMap<String, Cell>>> = OnceLock::new();
+    let key = format!("{}/{p}/{design:?}/{mode}/{}", w.name, sets.join(" "));
+    let cell: Cell = {
+        let mut runs = RUNS
+            .get_or_init(Default::default)
+            .lock()
+            .map_err(|e| e.to_string())?;
+        runs.entry(key).or_default().clone()
+    };
+    cell.get_or_init(|| {
+        let cfg = mode_config(p, design, mode, sets)?;
+        let spec = w
+            .load_spec(regwatt_workloads::Size::Ci)
+            .map_err(|e| e.to_string())?;
+        let s = simulate_spec(&spec, design, &cfg, &RunOptions::default())
+            .map_err(|e| e.to_string())?;
+        regwatt_workloads::check(w, ci_expected(w)?.as_ref(), &s.buffers)
+            .map_err(|e| e.to_string())?;
+        if s.activity.design_stats.unallocated_accesses() != 0 {
+            return Err("accesses to unowned registers".into());
+        }
+        Ok(Arc::new(s))
+    })
+    .clone()
+}
+
+/// The baseline's run of workload `w` at `default` on preset `p` (stock configuration),
+/// simulated once per test binary and checked: outputs against the reference, every register
+/// access owned, every operand read gathered. The default-size checks (cycles against
+/// GPGPU-Sim, the GPU kept busy) share these runs, the slowest of the suite.
+pub fn default_run(
+    w: &regwatt_workloads::Workload,
+    p: GpuPreset,
+) -> Result<Arc<SpecSimulation>, String> {
+    type Cell = Arc<OnceLock<Result<Arc<SpecSimulation>, String>>>;
+    static RUNS: OnceLock<Mutex<HashMap<String, Cell>>> = OnceLock::new();
+    let cell: Cell = {
+        let mut runs = RUNS
+            .get_or_init(Default::default)
+            .lock()
+            .map_err(|e| e.to_string())?;
+        runs.entry(format!("{}/{p}", w.name)).or_default().clone()
+    };
+    cell.get_or_init(|| {
+        let cfg = regwatt_designs::config::preset(p).map_err(|e| e.to_string())?;
+        let spec = w
+            .load_spec(regwatt_workloads::Size::Default)
+            .map_err(|e| e.to_string())?;
+        let s = simulate_spec(&spec, DesignSpec::Baseline, &cfg, &RunOptions::default())
+            .map_err(|e| e.to_string())?;
+        if s.activity.design_stats.unallocated_accesses() != 0 {
+            return Err("accesses to unallocated registers".into());
+        }
+        if s.activity.core.uncollected_reads != 0 {
+            return Err("uncollected operand reads".into());
+        }
+        let exp = w
+            .expected_final(&spec.initial_buffers(), &spec)
+            .map_err(|e| e.to_string())?;
+        regwatt_workloads::check(w, &exp, &s.buffers).map_err(|e| e.to_string())?;
+        Ok(Arc::new(s))
+    })
+    .clone()
+}
+
+/// The reference's final buffers of workload `w` at `ci`, computed once per test binary.
+pub fn ci_expected(
+    w: &regwatt_workloads::Workload,
+) -> Result<Arc<BTreeMap<String, HostData>>, String> {
+    type Cell = Arc<OnceLock<Result<Arc<BTreeMap<String, HostData>>, String>>>;
+    static EXPECTED: OnceLock<Mutex<HashMap<&'static str, Cell>>> = OnceLock::new();
+    let cell: Cell = {
+        let mut m = EXPECTED
+            .get_or_init(Default::default)
+            .lock()
+            .map_err(|e| e.to_string())?;
+        m.entry(w.name).or_default().clone()
+    };
+    cell.get_or_init(|| {
+        let spec = w
+            .load_spec(regwatt_workloads::Size::Ci)
+            .map_err(|e| e.to_string())?;
+        w.expected_final(&spec.initial_buffers(), &spec)
+            .map(Arc::new)
+            .map_err(|e| e.to_string())
+    })
+    .clone()
 }
 
 /// The report of a `design` run of workload `w` priced with `cfg` (node and power mode) from
@@ -467,6 +558,30 @@ pub fn design_suite() -> Vec<&'static regwatt_workloads::Workload> {
         .iter()
         .filter(|w| !nn_other_size(w.name))
         .collect()
+}
+
+/// One workload of each kind, for a design's secondary variants (its default configuration runs
+/// the whole [`design_suite`]): streaming (vectorAdd), a chain of launches with barriers and
+/// shuffles (reduction), shared-memory tiles (matrixMul_tiled), shared and global atomics
+/// (histogram), an atomicCAS retry loop (kmeans), irregular launches (bfs), a divergent
+/// data-dependent loop (mandelbrot), CNN layers (conv_mnist), a training step (backprop) and the
+/// NN benchmark's annotated L-register version (mnist29_lreg).
+pub fn design_sample() -> Vec<&'static regwatt_workloads::Workload> {
+    [
+        "vectorAdd",
+        "reduction",
+        "matrixMul_tiled",
+        "histogram",
+        "kmeans",
+        "bfs",
+        "mandelbrot",
+        "conv_mnist",
+        "backprop",
+        "mnist29_lreg",
+    ]
+    .iter()
+    .map(|n| regwatt_workloads::find(n).unwrap_or_else(|| panic!("no workload {n}")))
+    .collect()
 }
 
 /// The NN benchmark's workloads that [`design_suite`] leaves out.
