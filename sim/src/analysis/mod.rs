@@ -235,15 +235,7 @@ pub fn shared_bytes(m: &Module, f: &Function) -> u32 {
         first = false;
         for ins in &g.instrs {
             let mut visit = |o: &Operand| {
-                let s = match o {
-                    Operand::Sym(s, _) => Some(*s),
-                    Operand::Addr(a) => match a.base {
-                        crate::ir::AddrBase::Sym(s) => Some(s),
-                        _ => None,
-                    },
-                    _ => None,
-                };
-                if let Some(Sym::Global(i)) = s {
+                if let Some(Sym::Global(i)) = o.symbol() {
                     if let Some(u) = used.get_mut(i as usize) {
                         *u = true;
                     }

@@ -402,6 +402,21 @@ pub enum Operand {
     NegPred(Reg),
 }
 
+impl Operand {
+    /// The symbol the operand names: `sym` or `sym+8` used as a value, or the base of an
+    /// address (`[sym+4]`). None for every other operand, register-based addresses included.
+    pub fn symbol(&self) -> Option<Sym> {
+        match self {
+            Operand::Sym(s, _) => Some(*s),
+            Operand::Addr(a) => match a.base {
+                AddrBase::Sym(s) => Some(s),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
 /// Target of a `call` (PTX ISA §9.7.11.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CallTarget {

@@ -60,15 +60,7 @@ pub(crate) fn uninitialised_constants(module: &Module) -> impl Iterator<Item = (
     for f in module.functions.iter().filter(|f| f.defined) {
         for ins in &f.instrs {
             for o in ins.src.iter().chain(&ins.dst) {
-                let s = match o {
-                    Operand::Sym(s, _) => Some(*s),
-                    Operand::Addr(a) => match a.base {
-                        AddrBase::Sym(s) => Some(s),
-                        _ => None,
-                    },
-                    _ => None,
-                };
-                if let Some(Sym::Global(i)) = s {
+                if let Some(Sym::Global(i)) = o.symbol() {
                     if let Some(u) = used.get_mut(i as usize) {
                         *u = true;
                     }

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use crate::analysis::param_use::{pointer_params, PointerUse};
-use crate::ir::{AddrBase, Function, Module, Operand, Param, Space, Sym, Ty};
+use crate::ir::{Function, Module, Param, Space, Sym, Ty};
 
 use super::data::DType;
 use super::spec::{is_buffer_name, MAX_BLOCK_THREADS};
@@ -134,11 +134,9 @@ fn uses_dynamic_shared(module: &Module, f: &Function) -> bool {
             .is_some_and(|v| v.is_extern && v.space == Space::Shared))
     };
     f.instrs.iter().any(|i| {
-        i.src.iter().any(|o| match o {
-            Operand::Addr(a) => matches!(&a.base, AddrBase::Sym(s) if dynamic(s)),
-            Operand::Sym(s, _) => dynamic(s),
-            _ => false,
-        })
+        i.src
+            .iter()
+            .any(|o| o.symbol().is_some_and(|s| dynamic(&s)))
     })
 }
 
