@@ -599,22 +599,10 @@ mod tests {
         }
     }
 
-    /// The energies of the hand trace of `PowerStateCycles` (activity.rs,
-    /// `hand_trace`: 2 rows, 1 sub-array, 20 cycles) by hand at 1000 MHz (1 ns per
-    /// cycle), with round figures for the domains:
-    /// * register gating: on 11 row-cycles × 10 µW = 110 fJ, off 29 × 1 µW = 29 fJ, 1 wake ×
-    ///   2 pJ: 2.139 pJ;
-    /// * sub-array gating: on 16 × 80 µW = 1.28 pJ, off 4 × 4 µW = 16 fJ, 1 wake × 10 pJ:
-    ///   11.296 pJ;
-    /// * drowsy: awake 14 × 10 µW = 140 fJ, drowsy 26 × 3 µW = 78 fJ, 2 wakes × 0.5 pJ:
-    ///   1.218 pJ;
-    /// * tri-modal: awake 13 × 10 = 130 fJ, drowsy 15 × 3 = 45 fJ, off 12 × (1 + 0.5) = 18 fJ
-    ///   (header and V_ccmin switch both off), 2 wakes from off × 2 pJ, 1 from drowsy × 0.5 pJ:
-    ///   4.693 pJ;
-    /// * always on: 40 × 10 µW = 400 fJ.
-    #[test]
-    fn hand_trace_energies() {
-        let c = PowerStateCycles {
+    /// The hand trace of `PowerStateCycles` (activity.rs, `hand_trace`): 2 rows, 1 sub-array,
+    /// 20 cycles, drowsy timeout 3, every SM busy.
+    fn hand_trace() -> PowerStateCycles {
+        PowerStateCycles {
             drowsy_timeout: 3,
             rows: 2,
             subarrays: 1,
@@ -631,7 +619,25 @@ mod tests {
             tri_wakeups_from_off: 2,
             tri_wakeups_from_drowsy: 1,
             sm_idle: None,
-        };
+        }
+    }
+
+    /// The energies of the hand trace of `PowerStateCycles` (activity.rs,
+    /// `hand_trace`: 2 rows, 1 sub-array, 20 cycles) by hand at 1000 MHz (1 ns per
+    /// cycle), with round figures for the domains:
+    /// * register gating: on 11 row-cycles × 10 µW = 110 fJ, off 29 × 1 µW = 29 fJ, 1 wake ×
+    ///   2 pJ: 2.139 pJ;
+    /// * sub-array gating: on 16 × 80 µW = 1.28 pJ, off 4 × 4 µW = 16 fJ, 1 wake × 10 pJ:
+    ///   11.296 pJ;
+    /// * drowsy: awake 14 × 10 µW = 140 fJ, drowsy 26 × 3 µW = 78 fJ, 2 wakes × 0.5 pJ:
+    ///   1.218 pJ;
+    /// * tri-modal: awake 13 × 10 = 130 fJ, drowsy 15 × 3 = 45 fJ, off 12 × (1 + 0.5) = 18 fJ
+    ///   (header and V_ccmin switch both off), 2 wakes from off × 2 pJ, 1 from drowsy × 0.5 pJ:
+    ///   4.693 pJ;
+    /// * always on: 40 × 10 µW = 400 fJ.
+    #[test]
+    fn hand_trace_energies() {
+        let c = hand_trace();
         let d = domains();
         let pj = |m: PowerMode| evaluate(m, &d, &c, 1000.0).cells.pj();
         let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
@@ -686,27 +692,13 @@ mod tests {
     #[test]
     fn idle_sm_share_is_not_charged_in_any_mode() {
         let c = PowerStateCycles {
-            drowsy_timeout: 3,
-            rows: 2,
-            subarrays: 1,
-            row_cycles: 40,
-            subarray_cycles: 20,
-            register_on_cycles: 11,
-            register_wakeups: 1,
-            subarray_on_cycles: 16,
-            subarray_wakeups: 1,
-            drowsy_awake_cycles: 14,
-            drowsy_wakeups: 2,
-            tri_awake_cycles: 13,
-            tri_drowsy_cycles: 15,
-            tri_wakeups_from_off: 2,
-            tri_wakeups_from_drowsy: 1,
             sm_idle: Some(regwatt_sim::timing::activity::SmIdleCycles {
                 row_cycles: 8,
                 subarray_cycles: 4,
                 drowsy_awake_cycles: 4,
                 ..Default::default()
             }),
+            ..hand_trace()
         };
         let d = domains();
         let busy = c.busy();
