@@ -95,7 +95,6 @@ enum Outcome {
 pub fn compute(f: &Function, alloc: &Allocation, ud: &UseDef, live: &Liveness) -> Release {
     let cfg = &f.cfg;
     let nb = cfg.blocks.len();
-    let n = f.instrs.len();
     // Rule 1 asks, for a death of `u` in block `cur`, for the first divergent branch `d` (in
     // block order) whose region contains `cur` and that keeps `u` (live into `ipdom(d)`, or
     // live after `d`'s branch). Listing every block's enclosing branches costs the sum of the
@@ -200,6 +199,23 @@ pub fn compute(f: &Function, alloc: &Allocation, ud: &UseDef, live: &Liveness) -
             Outcome::Deferred(cur)
         }
     };
+    flags(f, alloc, ud, live, classify)
+}
+
+/// The release flags of every death, given `classify`, Rule 1's answer for a death of a unit
+/// in a block: released at the instruction (or edge), deferred to a block's start, or dropped.
+/// Deaths are the units used or defined at an instruction and not live after it, and the
+/// units live out of a predecessor and not live into the block (edge deaths).
+fn flags(
+    f: &Function,
+    alloc: &Allocation,
+    ud: &UseDef,
+    live: &Liveness,
+    classify: impl Fn(u32, usize) -> Outcome,
+) -> Release {
+    let cfg = &f.cfg;
+    let nb = cfg.blocks.len();
+    let n = f.instrs.len();
     let mut r = Release {
         pir: vec![Vec::new(); n],
         pir_mask: vec![0; n],
@@ -410,7 +426,6 @@ mod tests {
     ) -> Release {
         let cfg = &f.cfg;
         let nb = cfg.blocks.len();
-        let n = f.instrs.len();
         // divergent branches and the blocks of their regions
         let mut enclosing: Vec<Vec<u32>> = vec![Vec::new(); nb];
         let (mut scratch, mut region) = (crate::ir::RegionScratch::default(), Vec::new());
@@ -464,86 +479,7 @@ mod tests {
                 Outcome::Deferred(cur)
             }
         };
-        let mut r = Release {
-            pir: vec![Vec::new(); n],
-            pir_mask: vec![0; n],
-            dead_dst: vec![Vec::new(); n],
-            pbr: vec![Vec::new(); nb],
-            deferred: 0,
-            dropped: 0,
-        };
-        let mut pbr_sets: Vec<BitSet> = vec![BitSet::new(live.units); nb];
-        let note = |o: Outcome, r: &mut Release, pbr_sets: &mut Vec<BitSet>, u: usize| -> bool {
-            match o {
-                Outcome::Here => true,
-                Outcome::Deferred(b) => {
-                    r.deferred += 1;
-                    pbr_sets[b as usize].insert(u);
-                    false
-                }
-                Outcome::Dropped => {
-                    r.dropped += 1;
-                    false
-                }
-            }
-        };
-        for pc in 0..n {
-            let b = cfg.block_of[pc];
-            let lo = &live.live_out[pc];
-            for &u in &ud.uses[pc] {
-                if lo.contains(u as usize) {
-                    continue;
-                }
-                let o = classify(b, u as usize);
-                if note(o, &mut r, &mut pbr_sets, u as usize) {
-                    r.pir[pc].push(alloc.arch_of_unit(u));
-                }
-            }
-            for &u in &ud.defs[pc] {
-                if lo.contains(u as usize) || ud.uses[pc].contains(&u) {
-                    continue;
-                }
-                let o = classify(b, u as usize);
-                if note(o, &mut r, &mut pbr_sets, u as usize) {
-                    r.dead_dst[pc].push(alloc.arch_of_unit(u));
-                }
-            }
-            r.pir[pc].sort_unstable();
-            r.pir[pc].dedup();
-            r.dead_dst[pc].sort_unstable();
-            r.dead_dst[pc].dedup();
-        }
-        // edge deaths
-        for b in 0..nb {
-            for &p in &cfg.preds[b] {
-                for u in live.block_out[p as usize].iter() {
-                    if live.block_in[b].contains(u) {
-                        continue;
-                    }
-                    let o = classify(b as u32, u);
-                    if note(o, &mut r, &mut pbr_sets, u) {
-                        pbr_sets[b].insert(u);
-                    }
-                }
-            }
-        }
-        for (b, s) in pbr_sets.iter().enumerate() {
-            r.pbr[b] = s.iter().map(|u| alloc.arch_of_unit(u as u32)).collect();
-        }
-        // masks over Instr::reads() positions
-        for (pc, ins) in f.instrs.iter().enumerate() {
-            let mut mask = 0u32;
-            for (k, v) in ins.reads().into_iter().enumerate().take(32) {
-                if alloc
-                    .arch_regs(v.idx())
-                    .any(|a| r.pir[pc].binary_search(&a).is_ok())
-                {
-                    mask |= 1 << k;
-                }
-            }
-            r.pir_mask[pc] = mask;
-        }
-        r
+        flags(f, alloc, ud, live, classify)
     }
 
     #[test]
