@@ -143,6 +143,17 @@ fn plan(id: &str, size: &str) -> Option<Plan> {
         "power_skip_vs_baseline_on_lreg" => power(true),
         "latency_baseline" => latency(""),
         "latency_skip" => latency("_lskip"),
+        "scheduler_gto_vs_lrr" => {
+            let at = |p: &str| run("mnist29", "_lskip").set(&format!("sm.scheduler.policy={p}"));
+            Plan::over(
+                vec![at("gto"), at("lrr")],
+                Box::new(move |l| {
+                    let gto = l.kernel_cycles(&at("gto"))?;
+                    let lrr = l.kernel_cycles(&at("lrr"))?;
+                    Ok(rp::single(100.0 * (l.ratio(lrr, gto, "cycles")? - 1.0)))
+                }),
+            )
+        }
         "output_error" => Plan::NotRun(
             "the mean square error needs the seed's trained weights and images; regwatt's network runs synthetic ones (workloads/README.md)".into(),
         ),
