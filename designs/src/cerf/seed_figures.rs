@@ -202,6 +202,21 @@ fn plan(id: &str, size: &str) -> Option<Plan> {
                 )
             }),
         ),
+        "area" => Plan::over(
+            vec![run(suite[0], "cerf"), run(suite[0], "baseline")],
+            Box::new(move |l| {
+                let area = |d: &str, parts: &[&str]| -> Result<f64, rp::ReproduceError> {
+                    let r = run(suite[0], d);
+                    parts
+                        .iter()
+                        .map(|c| l.num(&r, &format!("/area/components_mm2/{c}")))
+                        .sum()
+                };
+                let ours = area("cerf", &["rf_banks", "tag_array"])?;
+                let base = area("baseline", &["rf_banks", "l1d_data", "l1d_tag"])?;
+                Ok(rp::single(l.change_pct(ours, base, "area")?))
+            }),
+        ),
         _ => return None,
     })
 }

@@ -119,6 +119,20 @@ fn plan(id: &str, _size: &str) -> Option<Plan> {
                 )
             }),
         ),
+        "area" => Plan::over(
+            vec![run("cifarnet", "sharing")],
+            Box::new(|l| {
+                // regwatt's entry: the seed's 38 search bits, a physical register id and a
+                // valid bit (hardware.rs)
+                let r = run("cifarnet", "sharing");
+                let launches = l.get(&r)?.launches.len() as f64;
+                let sms = l.num(&r, "/config/gpu/sms")?;
+                let rows = l.num(&r, "/activity/rf/physical_registers")? / sms / launches;
+                let entries = l.num(&r, "/config/design/amt_entries")?;
+                let bits = 38.0 + rows.log2().ceil() + 1.0;
+                Ok(rp::single(entries * bits / 8.0 / 1024.0))
+            }),
+        ),
         _ => return None,
     })
 }
