@@ -208,11 +208,18 @@ fn make_runs(runs: &BTreeSet<Run>, size: Size, jobs: Option<usize>) -> anyhow::R
         items.len(),
         size.name()
     );
+    // simulations run side by side: each gets its share of the memory budget
+    let threads = super::worker_threads(jobs, items.len());
+    let mut budget = super::budget(None)?;
+    if threads > 1 {
+        budget.bytes /= threads as u64;
+        budget.source = format!("{}, shared by {threads} worker threads", budget.source);
+    }
     let outcomes = super::parallel_with_progress(
         &items,
         jobs,
         |(s, _)| s.flags(),
-        |(s, evals)| simulate_and_evaluate(s, evals, size).map_err(|e| format!("{e:#}")),
+        |(s, evals)| simulate_and_evaluate(s, evals, size, &budget).map_err(|e| format!("{e:#}")),
     );
     let mut results = rp::Results::new();
     for ((s, _), o) in items.iter().zip(outcomes) {
@@ -248,6 +255,7 @@ fn simulate_and_evaluate(
     sim: &Run,
     evals: &[Run],
     size: Size,
+    budget: &regwatt_sim::footprint::Budget,
 ) -> anyhow::Result<Vec<(Run, RunResult)>> {
     let w = regwatt_workloads::get(&sim.workload)?;
     let spec = w.load_spec(size)?;
@@ -262,7 +270,7 @@ fn simulate_and_evaluate(
         max_warp_instructions: None,
         memory_budget: None,
     };
-    regwatt_sim::footprint::timed(&cfg.gpu, &spec, 1).check(&limits.budget()?)?;
+    regwatt_sim::footprint::timed(&cfg.gpu, &spec, 1).check(budget)?;
     let mut opts = limits.options(Some(size));
     opts.series_window = sim.series_window;
     let s = simulate_spec_watched(
