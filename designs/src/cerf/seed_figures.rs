@@ -96,17 +96,27 @@ fn cerf_hit_rate(l: &Lookup<'_>, w: &str) -> Result<f64, rp::ReproduceError> {
     Ok(100.0 * hits / lines)
 }
 
-fn speedup_ratio(l: &Lookup<'_>, w: &str) -> Result<f64, rp::ReproduceError> {
-    // CPI = kernel cycles / warp instructions on each design
-    let cpi = |d: &str| -> Result<f64, rp::ReproduceError> {
-        let r = run(w, d);
+const PRIORITIZED: &str = "design.replacement=lru-prioritized";
+
+/// Baseline CPI over cerf CPI (CPI = kernel cycles / warp instructions) on `w`; `sets`: cerf's
+/// overrides.
+fn speedup_ratio_with(l: &Lookup<'_>, w: &str, sets: &[&str]) -> Result<f64, rp::ReproduceError> {
+    let cpi = |r: &Run| -> Result<f64, rp::ReproduceError> {
         l.ratio(
-            l.kernel_cycles(&r)?,
-            l.num(&r, "/warp_instructions")?,
+            l.kernel_cycles(r)?,
+            l.num(r, "/warp_instructions")?,
             "instructions",
         )
     };
-    l.ratio(cpi("baseline")?, cpi("cerf")?, "CPI")
+    let mut ours = run(w, "cerf");
+    for s in sets {
+        ours = ours.set(s);
+    }
+    l.ratio(cpi(&run(w, "baseline"))?, cpi(&ours)?, "CPI")
+}
+
+fn speedup_ratio(l: &Lookup<'_>, w: &str) -> Result<f64, rp::ReproduceError> {
+    speedup_ratio_with(l, w, &[])
 }
 
 fn plan(id: &str, size: &str) -> Option<Plan> {
@@ -143,6 +153,22 @@ fn plan(id: &str, size: &str) -> Option<Plan> {
                         rp::per_workload(&ws, |w| speedup_ratio(l, w))?,
                     )?;
                     Ok(v)
+                }),
+            )
+        }
+        "speedup_all_prioritized" => {
+            let ws = all.clone();
+            let runs = all
+                .iter()
+                .flat_map(|w| [run(w, "cerf").set(PRIORITIZED), run(w, "baseline")])
+                .collect();
+            Plan::over(
+                runs,
+                Box::new(move |l| {
+                    rp::geomean_change_pct(
+                        l.id,
+                        rp::per_workload(&ws, |w| speedup_ratio_with(l, w, &[PRIORITIZED]))?,
+                    )
                 }),
             )
         }
