@@ -35,6 +35,9 @@ enum Command {
     Sweep(cli::sweep::Args),
     /// Merge sharded sweep directories into what the unsharded sweep writes.
     Merge(cli::sweep::MergeArgs),
+    /// A seed's evaluation as the seed ran it: one row per headline figure, the seed's value
+    /// beside regwatt's (`reproduce --list` names the seeds and figures).
+    Reproduce(cli::reproduce::Args),
     /// Launch-spec tools: `spec new FILE.ptx` writes a commented template for its kernels.
     #[command(subcommand)]
     Spec(cli::spec::Command),
@@ -55,6 +58,7 @@ fn main() -> anyhow::Result<()> {
         Command::Report(a) => cli::report::run(a),
         Command::Sweep(a) => cli::sweep::run(a),
         Command::Merge(a) => cli::sweep::merge(a),
+        Command::Reproduce(a) => cli::reproduce::run(a),
         Command::Spec(a) => cli::spec::run(a),
         Command::Workload(a) => cli::workload::run(a),
     }

@@ -25,6 +25,7 @@ pub mod malekeh;
 pub mod power_modes;
 pub mod registry;
 pub mod renaming;
+pub mod reproduce;
 pub mod run;
 pub mod sharing;
 #[cfg(test)]

@@ -469,6 +469,7 @@ pub mod calibrate;
 pub mod exec;
 pub mod ptx;
 pub mod report;
+pub mod reproduce;
 pub mod run;
 pub mod spec;
 pub mod sram;

@@ -13,10 +13,12 @@
 mod area;
 mod energy;
 mod lines;
+mod seed;
 
 pub use area::{area_chart, AreaBar, AreaPanel};
 pub use energy::{energy_chart, EnergyPanel, EnergyView};
 pub use lines::{energy_area_chart, node_chart, LinePanel, ScatterPanel, ScatterPoint};
+pub use seed::seed_chart;
 
 use plotters::coord::Shift;
 use plotters::prelude::*;

@@ -199,7 +199,7 @@ pub fn write_index(
     }
 
     // seed versus regwatt
-    h.push_str("<h2 id=\"seed\">Seed versus regwatt</h2>\n<p>Each design's headline claims as its seed paper published them and as regwatt measures them (the table \"Seed versus regwatt\" of the design's README, embedded at build time).</p>\n");
+    h.push_str("<h2 id=\"seed\">Seed versus regwatt</h2>\n<p>Each design's headline claims as its seed paper published them and as regwatt measures them (the table \"Seed versus regwatt\" of the design's README, embedded at build time: the rows <code>regwatt reproduce</code> generates from the design's <code>seed_figures.toml</code>, at the size and commit the README states; the test <code>reproduce::</code> checks them against the binary).</p>\n");
     let mut designs: Vec<DesignSpec> = studies.sets.iter().map(|s| s.design).collect();
     designs.sort();
     designs.dedup();

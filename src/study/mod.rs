@@ -14,7 +14,8 @@
 //!   node), static (leakage) share and area;
 //! * **area-overhead budget** (`area_budget.csv`, `area_budget_<gpu>[_<mode>].svg`): each
 //!   design's area per component against the reference's, as a share of the reference's total,
-//!   with the seed's published overhead beside it (`calibrations/published-area.toml`).
+//!   with the seed's published overhead beside it (the `area` figure of each design's
+//!   `seed_figures.toml`, the file `regwatt reproduce` reads).
 //!
 //! CSV files are written with the `csv` crate; numbers are plain (`run::csv_number`), the unit
 //! in the column name.
@@ -30,7 +31,6 @@ use regwatt_designs::config::{Node, PowerMode, Scope};
 use regwatt_designs::exec_model::LaunchRecord;
 use regwatt_designs::run::{csv_number, ComponentRow, SummaryRow};
 use regwatt_designs::{DesignSpec, RunReport};
-use serde::Deserialize;
 
 /// Every pricing of one simulation: (workload, GPU, design, power mode) at each node.
 #[derive(Clone, Debug)]
@@ -244,36 +244,55 @@ pub fn headline_text(w: &Written, reference: &str) -> String {
     s
 }
 
-/// A seed's published area overhead (`calibrations/published-area.toml`).
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// A seed's published area (storage) overhead: the figure `area` of the design's
+/// `seed_figures.toml`, the file `regwatt reproduce` reads (one source for both).
+#[derive(Clone, Debug)]
 pub struct Published {
-    pub design: String,
-    /// The overhead the paper states, as a fraction (absent: storage only).
+    /// The overhead the paper states, as a fraction (absent: the seed states storage only,
+    /// the figure's unit is not `%`).
     pub overhead_frac: Option<f64>,
     /// What the figure counts.
     pub basis: String,
-    /// Seed section and the shared reference entry it was copied from.
+    /// Seed file and section it is copied from.
     pub source: String,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PublishedFile {
-    design: Vec<Published>,
-}
-
-/// The published overheads, by design name (embedded `calibrations/published-area.toml`).
+/// The published overheads, by design name (each seed's `area` figure).
 pub fn published() -> anyhow::Result<BTreeMap<String, Published>> {
-    const FILE: &str = "calibrations/published-area.toml";
-    let f: PublishedFile = toml::from_str(include_str!("../../calibrations/published-area.toml"))
-        .with_context(|| format!("{FILE} (embedded)"))?;
     let mut out = BTreeMap::new();
-    for p in f.design {
-        p.design
+    for seed in regwatt_designs::reproduce::seeds() {
+        seed.design
             .parse::<DesignSpec>()
-            .with_context(|| format!("{FILE} (embedded): design `{}`", p.design))?;
-        out.insert(p.design.clone(), p);
+            .with_context(|| format!("{}: design `{}`", seed.file, seed.design))?;
+        let Some(f) = seed.figures()?.into_iter().find(|f| f.id == "area") else {
+            continue;
+        };
+        // the percentage as a fraction, decimal digits kept (0.78 % is 0.0078, not 0.78 / 100)
+        let overhead_frac = match f.unit.as_str() {
+            "%" => Some(
+                format!("{}e-2", f.seed_value)
+                    .parse::<f64>()
+                    .with_context(|| format!("{}: figure `area`", seed.file))?,
+            ),
+            _ => None,
+        };
+        let basis = match overhead_frac {
+            Some(_) => f.metric.clone(),
+            None => format!(
+                "{}: {} {} (storage only, no fraction stated)",
+                f.metric,
+                regwatt_designs::reproduce::number(f.seed_value),
+                f.unit
+            ),
+        };
+        out.insert(
+            seed.design.to_string(),
+            Published {
+                overhead_frac,
+                basis,
+                source: format!("seed {}, {}", seed.number, f.source),
+            },
+        );
     }
     Ok(out)
 }
@@ -1289,8 +1308,11 @@ mod tests {
     #[test]
     fn published_overheads_name_designs() {
         let p = published().expect("embedded file parses");
-        assert_eq!(p["renaming"].overhead_frac, Some(0.029));
+        // renaming: the 1 KB table regwatt models (seed 002 §1), not the 3.8 KB one
+        assert_eq!(p["renaming"].overhead_frac, Some(0.01));
         assert_eq!(p["malekeh"].overhead_frac, Some(0.0078));
+        assert_eq!(p["cerf"].overhead_frac, Some(-0.0965));
         assert!(p["sharing"].overhead_frac.is_none());
+        assert!(p["sharing"].basis.contains("KB"), "{:?}", p["sharing"]);
     }
 }

@@ -28,6 +28,7 @@ mod report_charts;
 mod report_cli;
 mod report_studies;
 mod repository_hygiene;
+mod reproduce;
 mod run_cli;
 mod scope_beyond_rf;
 mod sharing;

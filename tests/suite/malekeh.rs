@@ -111,13 +111,6 @@ fn every_workload_correct_in_every_variant_with_the_invariants() {
                     st.banks.unallocated_accesses
                 ));
             }
-            if !cfg.power.wakeup_exposed
-                && st.sthld_waits > 0
-                && sets.is_empty()
-                && *p == GpuPreset::Gtx480
-            {
-                // (nothing to check: waits are legitimate on any preset)
-            }
             let profiled = st.hints_profile + st.hints_static_fallback;
             if VARIANTS[*i].0 == "profile" {
                 // every launch profiled to the end; nearly every hint from the profile

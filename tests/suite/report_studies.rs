@@ -129,7 +129,8 @@ fn component_energies_add_up_and_the_baseline_overhead_is_zero() {
         ];
         assert!((sums[&k] - num(b, "overhead_frac")).abs() < 1e-12, "{k:?}");
         if b["design"] == "renaming" {
-            assert_eq!(b["published_overhead_frac"], "0.029");
+            // the 1 KB table regwatt models (seed 002 §1), from renaming's seed_figures.toml
+            assert_eq!(b["published_overhead_frac"], "0.01");
         }
     }
     // the node-scaling study prices every run at the seven nodes

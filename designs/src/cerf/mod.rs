@@ -34,6 +34,7 @@ pub mod array;
 mod design;
 pub use design::Cerf;
 pub mod hardware;
+pub mod seed_figures;
 #[cfg(test)]
 mod tests;
 

@@ -31,6 +31,7 @@ mod design;
 pub mod geometry;
 pub use design::Lreg;
 pub mod hardware;
+pub mod seed_figures;
 #[cfg(test)]
 mod tests;
 

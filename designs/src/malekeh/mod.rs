@@ -11,6 +11,7 @@
 mod design;
 pub use design::Malekeh;
 pub mod hardware;
+pub mod seed_figures;
 pub mod sthld;
 
 use std::cell::RefCell;

@@ -35,6 +35,7 @@ mod design;
 pub use design::Renaming;
 pub mod hardware;
 pub mod plan;
+pub mod seed_figures;
 
 use std::collections::HashMap;
 

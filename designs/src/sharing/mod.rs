@@ -34,6 +34,7 @@ pub mod amt;
 mod design;
 pub use design::Sharing;
 pub mod hardware;
+pub mod seed_figures;
 
 use std::cell::RefCell;
 use std::collections::HashMap;
