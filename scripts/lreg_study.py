@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 32: the figures of design `lreg`'s seed-versus-regwatt table (designs/src/lreg/README.md).
+"""The runs behind design `lreg`'s seed-versus-regwatt reasons (designs/src/lreg/README.md, "Why they differ").
 
 Usage:  cargo build --release && python3 scripts/lreg_study.py [--bin target/release/regwatt]
         [--gpus gtx480,rtx2060] [--quick]
