@@ -140,7 +140,7 @@ fn one_figure_on_one_thread_gives_the_checked_in_row() {
         .find(|l| l.contains("against the architected allocation"))
         .unwrap_or_else(|| panic!("no row in:\n{md}"))
         .to_string();
-    let (_, _, block) = readme_block("sharing");
+    let (_, size, block) = readme_block("sharing");
     let rows = read_csv(&repo().join("designs/src/sharing/seed_table_ci.csv"));
     let value = rows
         .iter()
@@ -151,7 +151,9 @@ fn one_figure_on_one_thread_gives_the_checked_in_row() {
         row.contains(&format!("| {value} |")),
         "{row} against {value}"
     );
-    assert!(block.contains(&row), "README block lacks {row}");
+    if size == "ci" {
+        assert!(block.contains(&row), "README block lacks {row}");
+    }
 }
 
 /// Bad input is refused with a clear error and nothing is written: an unknown seed (the
