@@ -358,22 +358,22 @@ pub fn mean(id: &str, per: Vec<(String, f64)>) -> Result<Value, ReproduceError> 
 
 /// The largest per-workload value.
 pub fn max(id: &str, per: Vec<(String, f64)>) -> Result<Value, ReproduceError> {
-    let value = per.iter().map(|p| p.1).fold(f64::NEG_INFINITY, f64::max);
-    if !value.is_finite() {
-        return Err(ReproduceError::Metric {
-            id: id.to_string(),
-            message: "no workload".into(),
-        });
-    }
-    Ok(Value {
-        value,
-        per_workload: per,
-    })
+    extreme(id, per, f64::NEG_INFINITY, f64::max)
 }
 
 /// The smallest per-workload value.
 pub fn min(id: &str, per: Vec<(String, f64)>) -> Result<Value, ReproduceError> {
-    let value = per.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
+    extreme(id, per, f64::INFINITY, f64::min)
+}
+
+/// The per-workload value `pick` keeps, folded from `start`; an error when none is finite.
+fn extreme(
+    id: &str,
+    per: Vec<(String, f64)>,
+    start: f64,
+    pick: fn(f64, f64) -> f64,
+) -> Result<Value, ReproduceError> {
+    let value = per.iter().map(|p| p.1).fold(start, pick);
     if !value.is_finite() {
         return Err(ReproduceError::Metric {
             id: id.to_string(),
