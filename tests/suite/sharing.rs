@@ -202,7 +202,11 @@ fn partial_sharing_reads_two_registers_and_keeps_the_outputs() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("designs/src/sharing/partial_shift.toml");
     let spec = regwatt_sim::launch::LaunchSpec::load(&path).expect("spec");
-    let sets = ["gpu.memory.l1d.sets=1", "gpu.memory.l1d.ways=1"];
+    let sets = [
+        "gpu.memory.l1d.sets=1",
+        "gpu.memory.l1d.ways=1",
+        "gpu.memory.l1d.set_index=linear",
+    ];
     let opts = RunOptions::default();
     let base_cfg = resolve(
         GpuPreset::Gtx480,

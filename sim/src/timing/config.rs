@@ -304,6 +304,12 @@ pub enum SetIndex {
     /// bits of the line number XORed with fixed parities of the bits above them, for 16,
     /// 32 or 64 sets only.
     Ipoly,
+    /// The Fermi L1D hash of Nugteren et al. ("A detailed GPU cache model based on reuse
+    /// distance theory", HPCA 2014) as GPGPU-Sim implements it (`H`,
+    /// `FERMI_HASH_SET_FUNCTION` in `cache_config::hash_function`, `gpu-cache.cc`): address
+    /// bits 7-11 XOR bits 13, 14, 15, 17 and 19, and bit 12 on top with 64 sets; 32 or 64 sets
+    /// of 128-byte lines only.
+    Fermi,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -621,6 +627,17 @@ impl GpuConfig {
                     ),
                 ));
             }
+            if c.set_index == SetIndex::Fermi && (!matches!(c.sets, 32 | 64) || c.line_bytes != 128)
+            {
+                return Err(err(
+                    &format!("{name}.set_index"),
+                    format!(
+                        "\"fermi\" needs 32 or 64 sets of 128-byte lines (the Fermi hash's fixed \
+                         address bits), not {} sets of {} B; use \"linear\"",
+                        c.sets, c.line_bytes
+                    ),
+                ));
+            }
             let bytes = u64::from(c.sets) * u64::from(c.ways) * u64::from(c.line_bytes);
             if bytes > max_bytes {
                 return Err(err(
@@ -817,8 +834,9 @@ mod tests {
         let c = GpuConfig::rtx2060_like().expect("preset");
         assert_eq!(c.memory.l2_slice.set_index, SetIndex::Ipoly);
         let g = GpuConfig::gtx480_like().expect("preset");
+        assert_eq!(c.memory.l1d.set_index, SetIndex::Linear);
+        assert_eq!(g.memory.l1d.set_index, SetIndex::Fermi);
         for m in [&c.memory, &g.memory] {
-            assert_eq!(m.l1d.set_index, SetIndex::Linear);
             assert_eq!(m.l1i.set_index, SetIndex::Linear);
             assert_eq!(m.l1c.set_index, SetIndex::Linear);
         }
@@ -844,6 +862,15 @@ mod tests {
         assert!(e.message.contains("16, 32 or 64"), "{}", e.message);
         c.memory.l2_slice.set_index = SetIndex::Linear;
         c.validate().expect("linear takes any set count");
+        c.memory.l1d.set_index = SetIndex::Fermi;
+        c.memory.l1d.sets = 16;
+        let e = c.validate().unwrap_err();
+        assert_eq!(e.field, "memory.l1d.set_index");
+        assert!(
+            e.message.contains("32 or 64 sets of 128-byte"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]

@@ -523,7 +523,8 @@ pub fn run_spec_timed<D: RegisterFileDesign>(
     let bases = code_bases(&module);
     let mut carry = CarriedCaches::default();
     for (i, l) in spec.launches.iter().enumerate() {
-        // each launch counts cycles from 0: a fresh memory system (as `timing::run`)
+        // each launch counts cycles from 0: a fresh memory system, which starts from what the
+        // previous launch left in the L2 and the front-end caches
         let mut mem = MemoryHierarchy::new(
             &cfg.memory,
             cfg.sms,
@@ -560,8 +561,9 @@ pub fn run_spec_timed<D: RegisterFileDesign>(
         )
         .map_err(|source| TimingError::Model { warp: 0, source })?
         .with_code_bases(bases.clone());
-        mem.preload_l2(&model.host_written());
-        mem.restore_front_end(&mut carry);
+        if !mem.restore_front_end(&mut carry) {
+            mem.preload_l2(&model.host_written());
+        }
         launches.push(run_with_memory(
             cfg,
             &mut model,

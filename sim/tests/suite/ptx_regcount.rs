@@ -85,7 +85,8 @@ const RULE_KERNELS: &[&str] = &[
 ];
 
 /// Held-out kernels whose SASS set no rule (neither `ptxas_sched.csv` nor [`RULE_KERNELS`]),
-/// and the bound on their mean |relative error|: measured 14.26 % over these 23 kernels with
+/// and the bound on their mean |relative error|: measured 13.98 % over these 23 kernels with
+/// address arithmetic held one store ahead of the loads it feeds (14.26 % before it), with
 /// uniform values defined in divergent regions, warp-aggregated atomics and copied vector-store
 /// groups (over the 24 of the previous split: 14.8 % with the first two, 13.1 % before them:
 /// the uniform values defined in divergent regions remove over-counts of the executor's own
@@ -98,7 +99,7 @@ const RULE_KERNELS: &[&str] = &[
 /// immediates; over the 30 outside `ptxas_sched.csv`: 18.7 % with the uniform register file,
 /// 19.9 % without it; all 38: 16.7 %), bounded at its measured value plus 0.5 points.
 const UNSEEN_KERNELS: usize = 23;
-const UNSEEN_MEAN_MAX: f64 = 0.148;
+const UNSEEN_MEAN_MAX: f64 = 0.145;
 
 #[test]
 fn register_counts_track_ptxas_on_the_suite() {

@@ -516,9 +516,11 @@ where
         cfg.sm.units.const_latency,
         cfg.core_clock_mhz,
     );
-    mem.preload_l2(&model.host_written());
-    if let Some(c) = model.carried_caches() {
-        mem.restore_front_end(c);
+    let carried = model
+        .carried_caches()
+        .is_some_and(|c| mem.restore_front_end(c));
+    if !carried {
+        mem.preload_l2(&model.host_written());
     }
     let a = run_with_memory(cfg, model, make_design, &mut mem, opts)?;
     if let Some(c) = model.carried_caches() {

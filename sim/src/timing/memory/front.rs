@@ -7,13 +7,21 @@ use crate::timing::activity::MemActivity;
 use crate::timing::functional::{MemOpKind, MemSpaceKind, WarpMemAccess};
 
 impl MemoryHierarchy {
-    /// Starts a launch with what an earlier launch of the same spec left in the instruction
-    /// and constant caches (every line present from cycle 0) and the L2 lines they read
-    /// (present from cycle 0, after the host data). Nothing with `perfect_inst_const_cache`
-    /// or when `c` is empty (the first launch).
-    pub fn restore_front_end(&mut self, c: &mut CarriedCaches) {
+    /// Starts a launch with what an earlier launch of the same spec left: the L2's lines
+    /// (dirty ones still to be written back) and the instruction and constant caches, every
+    /// line present from cycle 0. Returns whether an L2 was carried (`false` on the first
+    /// launch, which starts from the host data instead, [`Self::preload_l2`]). The caches are
+    /// not carried with `perfect_inst_const_cache`.
+    pub fn restore_front_end(&mut self, c: &mut CarriedCaches) -> bool {
+        let l2 = !c.l2.is_empty() && c.l2.len() == self.l2.len();
+        if l2 {
+            self.l2 = std::mem::take(&mut c.l2);
+            for t in &mut self.l2 {
+                t.settle();
+            }
+        }
         if self.l1i.is_empty() || c.l1i.len() != self.l1i.len() || c.l1c.len() != self.l1c.len() {
-            return;
+            return l2;
         }
         self.l1i = std::mem::take(&mut c.l1i);
         self.l1c = std::mem::take(&mut c.l1c);
@@ -21,19 +29,23 @@ impl MemoryHierarchy {
             t.settle();
         }
         let lines = std::mem::take(&mut c.l2_lines);
-        self.place_l2(&lines);
+        if !l2 {
+            self.place_l2(&lines);
+        }
         for &(a, _) in &lines {
             self.front_seen.insert(a);
         }
         self.front_lines = lines;
+        l2
     }
 
-    /// Hands the instruction and constant caches and the L2 lines they read to the next
-    /// launch ([`Self::restore_front_end`]).
+    /// Hands the L2, the instruction and constant caches and the L2 lines they read to the
+    /// next launch ([`Self::restore_front_end`]).
     pub fn save_front_end(&mut self, c: &mut CarriedCaches) {
         c.l1i = std::mem::take(&mut self.l1i);
         c.l1c = std::mem::take(&mut self.l1c);
         c.l2_lines = std::mem::take(&mut self.front_lines);
+        c.l2 = std::mem::take(&mut self.l2);
         self.front_seen.clear();
     }
 

@@ -151,18 +151,21 @@ pub const PROGRAM_MEM_START: u64 = 0xF000_0000;
 /// at the parameters' offsets from 0 and the constant space in global memory).
 pub const CONST_SPACE_BASE: u64 = 1 << 40;
 
-/// What outlives a launch in GPGPU-Sim apart from the host data in the L2 (which every
-/// launch here starts with again): each SM's instruction and constant caches (GPGPU-Sim
+/// What outlives a launch in GPGPU-Sim: the L2's contents, dirty lines included (GPGPU-Sim
+/// flushes the L2 between kernels only with `-gpgpu_flush_l2_cache 1`, set in neither
+/// preset's configuration), and each SM's instruction and constant caches (GPGPU-Sim
 /// invalidates only the L1D between kernels, `gpu-sim.cc` `gpgpu_flush_l1_cache` →
-/// `ldst_unit::invalidate`) and the L2 lines they fetched. Carried from one launch of a
-/// spec to the next by [`MemoryHierarchy::save_front_end`] /
-/// [`MemoryHierarchy::restore_front_end`]; empty with `perfect_inst_const_cache`.
+/// `ldst_unit::invalidate`). Carried from one launch of a spec to the next by
+/// [`MemoryHierarchy::save_front_end`] / [`MemoryHierarchy::restore_front_end`]; the
+/// instruction and constant caches are empty with `perfect_inst_const_cache`.
 #[derive(Clone, Debug, Default)]
 pub struct CarriedCaches {
     l1i: Vec<Tags>,
     l1c: Vec<Tags>,
     /// (address, bytes) of every line the two caches read from the L2, first read first.
     l2_lines: Vec<(u64, u64)>,
+    /// The L2 slices' tags as the last launch left them.
+    l2: Vec<Tags>,
 }
 
 /// The memory system of a whole GPU (see the module documentation).

@@ -22,9 +22,8 @@ pub(super) struct Tags {
     sets: u64,
     /// `sets − 1` when `sets` is a power of two (set = line & mask), else `u64::MAX`.
     set_mask: u64,
-    /// The IPOLY parity masks of the set-index bits ([`ipoly_masks`]) when the set index is
-    /// hashed (`SetIndex::Ipoly`, 16, 32 or 64 sets), else `None`.
-    ipoly: Option<&'static [u64]>,
+    /// The set-index function ([`SetHash`]).
+    hash: SetHash,
     ways: usize,
     spl: usize,
     pub(super) way: Vec<Way>,
@@ -47,6 +46,17 @@ pub(super) struct Way {
     /// Recency links between the ways of a set (global way numbers, `NIL` at the ends).
     newer: u32,
     older: u32,
+}
+
+/// How a [`Tags`] maps a line to its set.
+#[derive(Clone, Copy, Debug)]
+enum SetHash {
+    /// `line mod sets`.
+    Linear,
+    /// The IPOLY parity masks of the set-index bits ([`ipoly_masks`]; 16, 32 or 64 sets).
+    Ipoly(&'static [u64]),
+    /// The Fermi hash ([`fermi_set`]); `true`: 64 sets.
+    Fermi(bool),
 }
 
 /// Per-set state of a [`Tags`].
@@ -226,6 +236,23 @@ fn ipoly_set(line: u64, masks: &[u64]) -> u64 {
     set
 }
 
+/// Fermi-hash set of the 128-byte `line` (GPGPU-Sim `cache_config::hash_function`, case
+/// `FERMI_HASH_SET_FUNCTION`, `gpu-cache.cc` at 667834cf, after Nugteren et al., HPCA 2014):
+/// address bits 7-11 (the line's low five bits) XOR the five bits gathered from address bits
+/// 13, 14, 15, 17 and 19; a 64-set cache takes address bit 12 as set bit 5. The configuration
+/// check allows it only for 32 or 64 sets of 128-byte lines.
+#[inline(always)]
+fn fermi_set(line: u64, sets64: bool) -> u64 {
+    let addr = line << 7;
+    let lower = line & 0x1f;
+    let upper = ((addr >> 13) & 0x7) | (((addr >> 17) & 1) << 3) | (((addr >> 19) & 1) << 4);
+    let mut set = lower ^ upper;
+    if sets64 {
+        set |= ((addr >> 12) & 1) << 5;
+    }
+    set
+}
+
 impl Tags {
     pub(super) fn new(cfg: CacheConfig) -> Tags {
         let sets = cfg.sets.max(1) as usize;
@@ -239,9 +266,13 @@ impl Tags {
             } else {
                 u64::MAX
             },
-            ipoly: match cfg.set_index {
-                SetIndex::Linear => None,
-                SetIndex::Ipoly => ipoly_masks(sets as u64),
+            hash: match cfg.set_index {
+                SetIndex::Linear => SetHash::Linear,
+                SetIndex::Ipoly => ipoly_masks(sets as u64).map_or(SetHash::Linear, SetHash::Ipoly),
+                SetIndex::Fermi if matches!(sets, 32 | 64) && cfg.line_bytes == 128 => {
+                    SetHash::Fermi(sets == 64)
+                }
+                SetIndex::Fermi => SetHash::Linear,
             },
             ways,
             spl,
@@ -269,15 +300,15 @@ impl Tags {
         }
     }
 
-    /// Set of `line`: `line mod sets`, or its IPOLY hash ([`ipoly_set`]).
+    /// Set of `line`: `line mod sets`, its IPOLY hash ([`ipoly_set`]) or its Fermi hash
+    /// ([`fermi_set`]).
     #[inline(always)]
     fn set_of(&self, line: u64) -> usize {
-        if let Some(masks) = self.ipoly {
-            ipoly_set(line, masks) as usize
-        } else if self.set_mask != u64::MAX {
-            (line & self.set_mask) as usize
-        } else {
-            (line % self.sets) as usize
+        match self.hash {
+            SetHash::Ipoly(masks) => ipoly_set(line, masks) as usize,
+            SetHash::Fermi(sets64) => fermi_set(line, sets64) as usize,
+            SetHash::Linear if self.set_mask != u64::MAX => (line & self.set_mask) as usize,
+            SetHash::Linear => (line % self.sets) as usize,
         }
     }
 
@@ -604,27 +635,68 @@ mod tests {
         }
     }
 
+    /// Misses of a second pass over `n` lines at a stride of `stride` lines through a fresh
+    /// tag array of `sets` x `ways` 128-byte lines with `set_index` (the first pass fills).
+    fn second_pass_misses(sets: u32, ways: u32, set_index: SetIndex, stride: u64, n: u64) -> usize {
+        let mut t = Tags::new(CacheConfig {
+            sets,
+            ways,
+            line_bytes: 128,
+            sector_bytes: 32,
+            set_index,
+        });
+        for j in 0..n {
+            let look = t.lookup(j * stride, 1, 0, true);
+            t.fill(look.way, look.missing, 0);
+        }
+        (0..n)
+            .filter(|j| t.lookup(j * stride, 1, 1, true).missing != 0)
+            .count()
+    }
+
     /// A hashed tag array keeps `sets` lines at a stride of `sets` lines, all of which
     /// conflict in one set under `line mod sets`.
     #[test]
     fn ipoly_tags_hold_a_set_stride() {
-        let cfg = |set_index| CacheConfig {
-            sets: 64,
-            ways: 2,
-            line_bytes: 128,
-            sector_bytes: 32,
-            set_index,
-        };
         for (set_index, misses) in [(SetIndex::Linear, 64), (SetIndex::Ipoly, 0)] {
-            let mut t = Tags::new(cfg(set_index));
-            for j in 0..64u64 {
-                let look = t.lookup(j * 64, 1, 0, true);
-                t.fill(look.way, look.missing, 0);
-            }
-            let again = (0..64u64)
-                .filter(|j| t.lookup(j * 64, 1, 1, true).missing != 0)
-                .count();
-            assert_eq!(again, misses, "{set_index:?}");
+            assert_eq!(
+                second_pass_misses(64, 2, set_index, 64, 64),
+                misses,
+                "{set_index:?}"
+            );
+        }
+    }
+
+    /// Fermi-hash sets computed by hand from GPGPU-Sim's `FERMI_HASH_SET_FUNCTION`: address
+    /// bits 7-11 XOR (bits 13, 14, 15, 17, 19), bit 12 on top with 64 sets; bits 16 and 18
+    /// take no part.
+    #[test]
+    fn fermi_sets_follow_the_gpgpusim_function() {
+        let set = |sets64: bool, addr: u64| fermi_set(addr / 128, sets64);
+        assert_eq!(set(false, 0), 0);
+        assert_eq!(set(false, 0x80), 1); // line 1: the linear index
+        assert_eq!(set(false, 0x2000), 1); // bit 13 -> set bit 0
+        assert_eq!(set(false, 0x8000), 4); // bit 15 -> set bit 2
+        assert_eq!(set(false, 0x20000), 8); // bit 17 -> set bit 3
+        assert_eq!(set(false, 0x80000), 16); // bit 19 -> set bit 4
+        assert_eq!(set(false, 0x4100), 0); // bit 14 cancels bit 8 (set bit 1 twice)
+        assert_eq!(set(false, 0x10000 | 0x40000), 0); // bits 16 and 18 ignored
+        assert_eq!(set(false, 0x1000), 0); // bit 12: only a 64-set cache uses it
+        assert_eq!(set(true, 0x1000), 32);
+        assert_eq!(set(true, 0x1000 | 0x2000 | 0x180), 32 | (3 ^ 1));
+    }
+
+    /// The gtx480 L1D (32 sets x 4 ways) under the Fermi hash keeps 32 lines at a 4 KB stride
+    /// (they fall in 8 sets, 4 each), which `line mod sets` puts all in set 0, where 4 ways
+    /// hold 4 of them.
+    #[test]
+    fn fermi_tags_hold_a_4kb_stride() {
+        for (set_index, misses) in [(SetIndex::Linear, 32), (SetIndex::Fermi, 0)] {
+            assert_eq!(
+                second_pass_misses(32, 4, set_index, 32, 32),
+                misses,
+                "{set_index:?}"
+            );
         }
     }
 }

@@ -210,6 +210,31 @@ fn param_loads_miss_the_constant_cache_once_hand_computed() {
     assert_eq!(act.const_cache_misses, 2);
 }
 
+/// The L2 outlives a launch (GPGPU-Sim does not flush it between kernels): a line the first
+/// launch read from DRAM is an L2 hit in the next, at the same hand-computed cycles as a line
+/// the host wrote (`host_written_data_starts_in_the_l2`); with nothing carried (the first
+/// launch) the caller places the host data instead.
+#[test]
+fn the_l2_outlives_a_launch() {
+    let mut m = small(64);
+    let mut act = MemActivity::default();
+    m.access(0, 0, &load(0x1080, 4), false, &mut act);
+    assert_eq!(act.dram_sector_reads, 4);
+    let mut carry = CarriedCaches::default();
+    m.save_front_end(&mut carry);
+    let mut next = small(64);
+    assert!(next.restore_front_end(&mut carry));
+    let mut act = MemActivity::default();
+    let t = next.access(0, 0, &load(0x1080, 4), false, &mut act);
+    assert_eq!(
+        (t.ready_at, act.l2_sector_read_hits, act.dram_sector_reads),
+        (39, 4, 0)
+    );
+    // nothing carried: the first launch, which starts from the host data
+    let mut first = small(64);
+    assert!(!first.restore_front_end(&mut CarriedCaches::default()));
+}
+
 #[test]
 fn front_end_caches_and_their_l2_lines_outlive_a_launch() {
     let mut m = small_front();
