@@ -83,6 +83,16 @@ pub struct SpecSimulation {
     pub buffers: BTreeMap<String, HostData>,
     /// Of `activity.cycles`, the cycles of the launch latencies ([`launch_cycles`]).
     pub launch_cycles: u64,
+    /// Registers per thread of every launched kernel and where the count comes from.
+    pub kernel_registers: BTreeMap<String, KernelRegisters>,
+}
+
+/// A kernel's registers per thread, as occupancy and the RF used them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct KernelRegisters {
+    pub registers: u32,
+    /// `estimated` (regwatt's ptxas-style count) or `given` (the spec's `[registers]` table).
+    pub source: regwatt_sim::exec::RegisterSource,
 }
 
 /// Cycles of `spec`'s launches spent in the preset's launch latencies before any CTA runs:
@@ -248,7 +258,16 @@ pub fn simulate_spec_watched(
 ) -> Result<SpecSimulation, SimError> {
     let mut index = 0usize;
     let mut hit: Option<(usize, String)> = None;
+    let mut kernel_registers = BTreeMap::new();
     let res = for_each_launch(spec, cfg.gpu.alloc_target(), |model| {
+        let k = model.kernel();
+        kernel_registers.insert(
+            k.name.clone(),
+            KernelRegisters {
+                registers: k.gprs,
+                source: k.registers_source,
+            },
+        );
         let kernel = spec
             .launches
             .get(index)
@@ -308,6 +327,7 @@ pub fn simulate_spec_watched(
         launches,
         buffers,
         launch_cycles: launch_cycles(spec, cfg),
+        kernel_registers,
     })
 }
 

@@ -11,6 +11,7 @@
 //! ([`crate::beyond_rf`]) to the breakdown and the scope's levels to the totals.
 
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 use crate::beyond_rf::{self, BeyondRfInventory};
 use crate::config::{Node, PowerMode, ResolvedConfig, Scope};
@@ -89,6 +90,10 @@ pub struct RunReport {
     pub area: AreaSummary,
     /// Register demand (Jeon & Annavaram 2014 Fig. 9).
     pub registers: RegisterDemand,
+    /// Registers per thread of each launched kernel, estimated by regwatt or given by the
+    /// spec's `[registers]` table (empty when the caller did not set it).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub kernel_registers: BTreeMap<String, crate::exec_model::KernelRegisters>,
     /// The power mode's states, wake-ups and energies (absent when always on).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub power_management: Option<PowerManagement>,
@@ -331,6 +336,7 @@ impl RunReport {
             power_management,
             output_check: None,
             input_size: None,
+            kernel_registers: BTreeMap::new(),
             activity: act.clone(),
             config: cfg.clone(),
         })

@@ -153,6 +153,19 @@ fn run_inner(args: Args) -> anyhow::Result<()> {
                 l.registers
             );
         }
+        let mut given: Vec<&str> = report
+            .launches
+            .iter()
+            .filter(|l| l.registers_source == regwatt_sim::exec::RegisterSource::Given)
+            .map(|l| l.kernel.as_str())
+            .collect();
+        given.dedup();
+        if !given.is_empty() {
+            outln!(
+                "regs given by the spec's [registers] table (the others estimated): {}",
+                given.join(", ")
+            );
+        }
         if let Some(d) = &report.dump {
             outln!("buffers written to {d}");
         }

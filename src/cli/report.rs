@@ -195,6 +195,7 @@ fn run_job(
         let mut r = price(&sim.activity, sim.launch_cycles)?;
         r.output_check = sim.check.as_ref().map(Result::is_ok);
         r.input_size = size.map(|z| z.name().to_string());
+        r.kernel_registers = sim.kernel_registers.clone();
         if !v.reference_only && report_nodes.contains(&hw.node) {
             for (i, l) in sim.launches.iter().enumerate() {
                 let k = price(&l.activity, l.launch_cycles)?;

@@ -29,10 +29,11 @@ use regwatt_designs::config::{
     resolve, GpuPreset, Node, Overrides, PowerMode, ResolvedConfig, Scope,
 };
 use regwatt_designs::energy::ScopeSummary;
-use regwatt_designs::exec_model::LaunchRecord;
 use regwatt_designs::exec_model::{simulate_spec_watched, Watch};
+use regwatt_designs::exec_model::{KernelRegisters, LaunchRecord};
 use regwatt_designs::run::{inventory, DesignActivity};
 use regwatt_designs::{DesignSpec, RunReport};
+use regwatt_sim::exec::RegisterSource;
 use regwatt_sim::launch::{HostData, LaunchSpec};
 use regwatt_sim::timing::RunOptions;
 use regwatt_workloads::Workload;
@@ -214,6 +215,8 @@ pub(crate) struct Simulated {
     pub buffers: std::collections::BTreeMap<String, HostData>,
     /// Output check ([`output_check`]): `Some(Err(first mismatch))` on failure.
     pub check: Option<Result<(), String>>,
+    /// Registers per thread of each launched kernel, estimated or given.
+    pub kernel_registers: std::collections::BTreeMap<String, KernelRegisters>,
 }
 
 /// Simulates `spec` and checks its output ([`output_check`]).
@@ -233,6 +236,7 @@ pub(crate) fn simulate(
         launches: sim.launches,
         buffers: sim.buffers,
         check,
+        kernel_registers: sim.kernel_registers,
     })
 }
 
@@ -330,6 +334,20 @@ pub(crate) fn print_text(r: &RunReport) -> anyhow::Result<()> {
         r.thread_instructions,
         r.ipc
     );
+    if !r.kernel_registers.is_empty() {
+        let per: Vec<String> = r
+            .kernel_registers
+            .iter()
+            .map(|(k, g)| {
+                let src = match g.source {
+                    RegisterSource::Estimated => "estimated",
+                    RegisterSource::Given => "given",
+                };
+                format!("{k} {} ({src})", g.registers)
+            })
+            .collect();
+        outln!("registers per thread: {}", per.join(", "));
+    }
     let c = &a.core;
     outln!(
         "activity: bank reads {}  bank writes {}  bank conflict cycles {}  crossbar transfers {}  collector writes {} / reads {}",
@@ -610,6 +628,7 @@ fn run_inner(args: Args) -> anyhow::Result<()> {
     let mut report = RunReport::new(&name, design, &cfg, &inv, &sim.activity, sim.launch_cycles)?;
     report.output_check = sim.check.as_ref().map(Result::is_ok);
     report.input_size = sized.map(|(_, s)| s.name().to_string());
+    report.kernel_registers = sim.kernel_registers.clone();
     // the reference of the overheads: the baseline on the same configuration (its own
     // simulation: the designs time differently), or resolved with --baseline-config
     let reference = match &args.overrides.baseline_config {

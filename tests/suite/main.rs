@@ -12,6 +12,7 @@ mod default_size_fills_gpu;
 mod designs_workloads;
 mod exec_cli;
 mod gating_props;
+mod given_registers;
 mod gpu_faults_cli;
 mod heldout_kernels;
 mod heldout_timed;

@@ -22,8 +22,8 @@ pub use error::{ExecError, ThreadId};
 pub use lower::{ExecInstr, FastOp, OpClass, RegList, XBase, XOp, NO_RECONV};
 pub use program::{
     run_launch, run_launch_watched, run_launch_with, run_spec, run_spec_watched, Kernel,
-    LaunchConfig, LaunchStats, Program, RunOptions, SpecRun, DEFAULT_MAX_WARP_INSTRUCTIONS,
-    PROGRESS_EVERY,
+    LaunchConfig, LaunchStats, Program, RegisterSource, RunOptions, SpecRun,
+    DEFAULT_MAX_WARP_INSTRUCTIONS, PROGRESS_EVERY,
 };
 pub use regs::{ArchReg, FlatRegisterFile, RegisterAccess, WarpId};
 

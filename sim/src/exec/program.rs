@@ -12,6 +12,17 @@ use crate::ir::{CallTarget, Function, Instr, Module, Opcode, Space, Tuning, Ty};
 use crate::launch::{HostData, LaunchSpec, ParamDesc};
 use crate::mem::{self, ConstSpace, GlobalMemory, ParamSpace};
 
+/// Where a kernel's register count comes from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RegisterSource {
+    /// regwatt's ptxas-style estimate ([`crate::analysis::Allocation::registers`]).
+    #[default]
+    Estimated,
+    /// The spec's `[registers]` table (e.g. `ptxas -v`'s count).
+    Given,
+}
+
 /// A kernel in executor form.
 #[derive(Clone, Debug)]
 pub struct Kernel {
@@ -31,6 +42,8 @@ pub struct Kernel {
     ///
     /// [`Allocation::span`]: crate::analysis::Allocation::span
     pub span: u32,
+    /// Whether `gprs` is regwatt's estimate or given by the spec's `[registers]` table.
+    pub registers_source: RegisterSource,
     /// Predicate registers per thread.
     pub preds: u32,
     /// Uniform registers per warp ([`Allocation::uniform`]; 0 when the kernel was loaded for a
@@ -249,9 +262,16 @@ impl Program {
     ) -> Result<Program, ExecError> {
         let mut program = Program::load_for(&spec.ptx_path, module, global, target)?;
         spec.write_constants(&mut program.consts)?;
-        let names: Vec<&str> = program.kernels.iter().map(|k| k.name.as_str()).collect();
+        let names: Vec<String> = program.kernels.iter().map(|k| k.name.clone()).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
         // the spec names its kernels: `check_kernels` says which launch asks for a missing one
         spec.check_kernels(&names)?;
+        for k in &mut program.kernels {
+            if let Some(n) = spec.given_registers(&k.name, k.span, &names)? {
+                k.gprs = n;
+                k.registers_source = RegisterSource::Given;
+            }
+        }
         Ok(program)
     }
 
@@ -329,6 +349,7 @@ fn lower_kernel(
         instrs,
         gprs: a.alloc.registers,
         span: a.alloc.span,
+        registers_source: RegisterSource::Estimated,
         preds: a.alloc.predicates,
         uregs: a.alloc.uniform,
         target,
@@ -422,8 +443,10 @@ pub struct LaunchStats {
     pub divergent_branches: u64,
     /// CTA barriers completed.
     pub barriers: u64,
-    /// Architectural registers per thread (the allocation's count).
+    /// Architectural registers per thread (the allocation's count, or the spec's).
     pub registers: u32,
+    /// Whether `registers` is regwatt's estimate or the spec's `[registers]` entry.
+    pub registers_source: RegisterSource,
     /// Shared bytes per CTA.
     pub shared_bytes: u64,
 }
@@ -511,6 +534,7 @@ pub fn run_launch_watched<R: RegisterAccess>(
         block: launch.block,
         ctas: launch.ctas(),
         registers: kernel.gprs,
+        registers_source: kernel.registers_source,
         shared_bytes: kernel.shared_bytes(launch.dynamic_shared_bytes) as u64,
         ..LaunchStats::default()
     };

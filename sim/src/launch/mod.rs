@@ -22,8 +22,8 @@ pub use npy::{
     write_npy_to, NpyError, NpyFileError, NPY_MAGIC,
 };
 pub use spec::{
-    checks_to_toml, is_buffer_name, is_ptx_identifier, BufferSpec, CheckSpec, KernelLaunch,
-    LaunchSpec, Location, SpecError, MAX_BLOCK_DIM, MAX_BLOCK_THREADS, MAX_BUFFER_BYTES,
-    MAX_DYNAMIC_SHARED_BYTES, MAX_GRID_DIM,
+    checks_to_toml, is_buffer_name, is_ptx_identifier, BufferSpec, CheckSpec, GivenRegisters,
+    KernelLaunch, LaunchSpec, Location, SpecError, MAX_BLOCK_DIM, MAX_BLOCK_THREADS,
+    MAX_BUFFER_BYTES, MAX_DYNAMIC_SHARED_BYTES, MAX_GIVEN_REGISTERS, MAX_GRID_DIM,
 };
 pub use template::{spec_template, TemplateError, TEMPLATE_BLOCK, TEMPLATE_LEN};

@@ -163,7 +163,25 @@ pub struct LaunchSpec {
     /// host data written into the constant bank before the first launch, as
     /// `cudaMemcpyToSymbol` does ([`LaunchSpec::write_constants`]).
     pub constants: BTreeMap<String, BufferSpec>,
+    /// The `[registers]` table (empty when the spec has none): registers per thread given
+    /// for a kernel, e.g. from `ptxas -v`, used instead of regwatt's estimate
+    /// ([`LaunchSpec::given_registers`]).
+    pub registers: BTreeMap<String, GivenRegisters>,
 }
+
+/// A kernel's register count given by the spec's `[registers]` table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GivenRegisters {
+    /// Registers per thread.
+    pub count: u32,
+    /// Where the table gives it.
+    pub at: Location,
+}
+
+/// Most registers per thread a `[registers]` entry may give: 255, the per-thread limit of
+/// compute capabilities 3.5 to 9.0 (CUDA C++ Programming Guide, "Technical Specifications per
+/// Compute Capability"), the most `ptxas -v` reports.
+pub const MAX_GIVEN_REGISTERS: u32 = 255;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -176,6 +194,8 @@ struct RawSpec {
     launch: Spanned<Vec<Spanned<RawLaunch>>>,
     #[serde(default)]
     check: BTreeMap<String, Spanned<RawCheck>>,
+    #[serde(default)]
+    registers: BTreeMap<String, Spanned<i64>>,
 }
 
 #[derive(Deserialize)]
@@ -501,6 +521,39 @@ impl LaunchSpec {
             launches.push(parse_launch(&ctx, i, l.get_ref(), &buffers)?);
         }
 
+        // given register counts
+        let mut registers = BTreeMap::new();
+        for (name, n) in &raw.registers {
+            let key = format!("registers.{name}");
+            if !is_ptx_identifier(name) {
+                return Err(ctx.err(
+                    &n.span(),
+                    &key,
+                    "a kernel is named by its PTX entry name ([A-Za-z_$%][A-Za-z0-9_$]*)",
+                ));
+            }
+            let count = u32::try_from(*n.get_ref())
+                .ok()
+                .filter(|c| (1..=MAX_GIVEN_REGISTERS).contains(c))
+                .ok_or_else(|| {
+                    ctx.err(
+                        &n.span(),
+                        &key,
+                        format!(
+                            "{} registers per thread: give 1..={MAX_GIVEN_REGISTERS} (what `ptxas -v` reports)",
+                            n.get_ref()
+                        ),
+                    )
+                })?;
+            registers.insert(
+                name.clone(),
+                GivenRegisters {
+                    count,
+                    at: ctx.loc(&n.span()),
+                },
+            );
+        }
+
         // checks
         let mut checks = BTreeMap::new();
         for (name, c) in &raw.check {
@@ -516,6 +569,7 @@ impl LaunchSpec {
             launches,
             checks,
             constants,
+            registers,
         })
     }
 
@@ -554,6 +608,50 @@ impl LaunchSpec {
             }
         }
         Ok(())
+    }
+
+    /// The register count the `[registers]` table gives for kernel `name` (`None`: regwatt's
+    /// estimate stands), checked against `span`, the registers regwatt's own mapping of the
+    /// kernel's values needs: every value must have a register, so a count below it is refused,
+    /// naming the entry. `kernels` are the PTX's entries: an entry for another name is refused
+    /// too.
+    pub fn given_registers(
+        &self,
+        name: &str,
+        span: u32,
+        kernels: &[&str],
+    ) -> Result<Option<u32>, SpecError> {
+        if let Some((other, g)) = self
+            .registers
+            .iter()
+            .find(|(k, _)| !kernels.contains(&k.as_str()))
+        {
+            return Err(self.invalid(
+                g.at,
+                &format!("registers.{other}"),
+                format!(
+                    "no kernel {other:?} in {} (entries: {})",
+                    self.ptx_path,
+                    kernels.join(", ")
+                ),
+            ));
+        }
+        let Some(g) = self.registers.get(name) else {
+            return Ok(None);
+        };
+        if g.count < span {
+            return Err(self.invalid(
+                g.at,
+                &format!("registers.{name}"),
+                format!(
+                    "{} registers per thread is fewer than regwatt's mapping of the kernel's \
+                     values needs ({span}: they live in R0..R{}); give at least {span}",
+                    g.count,
+                    span - 1
+                ),
+            ));
+        }
+        Ok(Some(g.count))
     }
 
     /// Builds the param-space bytes for launch `index` of a kernel with `params`;
@@ -637,6 +735,14 @@ impl LaunchSpec {
         root.insert("buffers".into(), Value::Table(bufs));
         if !self.constants.is_empty() {
             root.insert("constants".into(), Value::Table(tables(&self.constants)));
+        }
+        if !self.registers.is_empty() {
+            let regs = self
+                .registers
+                .iter()
+                .map(|(k, g)| (k.clone(), Value::Integer(i64::from(g.count))))
+                .collect();
+            root.insert("registers".into(), Value::Table(regs));
         }
         let launches = self
             .launches
@@ -1238,6 +1344,64 @@ mod tests {
         match check_spec(extra) {
             Ok(_) => panic!("accepted:\n{extra}"),
             Err(e) => e.to_string(),
+        }
+    }
+
+    /// A `[registers]` table gives a kernel's count with its position, round-trips through
+    /// `to_resolved_toml`, and refuses counts outside 1..=255, non-integers and names that are
+    /// not PTX identifiers, naming the key; `given_registers` refuses an entry for a kernel the
+    /// PTX lacks and a count below the mapping's span.
+    #[test]
+    fn register_table_gives_counts_and_refuses_bad_ones() {
+        assert!(check_spec("").unwrap().registers.is_empty());
+        let spec = check_spec(
+            "[registers]
+k = 30
+",
+        )
+        .unwrap();
+        assert_eq!(
+            spec.registers["k"],
+            GivenRegisters {
+                count: 30,
+                at: Location { line: 16, col: 5 }
+            }
+        );
+        let text = spec.to_resolved_toml();
+        assert!(text.contains("[registers]\nk = 30"), "{text}");
+        assert_eq!(spec.given_registers("k", 12, &["k"]).unwrap(), Some(30));
+        assert_eq!(spec.given_registers("k", 30, &["k"]).unwrap(), Some(30));
+        let low = spec
+            .given_registers("k", 31, &["k"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            low.contains("t.toml:16:5")
+                && low.contains("registers.k")
+                && low.contains("at least 31"),
+            "{low}"
+        );
+        let other = spec
+            .given_registers("j", 4, &["j"])
+            .unwrap_err()
+            .to_string();
+        assert!(other.contains("no kernel \"k\""), "{other}");
+        assert_eq!(
+            check_spec("[registers]\nk = 30\n")
+                .unwrap()
+                .given_registers("j", 4, &["j", "k"])
+                .unwrap(),
+            None
+        );
+        for (bad, needle) in [
+            ("k = 0", "give 1..=255"),
+            ("k = 256", "give 1..=255"),
+            ("k = -3", "give 1..=255"),
+            ("k = 2.5", "registers.k"),
+            ("\"a b\" = 8", "PTX entry name"),
+        ] {
+            let e = check_err(&format!("[registers]\n{bad}\n"));
+            assert!(e.contains("registers.") && e.contains(needle), "{bad}: {e}");
         }
     }
 

@@ -77,6 +77,36 @@ pub struct SmLimits {
     pub shared_alloc_unit: u32,
 }
 
+impl SmLimits {
+    /// CTAs of `threads` threads, `regs` registers per thread and `shared` bytes of shared
+    /// memory that one SM holds at once: the smallest of the per-SM limits on CTAs, threads,
+    /// warps, registers (each warp reserves `regs × 32` rounded up to `register_alloc_unit`)
+    /// and shared memory (rounded up to `shared_alloc_unit`), the checks `Sm::try_launch`
+    /// makes CTA by CTA (CUDA Occupancy Calculator). 0 when one CTA does not fit, or `regs`
+    /// exceeds `max_registers_per_thread`. The RF design may hold fewer (a design's own
+    /// allocation can refuse a warp); the baseline holds this many.
+    pub fn ctas_per_sm(&self, threads: u32, regs: u32, shared: u32) -> u32 {
+        if regs > self.max_registers_per_thread {
+            return 0;
+        }
+        let warps = threads.max(1).div_ceil(32);
+        let alloc = self.register_alloc_unit.max(1);
+        let regs_per_cta = (regs.max(1) * 32).div_ceil(alloc) * alloc * warps;
+        let unit = self.shared_alloc_unit.max(1);
+        let shared = shared.div_ceil(unit) * unit;
+        [
+            self.max_ctas,
+            self.max_threads / (warps * 32),
+            self.max_warps / warps,
+            self.registers / regs_per_cta,
+            self.shared_bytes.checked_div(shared).unwrap_or(u32::MAX),
+        ]
+        .into_iter()
+        .min()
+        .unwrap_or(0)
+    }
+}
+
 /// Warp scheduling policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -871,6 +901,28 @@ mod tests {
             "{}",
             e.message
         );
+    }
+
+    /// CTAs per SM by hand from the presets' limits (rtx2060: 1024 threads, 32 warps, 16 CTAs,
+    /// 65536 registers in units of 256, 64 KB shared in units of 256; gtx480: 1536, 48, 8,
+    /// 32768 in units of 64, 48 KB in units of 128).
+    #[test]
+    fn ctas_per_sm_takes_the_tightest_limit() {
+        let t = GpuConfig::rtx2060_like().expect("preset").sm.limits;
+        let f = GpuConfig::gtx480_like().expect("preset").sm.limits;
+        // gemm's 256-thread blocks: rtx2060 by warps (32 / 8); gtx480 by registers at 30
+        // (8 warps x 960 = 7680: 4 CTAs) and at 60 (8 x 1920 = 15360: 2)
+        assert_eq!(t.ctas_per_sm(256, 30, 0), 4);
+        assert_eq!(f.ctas_per_sm(256, 30, 0), 4);
+        assert_eq!(f.ctas_per_sm(256, 60, 0), 2);
+        // rtx2060 at 65 registers: 65 x 32 = 2080 -> 2304 per warp, x 8 = 18432: 3 CTAs
+        assert_eq!(t.ctas_per_sm(256, 65, 0), 3);
+        // small blocks: the CTA limit; shared memory: 20 000 B -> 20 224 (x 256): 3 in 64 KB
+        assert_eq!(t.ctas_per_sm(32, 8, 0), t.max_ctas);
+        assert_eq!(t.ctas_per_sm(32, 8, 20_000), 3);
+        // nothing fits: registers above the per-thread limit, a block above the SM's threads
+        assert_eq!(t.ctas_per_sm(32, 256, 0), 0);
+        assert_eq!(f.ctas_per_sm(2048, 8, 0), 0);
     }
 
     #[test]

@@ -148,6 +148,11 @@ fn info_of(func: u32, pc: u32, ins: &crate::exec::ExecInstr) -> Result<InstrInfo
 }
 
 impl<'a> ExecModel<'a> {
+    /// The kernel this launch runs.
+    pub fn kernel(&self) -> &'a Kernel {
+        self.kernel
+    }
+
     /// A model of `kernel` (lowered from `func`, function `func_index` of its module).
     #[allow(clippy::too_many_arguments)]
     pub fn new(
@@ -496,6 +501,9 @@ pub struct TimedSpecRun<S: serde::Serialize> {
     pub buffers: BTreeMap<String, HostData>,
     /// One activity record per launch, in launch order.
     pub launches: Vec<Activity<S>>,
+    /// Registers per thread of every launched kernel, and whether regwatt estimated the count
+    /// or the spec gave it.
+    pub registers: BTreeMap<String, (u32, crate::exec::RegisterSource)>,
 }
 
 /// Runs every launch of `spec` through the timing model of `cfg` with RF designs from
@@ -578,5 +586,15 @@ pub fn run_spec_timed<D: RegisterFileDesign>(
         .keys()
         .filter_map(|n| Some((n.clone(), global.read_back(n)?)))
         .collect();
-    Ok(TimedSpecRun { buffers, launches })
+    let registers = spec
+        .launches
+        .iter()
+        .filter_map(|l| program.kernel(&l.kernel))
+        .map(|k| (k.name.clone(), (k.gprs, k.registers_source)))
+        .collect();
+    Ok(TimedSpecRun {
+        buffers,
+        launches,
+        registers,
+    })
 }

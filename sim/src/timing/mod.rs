@@ -22,7 +22,7 @@ pub mod profile;
 pub mod rf;
 
 pub use activity::Activity;
-pub use config::GpuConfig;
+pub use config::{GpuConfig, SmLimits};
 pub use core::{run, run_with_memory, RunOptions, TimingError, MAX_CYCLES};
 pub use exec_adapter::{code_bases, run_spec_timed, ExecModel, TimedSpecRun, PROFILE_STEP_LIMIT};
 pub use profile::{NextUse, ReuseProfile};
