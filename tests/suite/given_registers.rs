@@ -81,3 +81,56 @@ fn given_register_counts_set_occupancy_and_are_reported() {
         "{err}"
     );
 }
+
+/// `regwatt ptx` sets the CTAs per SM regwatt's count implies beside those of a given ptxas
+/// count, per preset (hand-computed in `ctas_per_sm_takes_the_tightest_limit`: gtx480 at 256
+/// threads holds 4 CTAs at 30 registers, 2 at 60; rtx2060 is limited by its 32 warps).
+#[test]
+fn ptx_shows_the_occupancy_of_a_ptxas_count() {
+    let gemm = concat!(env!("CARGO_MANIFEST_DIR"), "/workloads/gemm/gemm.ptx");
+    let o = regwatt(&[
+        "ptx",
+        gemm,
+        "--block",
+        "256",
+        "--ptxas-registers",
+        "gemm=60",
+        "--json",
+    ]);
+    assert_success(&o, "ptx");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let row = |gpu: &str| {
+        v["occupancy"]
+            .as_array()
+            .expect("occupancy")
+            .iter()
+            .find(|r| r["gpu"] == gpu)
+            .cloned()
+            .expect("a row per preset")
+    };
+    let f = row("gtx480");
+    assert_eq!(
+        (f["registers"].as_u64(), f["ctas_per_sm"].as_u64()),
+        (Some(30), Some(4))
+    );
+    assert_eq!(
+        (
+            f["ptxas_registers"].as_u64(),
+            f["ptxas_ctas_per_sm"].as_u64()
+        ),
+        (Some(60), Some(2))
+    );
+    let t = row("rtx2060");
+    assert_eq!(
+        (t["ctas_per_sm"].as_u64(), t["ptxas_ctas_per_sm"].as_u64()),
+        (Some(4), Some(4))
+    );
+    for (bad, needle) in [
+        ("gemm2=30", "no kernel \"gemm2\""),
+        ("0", "1..=255"),
+        ("x", "1..=255"),
+    ] {
+        let err = assert_fails(&regwatt(&["ptx", gemm, "--ptxas-registers", bad]), bad);
+        assert!(err.contains(needle), "{bad}: {err}");
+    }
+}
