@@ -492,7 +492,19 @@ pub fn static_energy_ordered(
     on: &SpecSimulation,
     counted: &SpecSimulation,
 ) -> Result<(), String> {
-    for node in [Node::N40, Node::N12] {
+    static_energy_ordered_at(w, p, design, on, counted, &[Node::N40, Node::N12])
+}
+
+/// [`static_energy_ordered`] at the listed nodes only.
+pub fn static_energy_ordered_at(
+    w: &str,
+    p: GpuPreset,
+    design: DesignSpec,
+    on: &SpecSimulation,
+    counted: &SpecSimulation,
+    nodes: &[Node],
+) -> Result<(), String> {
+    for &node in nodes {
         // (static energy, cells' static energy, cells' always-on static energy, control)
         let at = |m: PowerMode| -> Result<(f64, f64, f64, f64), String> {
             let c = at_node(&mode_config(p, design, m, &[])?, node);
