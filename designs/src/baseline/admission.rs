@@ -3,6 +3,8 @@
 //! registers (CUDA allocation granularity), as the same `⌈reserved / banks⌉` consecutive rows
 //! of every bank of its sub-core, first fit, until it exits.
 
+use regwatt_sim::timing::rf::{RfError, WarpSlot};
+
 /// Reserved rows per sub-core.
 #[derive(Clone, Debug)]
 pub struct RowAdmission {
@@ -66,6 +68,36 @@ impl RowAdmission {
             }
         }
         true
+    }
+
+    /// Whether `warps` all fit, each in its own sub-core ([`Self::can_allocate`]).
+    pub fn can_allocate_warps(&self, warps: &[WarpSlot], regs_per_thread: u32) -> bool {
+        self.can_allocate(
+            warps.iter().map(|w| usize::from(w.sub_core)),
+            regs_per_thread,
+        )
+    }
+
+    /// Reserves the rows of `warp` (`regs_per_thread` registers) in sub-core `sc`, for a
+    /// design that keeps `slots` warp slots: `(first row, rows)`, or `RfError::Full` when the
+    /// slot or the sub-core is out of range or the rows do not fit.
+    pub fn reserve_warp(
+        &mut self,
+        warp: WarpSlot,
+        sc: usize,
+        slots: usize,
+        regs_per_thread: u32,
+    ) -> Result<(usize, usize), RfError> {
+        let n = self.rows_needed(regs_per_thread);
+        let full = RfError::Full {
+            slot: warp.slot,
+            regs: regs_per_thread,
+        };
+        if usize::from(warp.slot) >= slots {
+            return Err(full);
+        }
+        let base = self.reserve(sc, n).ok_or(full)?;
+        Ok((base, n))
     }
 
     /// Reserves `n` rows in sub-core `sc`: the first row, or `None` if they do not fit.

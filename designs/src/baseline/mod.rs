@@ -336,10 +336,7 @@ impl RegisterFileDesign for BaselineRf {
     }
 
     fn can_allocate(&self, warps: &[WarpSlot], regs_per_thread: u32) -> bool {
-        self.admission.can_allocate(
-            warps.iter().map(|w| usize::from(w.sub_core)),
-            regs_per_thread,
-        )
+        self.admission.can_allocate_warps(warps, regs_per_thread)
     }
 
     fn allocate_warp(
@@ -348,17 +345,11 @@ impl RegisterFileDesign for BaselineRf {
         warp: WarpSlot,
         regs_per_thread: u32,
     ) -> Result<(), RfError> {
-        let n = self.admission.rows_needed(regs_per_thread);
-        let full = RfError::Full {
-            slot: warp.slot,
-            regs: regs_per_thread,
-        };
         let sc = usize::from(warp.sub_core);
         let slot = usize::from(warp.slot);
-        if sc >= self.sub_cores || slot >= self.warps.len() {
-            return Err(full);
-        }
-        let base = self.admission.reserve(sc, n).ok_or(full)?;
+        let (base, n) = self
+            .admission
+            .reserve_warp(warp, sc, self.warps.len(), regs_per_thread)?;
         self.warps[slot] = WarpAlloc { base, rows: n };
         self.access[slot] = WarpAccess {
             t0: (sc * self.banks * self.rows + base) as u32,

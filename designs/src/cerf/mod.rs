@@ -783,16 +783,10 @@ impl RegisterFileDesign for CerfRf {
         warp: WarpSlot,
         regs_per_thread: u32,
     ) -> Result<(), RfError> {
-        let n = self.admission.rows_needed(regs_per_thread);
-        let full = RfError::Full {
-            slot: warp.slot,
-            regs: regs_per_thread,
-        };
         let slot = usize::from(warp.slot);
-        if slot >= self.warps.len() {
-            return Err(full);
-        }
-        let base = self.admission.reserve(0, n).ok_or(full)?;
+        let (base, n) = self
+            .admission
+            .reserve_warp(warp, 0, self.warps.len(), regs_per_thread)?;
         self.warps[slot] = (base, n);
         for row in base..base + n {
             for b in 0..self.banks {

@@ -890,10 +890,7 @@ impl RegisterFileDesign for RenamingRf {
     }
 
     fn can_allocate(&self, warps: &[WarpSlot], regs_per_thread: u32) -> bool {
-        self.admission.can_allocate(
-            warps.iter().map(|w| usize::from(w.sub_core)),
-            regs_per_thread,
-        )
+        self.admission.can_allocate_warps(warps, regs_per_thread)
     }
 
     fn allocate_warp(
@@ -902,17 +899,11 @@ impl RegisterFileDesign for RenamingRf {
         warp: WarpSlot,
         regs_per_thread: u32,
     ) -> Result<(), RfError> {
-        let n = self.admission.rows_needed(regs_per_thread);
-        let full = RfError::Full {
-            slot: warp.slot,
-            regs: regs_per_thread,
-        };
         let sc = usize::from(warp.sub_core);
         let slot = usize::from(warp.slot);
-        if sc >= self.sub_cores || slot >= self.warp_rows.len() {
-            return Err(full);
-        }
-        let base = self.admission.reserve(sc, n).ok_or(full)?;
+        let (base, n) =
+            self.admission
+                .reserve_warp(warp, sc, self.warp_rows.len(), regs_per_thread)?;
         self.warp_rows[slot] = (base, n);
         // exempt registers: one reserved physical register each, for the warp's lifetime
         let regs = regs_per_thread.min(self.plan.exempt.len() as u32);
