@@ -501,9 +501,6 @@ pub struct TimedSpecRun<S: serde::Serialize> {
     pub buffers: BTreeMap<String, HostData>,
     /// One activity record per launch, in launch order.
     pub launches: Vec<Activity<S>>,
-    /// Registers per thread of every launched kernel, and whether regwatt estimated the count
-    /// or the spec gave it.
-    pub registers: BTreeMap<String, (u32, crate::exec::RegisterSource)>,
 }
 
 /// Runs every launch of `spec` through the timing model of `cfg` with RF designs from
@@ -586,15 +583,5 @@ pub fn run_spec_timed<D: RegisterFileDesign>(
         .keys()
         .filter_map(|n| Some((n.clone(), global.read_back(n)?)))
         .collect();
-    let registers = spec
-        .launches
-        .iter()
-        .filter_map(|l| program.kernel(&l.kernel))
-        .map(|k| (k.name.clone(), (k.gprs, k.registers_source)))
-        .collect();
-    Ok(TimedSpecRun {
-        buffers,
-        launches,
-        registers,
-    })
+    Ok(TimedSpecRun { buffers, launches })
 }
