@@ -262,12 +262,12 @@ impl Program {
     ) -> Result<Program, ExecError> {
         let mut program = Program::load_for(&spec.ptx_path, module, global, target)?;
         spec.write_constants(&mut program.consts)?;
-        let names: Vec<String> = program.kernels.iter().map(|k| k.name.clone()).collect();
-        let names: Vec<&str> = names.iter().map(String::as_str).collect();
-        // the spec names its kernels: `check_kernels` says which launch asks for a missing one
+        let names: Vec<&str> = program.kernels.iter().map(|k| k.name.as_str()).collect();
+        // the spec names its kernels: `check_kernels` says which launch (or `[registers]`
+        // entry) asks for a missing one
         spec.check_kernels(&names)?;
         for k in &mut program.kernels {
-            if let Some(n) = spec.given_registers(&k.name, k.span, &names)? {
+            if let Some(n) = spec.given_registers(&k.name, k.span)? {
                 k.gprs = n;
                 k.registers_source = RegisterSource::Given;
             }

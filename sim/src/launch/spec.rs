@@ -581,8 +581,24 @@ impl LaunchSpec {
             .collect()
     }
 
-    /// Checks that every launch names one of `kernels` (the module's `.entry` names).
+    /// Checks that every launch and every `[registers]` entry names one of `kernels` (the
+    /// module's `.entry` names).
     pub fn check_kernels(&self, kernels: &[&str]) -> Result<(), SpecError> {
+        if let Some((other, g)) = self
+            .registers
+            .iter()
+            .find(|(k, _)| !kernels.contains(&k.as_str()))
+        {
+            return Err(self.invalid(
+                g.at,
+                &format!("registers.{other}"),
+                format!(
+                    "no kernel {other:?} in {} (entries: {})",
+                    self.ptx_path,
+                    kernels.join(", ")
+                ),
+            ));
+        }
         for (i, l) in self.launches.iter().enumerate() {
             if kernels.is_empty() {
                 return Err(self.invalid(
@@ -613,29 +629,9 @@ impl LaunchSpec {
     /// The register count the `[registers]` table gives for kernel `name` (`None`: regwatt's
     /// estimate stands), checked against `span`, the registers regwatt's own mapping of the
     /// kernel's values needs: every value must have a register, so a count below it is refused,
-    /// naming the entry. `kernels` are the PTX's entries: an entry for another name is refused
-    /// too.
-    pub fn given_registers(
-        &self,
-        name: &str,
-        span: u32,
-        kernels: &[&str],
-    ) -> Result<Option<u32>, SpecError> {
-        if let Some((other, g)) = self
-            .registers
-            .iter()
-            .find(|(k, _)| !kernels.contains(&k.as_str()))
-        {
-            return Err(self.invalid(
-                g.at,
-                &format!("registers.{other}"),
-                format!(
-                    "no kernel {other:?} in {} (entries: {})",
-                    self.ptx_path,
-                    kernels.join(", ")
-                ),
-            ));
-        }
+    /// naming the entry. Entries for kernels the PTX lacks are refused by
+    /// [`Self::check_kernels`].
+    pub fn given_registers(&self, name: &str, span: u32) -> Result<Option<u32>, SpecError> {
         let Some(g) = self.registers.get(name) else {
             return Ok(None);
         };
@@ -1349,8 +1345,8 @@ mod tests {
 
     /// A `[registers]` table gives a kernel's count with its position, round-trips through
     /// `to_resolved_toml`, and refuses counts outside 1..=255, non-integers and names that are
-    /// not PTX identifiers, naming the key; `given_registers` refuses an entry for a kernel the
-    /// PTX lacks and a count below the mapping's span.
+    /// not PTX identifiers, naming the key; `check_kernels` refuses an entry for a kernel the PTX
+    /// lacks, and `given_registers` a count below the mapping's span.
     #[test]
     fn register_table_gives_counts_and_refuses_bad_ones() {
         assert!(check_spec("").unwrap().registers.is_empty());
@@ -1369,27 +1365,24 @@ k = 30
         );
         let text = spec.to_resolved_toml();
         assert!(text.contains("[registers]\nk = 30"), "{text}");
-        assert_eq!(spec.given_registers("k", 12, &["k"]).unwrap(), Some(30));
-        assert_eq!(spec.given_registers("k", 30, &["k"]).unwrap(), Some(30));
-        let low = spec
-            .given_registers("k", 31, &["k"])
-            .unwrap_err()
-            .to_string();
+        assert_eq!(spec.given_registers("k", 12).unwrap(), Some(30));
+        assert_eq!(spec.given_registers("k", 30).unwrap(), Some(30));
+        let low = spec.given_registers("k", 31).unwrap_err().to_string();
         assert!(
             low.contains("t.toml:16:5")
                 && low.contains("registers.k")
                 && low.contains("at least 31"),
             "{low}"
         );
-        let other = spec
-            .given_registers("j", 4, &["j"])
-            .unwrap_err()
-            .to_string();
-        assert!(other.contains("no kernel \"k\""), "{other}");
+        let other = spec.check_kernels(&["j"]).unwrap_err().to_string();
+        assert!(
+            other.contains("registers.k") && other.contains("no kernel \"k\""),
+            "{other}"
+        );
         assert_eq!(
             check_spec("[registers]\nk = 30\n")
                 .unwrap()
-                .given_registers("j", 4, &["j", "k"])
+                .given_registers("j", 4)
                 .unwrap(),
             None
         );
