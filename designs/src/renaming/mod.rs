@@ -227,25 +227,17 @@ impl KernelPlan {
 }
 
 /// Warps of the launch resident on one SM at once: CTAs per SM limited by every SM limit
-/// (warps, threads, CTAs, registers at the allocation granularity, shared memory) and by the
-/// grid (`⌈CTAs / SMs⌉`), times warps per CTA. Eq. 1's "# warps per SM" (Jeon & Annavaram 2014 Table 3's
+/// (warps, threads, CTAs, registers at the allocation granularity, shared memory;
+/// `SmLimits::ctas_per_sm`) and by the grid (`⌈CTAs / SMs⌉`), times warps per CTA. Eq. 1's "# warps per SM" (Jeon & Annavaram 2014 Table 3's
 /// "# Warps" column is this count).
 pub fn resident_warps(cfg: &ResolvedConfig, grid: &GridShape) -> u32 {
-    let lim = &cfg.gpu.sm.limits;
     let wpc = grid.warps_per_cta.max(1);
-    let alloc = lim.register_alloc_unit.max(1);
-    let regs_per_warp = (grid.regs_per_thread.max(1) * 32).div_ceil(alloc) * alloc;
-    let shared_unit = lim.shared_alloc_unit.max(1);
-    let shared = grid.shared_bytes_per_cta.div_ceil(shared_unit) * shared_unit;
-    let mut ctas: u32 = lim
-        .max_ctas
-        .min(lim.max_warps / wpc)
-        .min(lim.max_threads / (wpc * 32))
-        .min(lim.registers / (regs_per_warp * wpc).max(1))
+    let ctas = cfg
+        .gpu
+        .sm
+        .limits
+        .ctas_per_sm(wpc * 32, grid.regs_per_thread, grid.shared_bytes_per_cta)
         .min(grid.ctas.div_ceil(cfg.gpu.sms.max(1)));
-    if let Some(by_shared) = lim.shared_bytes.checked_div(shared) {
-        ctas = ctas.min(by_shared);
-    }
     ctas * wpc
 }
 

@@ -78,10 +78,23 @@ pub struct SmLimits {
 }
 
 impl SmLimits {
+    /// Registers a warp of `regs` registers per thread reserves: `regs × 32` rounded up to
+    /// `register_alloc_unit` (CUDA Occupancy Calculator, "Register allocation unit size").
+    pub fn warp_registers(&self, regs: u32) -> u32 {
+        let alloc = self.register_alloc_unit.max(1);
+        (regs.max(1) * 32).div_ceil(alloc) * alloc
+    }
+
+    /// Shared memory a CTA of `bytes` reserves: rounded up to `shared_alloc_unit`.
+    pub fn cta_shared_bytes(&self, bytes: u32) -> u32 {
+        let unit = self.shared_alloc_unit.max(1);
+        bytes.div_ceil(unit) * unit
+    }
+
     /// CTAs of `threads` threads, `regs` registers per thread and `shared` bytes of shared
     /// memory that one SM holds at once: the smallest of the per-SM limits on CTAs, threads,
-    /// warps, registers (each warp reserves `regs × 32` rounded up to `register_alloc_unit`)
-    /// and shared memory (rounded up to `shared_alloc_unit`), the checks `Sm::try_launch`
+    /// warps, registers ([`Self::warp_registers`] per warp) and shared memory
+    /// ([`Self::cta_shared_bytes`]), the checks `Sm::try_launch`
     /// makes CTA by CTA (CUDA Occupancy Calculator). 0 when one CTA does not fit, or `regs`
     /// exceeds `max_registers_per_thread`. The RF design may hold fewer (a design's own
     /// allocation can refuse a warp); the baseline holds this many.
@@ -90,10 +103,8 @@ impl SmLimits {
             return 0;
         }
         let warps = threads.max(1).div_ceil(32);
-        let alloc = self.register_alloc_unit.max(1);
-        let regs_per_cta = (regs.max(1) * 32).div_ceil(alloc) * alloc * warps;
-        let unit = self.shared_alloc_unit.max(1);
-        let shared = shared.div_ceil(unit) * unit;
+        let regs_per_cta = self.warp_registers(regs) * warps;
+        let shared = self.cta_shared_bytes(shared);
         [
             self.max_ctas,
             self.max_threads / (warps * 32),

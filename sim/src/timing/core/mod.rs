@@ -551,10 +551,8 @@ where
     }
     let grid = model.grid();
     let lim = &cfg.sm.limits;
-    let alloc = lim.register_alloc_unit.max(1);
-    let reserved = (grid.regs_per_thread.max(1) * 32).div_ceil(alloc) * alloc;
-    let shared_unit = lim.shared_alloc_unit.max(1);
-    let shared_per_cta = grid.shared_bytes_per_cta.div_ceil(shared_unit) * shared_unit;
+    let reserved = lim.warp_registers(grid.regs_per_thread);
+    let shared_per_cta = lim.cta_shared_bytes(grid.shared_bytes_per_cta);
     let too_large = |why: &str| TimingError::CtaTooLarge {
         threads: grid.threads_per_cta,
         regs: grid.regs_per_thread,
