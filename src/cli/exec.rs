@@ -153,17 +153,17 @@ fn run_inner(args: Args) -> anyhow::Result<()> {
                 l.registers
             );
         }
-        let mut given: Vec<&str> = report
+        // each kernel once, however many launches run it
+        let given: std::collections::BTreeSet<&str> = report
             .launches
             .iter()
             .filter(|l| l.registers_source == regwatt_sim::exec::RegisterSource::Given)
             .map(|l| l.kernel.as_str())
             .collect();
-        given.dedup();
         if !given.is_empty() {
             outln!(
                 "regs given by the spec's [registers] table (the others estimated): {}",
-                given.join(", ")
+                given.into_iter().collect::<Vec<_>>().join(", ")
             );
         }
         if let Some(d) = &report.dump {

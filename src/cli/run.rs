@@ -33,7 +33,6 @@ use regwatt_designs::exec_model::{simulate_spec_watched, Watch};
 use regwatt_designs::exec_model::{KernelRegisters, LaunchRecord};
 use regwatt_designs::run::{inventory, DesignActivity};
 use regwatt_designs::{DesignSpec, RunReport};
-use regwatt_sim::exec::RegisterSource;
 use regwatt_sim::launch::{HostData, LaunchSpec};
 use regwatt_sim::timing::RunOptions;
 use regwatt_workloads::Workload;
@@ -338,13 +337,7 @@ pub(crate) fn print_text(r: &RunReport) -> anyhow::Result<()> {
         let per: Vec<String> = r
             .kernel_registers
             .iter()
-            .map(|(k, g)| {
-                let src = match g.source {
-                    RegisterSource::Estimated => "estimated",
-                    RegisterSource::Given => "given",
-                };
-                format!("{k} {} ({src})", g.registers)
-            })
+            .map(|(k, g)| format!("{k} {} ({})", g.registers, g.source.name()))
             .collect();
         outln!("registers per thread: {}", per.join(", "));
     }

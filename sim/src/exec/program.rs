@@ -23,6 +23,16 @@ pub enum RegisterSource {
     Given,
 }
 
+impl RegisterSource {
+    /// `estimated` or `given`, as in the JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            RegisterSource::Estimated => "estimated",
+            RegisterSource::Given => "given",
+        }
+    }
+}
+
 /// A kernel in executor form.
 #[derive(Clone, Debug)]
 pub struct Kernel {
