@@ -120,7 +120,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 .block
                 .or(t.reqntid.or(t.maxntid).map(|d| d.iter().product()))
                 .unwrap_or(DEFAULT_BLOCK);
-            let registers = analyze_for(f, cfg.alloc_target()).alloc.registers;
+            // the table's own count when the preset allocates for the same target
+            let registers = if cfg.alloc_target() == target {
+                k.registers
+            } else {
+                analyze_for(f, cfg.alloc_target()).alloc.registers
+            };
             let shared = k.shared_bytes;
             let ptxas = given
                 .iter()

@@ -242,11 +242,12 @@ fn list_schedule(v: &[VInstr]) -> Vec<usize> {
     let mut succ: Vec<Vec<(usize, u32)>> = vec![Vec::new(); n];
     let mut last_def: BTreeMap<u32, usize> = BTreeMap::new();
     let mut readers: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
-    let (mut last_order, mut loads_since): (Option<usize>, Vec<usize>) = (None, Vec::new());
+    let mut loads_since: Vec<usize> = Vec::new();
     let mut last_volatile: Option<usize> = None;
     let (mut last_region, mut region_start): (Option<usize>, usize) = (None, 0);
-    // the in-block readers of each instruction's results, and for each load the store whose
-    // issue releases its address arithmetic ([`hold_behind_memory_order`])
+    // the in-block readers of each instruction's results; for each load the store whose issue
+    // releases its address arithmetic ([`hold_behind_memory_order`]); the memory-ordering
+    // instructions so far, in order (the last one orders every later load)
     let mut readers_of: Vec<Vec<usize>> = vec![Vec::new(); n];
     let mut behind: Vec<Option<usize>> = vec![None; n];
     let mut orders: Vec<usize> = Vec::new();
@@ -277,7 +278,7 @@ fn list_schedule(v: &[VInstr]) -> Vec<usize> {
             }
         }
         if ins.load || ins.orders_memory {
-            if let Some(i) = last_order {
+            if let Some(&i) = orders.last() {
                 succ[i].push((j, 0));
             }
             if ins.volatile {
@@ -292,7 +293,6 @@ fn list_schedule(v: &[VInstr]) -> Vec<usize> {
                 }
                 loads_since.clear();
                 orders.push(j);
-                last_order = Some(j);
             } else {
                 loads_since.push(j);
             }
