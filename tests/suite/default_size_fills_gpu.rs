@@ -8,7 +8,6 @@
 
 use crate::common;
 
-use common::{assert_success, regwatt};
 use regwatt_designs::config::GpuPreset;
 
 /// One workload per kind; together about 7 M warp instructions per preset.
@@ -55,18 +54,19 @@ fn default_size_keeps_every_sm_busy_on_both_presets() {
 fn the_binary_reports_the_default_size_busy_figures() {
     let w = regwatt_workloads::get("histogram").expect("workload");
     let s = common::default_run(w, GpuPreset::Gtx480).expect("default run");
-    let out = regwatt(&[
-        "run",
-        "--workload",
-        "histogram",
-        "--size",
-        "default",
-        "--gpu",
-        "gtx480",
-        "--json",
-    ]);
-    assert_success(&out, "histogram on gtx480 at default");
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("run JSON");
+    let v = common::regwatt_json(
+        &[
+            "run",
+            "--workload",
+            "histogram",
+            "--size",
+            "default",
+            "--gpu",
+            "gtx480",
+            "--json",
+        ],
+        "histogram on gtx480 at default",
+    );
     assert_eq!(v["input_size"], "default");
     assert_eq!(v["output_check"], serde_json::Value::Bool(true));
     let core = &v["activity"]["core"];

@@ -2,7 +2,7 @@
 //! occupancy and the register file use it, the run says which counts were given and which
 //! estimated, and a count the kernel's values cannot fit in is refused with its key.
 
-use crate::common::{assert_fails, assert_success, regwatt, tmp_dir};
+use crate::common::{assert_fails, assert_success, regwatt, regwatt_json, tmp_dir};
 
 /// The built-in gemm (ci size) exported into the scratch directory `name`, with `registers`
 /// appended to its spec (empty: none). Returns the spec's path.
@@ -31,9 +31,7 @@ fn gemm_spec(name: &str, registers: &str) -> String {
 }
 
 fn run_json(spec: &str) -> serde_json::Value {
-    let o = regwatt(&["run", spec, "--gpu", "gtx480", "--json"]);
-    assert_success(&o, "run");
-    serde_json::from_slice(&o.stdout).expect("json")
+    regwatt_json(&["run", spec, "--gpu", "gtx480", "--json"], "run")
 }
 
 #[test]
@@ -88,17 +86,18 @@ fn given_register_counts_set_occupancy_and_are_reported() {
 #[test]
 fn ptx_shows_the_occupancy_of_a_ptxas_count() {
     let gemm = concat!(env!("CARGO_MANIFEST_DIR"), "/workloads/gemm/gemm.ptx");
-    let o = regwatt(&[
+    let v = regwatt_json(
+        &[
+            "ptx",
+            gemm,
+            "--block",
+            "256",
+            "--ptxas-registers",
+            "gemm=60",
+            "--json",
+        ],
         "ptx",
-        gemm,
-        "--block",
-        "256",
-        "--ptxas-registers",
-        "gemm=60",
-        "--json",
-    ]);
-    assert_success(&o, "ptx");
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    );
     let row = |gpu: &str| {
         v["occupancy"]
             .as_array()

@@ -11,7 +11,7 @@
 
 use crate::common;
 
-use common::{assert_fails, assert_success, regwatt};
+use common::{assert_fails, regwatt};
 use regwatt_designs::config::{GpuPreset, PowerMode};
 use regwatt_designs::lreg::LregStats;
 use regwatt_designs::run::{DesignActivity, DesignStats};
@@ -113,20 +113,21 @@ fn every_workload_correct_and_unannotated_ones_run_as_on_the_baseline() {
 
 #[test]
 fn cli_runs_lreg_and_checks_its_parameters() {
-    let o = regwatt(&[
-        "run",
-        "--size",
-        "ci",
-        "--workload",
-        "vectorAdd",
-        "--gpu",
-        "rtx2060",
-        "--design",
-        "lreg",
-        "--json",
-    ]);
-    assert_success(&o, "lreg run");
-    let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let j = common::regwatt_json(
+        &[
+            "run",
+            "--size",
+            "ci",
+            "--workload",
+            "vectorAdd",
+            "--gpu",
+            "rtx2060",
+            "--design",
+            "lreg",
+            "--json",
+        ],
+        "lreg run",
+    );
     assert_eq!(j["design"], "lreg");
     assert_eq!(j["output_check"], true);
     assert_eq!(j["config"]["design"]["map_entries"], 64);

@@ -56,6 +56,14 @@ pub fn assert_success(o: &Output, what: &str) {
     assert!(o.status.success(), "{what}:\n{}", text(o));
 }
 
+/// `regwatt ARGS` (which must print JSON) run to success, its standard output parsed;
+/// `what` names it in the message.
+pub fn regwatt_json(args: &[&str], what: &str) -> serde_json::Value {
+    let o = regwatt(args);
+    assert_success(&o, what);
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{what}: JSON: {e}"))
+}
+
 /// Fails unless the run failed cleanly (an error, not a panic); `what` names it in the message.
 /// Returns the error output.
 pub fn assert_fails(o: &Output, what: &str) -> String {
