@@ -352,9 +352,10 @@ pub struct CactiConfig {
     pub org_keys: ForcedOrg,
     /// Keys accepted as not applicable to an SRAM UCA model, with their raw value text.
     pub not_applicable: BTreeMap<String, String>,
-    /// Line number of each canonical key (for error messages downstream).
+    /// Each canonical key with its line number, in file order (for error messages
+    /// downstream; [`CactiConfig::line_of`]).
     #[serde(skip)]
-    pub lines: BTreeMap<&'static str, usize>,
+    pub lines: Vec<(&'static str, usize)>,
 }
 
 impl CactiConfig {
@@ -404,7 +405,10 @@ impl CactiConfig {
 
     /// Line of a key (0 if absent).
     pub fn line_of(&self, key: &str) -> usize {
-        self.lines.get(key).copied().unwrap_or(0)
+        self.lines
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map_or(0, |&(_, l)| l)
     }
 }
 
@@ -613,10 +617,39 @@ pub const NOT_APPLICABLE: &[(&str, &str)] = &[
     ("-verbose", "MemCAD optimiser only"),
 ];
 
+/// A key prefix, its canonical name, what it sets and its index among all keys (for the
+/// duplicate check).
+type KeyEntry = (&'static str, &'static str, Kind, usize);
+
+/// The keys and the not-applicable keys, bucketed by the byte after the leading '-' (every
+/// prefix starts with '-'), so a line is compared with the few keys of its bucket instead of
+/// all ~110 (a batch reads ~75 key lines per file).
+fn key_buckets() -> &'static [Vec<KeyEntry>] {
+    static BUCKETS: std::sync::OnceLock<Vec<Vec<KeyEntry>>> = std::sync::OnceLock::new();
+    BUCKETS.get_or_init(|| {
+        let mut b: Vec<Vec<KeyEntry>> = vec![Vec::new(); 256];
+        let all = KEYS
+            .iter()
+            .copied()
+            .chain(
+                NOT_APPLICABLE
+                    .iter()
+                    .map(|&(p, _)| (p, p.trim_start_matches('-'), Kind::NotApplicable)),
+            )
+            .enumerate()
+            .map(|(i, (p, c, k))| (p, c, k, i));
+        for e in all {
+            b[usize::from(e.0.as_bytes().get(1).copied().unwrap_or(0))].push(e);
+        }
+        b
+    })
+}
+
 /// Finds the longest matching prefix among the keys and the not-applicable keys.
-fn match_key(line: &str) -> Option<(&'static str, &'static str, Kind)> {
-    let mut best: Option<(&'static str, &'static str, Kind)> = None;
-    let mut consider = |prefix: &'static str, canon: &'static str, kind: Kind| {
+fn match_key(line: &str) -> Option<KeyEntry> {
+    let mut best: Option<KeyEntry> = None;
+    let second = usize::from(line.as_bytes().get(1).copied().unwrap_or(0));
+    for &(prefix, canon, kind, id) in &key_buckets()[second] {
         if let Some(rest) = line.strip_prefix(prefix) {
             // the prefix must end at a word boundary
             let next = rest.chars().next();
@@ -628,18 +661,12 @@ fn match_key(line: &str) -> Option<(&'static str, &'static str, Kind)> {
             // (`-block`, `-design`, `-Core`, `-search`) and are followed by a space anyway.
             let longer = match best {
                 None => true,
-                Some((p, _, _)) => prefix.len() > p.len(),
+                Some((p, ..)) => prefix.len() > p.len(),
             };
             if boundary && longer {
-                best = Some((prefix, canon, kind));
+                best = Some((prefix, canon, kind, id));
             }
         }
-    };
-    for &(p, c, k) in KEYS {
-        consider(p, c, k);
-    }
-    for &(p, _) in NOT_APPLICABLE {
-        consider(p, p.trim_start_matches('-'), Kind::NotApplicable);
     }
     best
 }
@@ -762,7 +789,9 @@ pub fn read_file(path: &Path) -> Result<CactiConfig, CfgError> {
 
 /// Parses cfg text; `file` is used in error messages.
 pub fn parse_str(text: &str, file: &str) -> Result<CactiConfig, CfgError> {
-    let mut seen: BTreeMap<&'static str, usize> = BTreeMap::new();
+    // first line of each key seen (0 = not yet), by key index; and the keys in file order
+    let mut first_line = vec![0usize; KEYS.len() + NOT_APPLICABLE.len()];
+    let mut seen: Vec<(&'static str, usize)> = Vec::new();
     let mut not_applicable = BTreeMap::new();
 
     let mut size = None;
@@ -821,14 +850,14 @@ pub fn parse_str(text: &str, file: &str) -> Result<CactiConfig, CfgError> {
                 text: regwatt_inputs::excerpt(raw),
             });
         }
-        let Some((prefix, canon, kind)) = match_key(line) else {
+        let Some((prefix, canon, kind, id)) = match_key(line) else {
             return Err(CfgError::UnknownKey {
                 file: file.to_string(),
                 line: line_no,
                 text: regwatt_inputs::excerpt(raw),
             });
         };
-        if let Some(&first) = seen.get(canon) {
+        if let Some(&first) = first_line.get(id).filter(|&&l| l > 0) {
             return Err(CfgError::Duplicate {
                 file: file.to_string(),
                 line: line_no,
@@ -836,7 +865,8 @@ pub fn parse_str(text: &str, file: &str) -> Result<CactiConfig, CfgError> {
                 key: canon,
             });
         }
-        seen.insert(canon, line_no);
+        first_line[id] = line_no;
+        seen.push((canon, line_no));
         let rest = &line[prefix.len()..];
         let c = Ctx {
             file,

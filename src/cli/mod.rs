@@ -406,6 +406,48 @@ pub fn jobs_parser() -> clap::builder::RangedU64ValueParser<usize> {
     clap::builder::RangedU64ValueParser::<usize>::new().range(1..=4096)
 }
 
+/// Runs `work(item)` for every item on `threads` threads, each taking the next item not yet
+/// taken; `done(i, outcome)` is called on the worker thread as item `i` finishes.
+fn run_workers<T: Sync, O>(
+    items: &[T],
+    threads: usize,
+    work: impl Fn(&T) -> O + Sync,
+    done: impl Fn(usize, &T, O) + Sync,
+) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(item) = items.get(i) else { break };
+                done(i, item, work(item));
+            });
+        }
+    });
+}
+
+/// `work(item)` for every item on `jobs` threads (default: available parallelism), the
+/// outcomes in the items' order, so they do not depend on the thread count. A worker that
+/// panics takes the process down with it (`std::thread::scope` re-raises it).
+pub fn parallel_ordered<T: Sync, O: Send>(
+    items: &[T],
+    jobs: Option<usize>,
+    work: impl Fn(&T) -> O + Sync,
+) -> Vec<O> {
+    let slots: Vec<std::sync::Mutex<Option<O>>> =
+        items.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    run_workers(items, worker_threads(jobs, items.len()), work, |i, _, o| {
+        if let Ok(mut slot) = slots[i].lock() {
+            *slot = Some(o);
+        }
+    });
+    slots
+        .into_iter()
+        .filter_map(|m| m.into_inner().ok().flatten())
+        .collect()
+}
+
 /// Runs `work(item)` for every item on `jobs` threads with a progress bar on stderr (elapsed
 /// time, the estimated time left, `label(item)` of the last finished item); `done(i, outcome)`
 /// is called on the worker thread as each item `i` finishes, in completion order (the caller
@@ -417,7 +459,6 @@ pub fn parallel_each<T: Sync, O>(
     work: impl Fn(&T) -> O + Sync,
     done: impl Fn(usize, O) + Sync,
 ) {
-    use std::sync::atomic::{AtomicUsize, Ordering};
     let threads = worker_threads(jobs, items.len());
     let bar = indicatif::ProgressBar::with_draw_target(
         Some(items.len() as u64),
@@ -429,18 +470,10 @@ pub fn parallel_each<T: Sync, O>(
         )
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
-    let next = AtomicUsize::new(0);
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(item) = items.get(i) else { break };
-                let o = work(item);
-                bar.set_message(label(item));
-                bar.inc(1);
-                done(i, o);
-            });
-        }
+    run_workers(items, threads, work, |i, item, o| {
+        bar.set_message(label(item));
+        bar.inc(1);
+        done(i, o);
     });
     bar.finish_and_clear();
 }

@@ -114,6 +114,10 @@ pub struct Args {
     /// With several cfg files: a CSV table (one row per file) instead of JSON lines.
     #[arg(long, conflicts_with = "json")]
     pub csv: bool,
+    /// With several cfg files: worker threads, at least 1 (default: available parallelism).
+    /// The output does not depend on it.
+    #[arg(long, value_parser = super::jobs_parser())]
+    pub jobs: Option<usize>,
 }
 
 /// Parses "4KB", "4096", "4 KiB", "1MB".
@@ -613,16 +617,40 @@ fn cell_device(tech: &Technology, spec: &SramSpec) -> String {
 #[derive(Default)]
 struct TechCache(Vec<((u64, u64), Technology)>);
 
+fn tech_key(node_nm: f64, t: regwatt_tech::units::Temperature) -> (u64, u64) {
+    (node_nm.to_bits(), t.k().to_bits())
+}
+
+fn load_tech(node_nm: f64, t: regwatt_tech::units::Temperature) -> Result<Technology> {
+    Technology::for_node(node_nm, t)
+        .with_context(|| format!("technology for {node_nm} nm at {} K", t.k()))
+}
+
 impl TechCache {
-    fn get(&mut self, node_nm: f64, t: regwatt_tech::units::Temperature) -> Result<&Technology> {
-        let key = (node_nm.to_bits(), t.k().to_bits());
-        if let Some(i) = self.0.iter().position(|(k, _)| *k == key) {
-            return Ok(&self.0[i].1);
+    /// The technology of `spec`, loaded now if it is not yet.
+    fn load(&mut self, spec: &SramSpec) -> Result<()> {
+        let key = tech_key(spec.node_nm, spec.temperature);
+        if !self.0.iter().any(|(k, _)| *k == key) {
+            self.0
+                .push((key, load_tech(spec.node_nm, spec.temperature)?));
         }
-        let tech = Technology::for_node(node_nm, t)
-            .with_context(|| format!("technology for {node_nm} nm at {} K", t.k()))?;
-        self.0.push((key, tech));
-        Ok(&self.0[self.0.len() - 1].1)
+        Ok(())
+    }
+
+    /// The technology of `spec`, which [`TechCache::load`] (or the batch) loaded.
+    fn get(&self, spec: &SramSpec) -> Result<&Technology> {
+        let key = tech_key(spec.node_nm, spec.temperature);
+        self.0
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, t)| t)
+            .with_context(|| {
+                format!(
+                    "technology for {} nm at {} K not loaded",
+                    spec.node_nm,
+                    spec.temperature.k()
+                )
+            })
     }
 }
 
@@ -632,15 +660,17 @@ pub fn run(args: Args) -> Result<()> {
     match args.cacti_cfg.as_slice() {
         [] => {
             let res = from_flags(&args)?;
-            let (out, text) = estimate_one(&res, &args, &mut techs)?;
+            techs.load(&res.spec)?;
+            let (out, text) = estimate_one(&res, &techs)?;
             single_output(&args, out, text)
         }
         [one] if !one.is_dir() && !args.csv => {
             let res = from_cfg(one, &args)?;
-            let (out, text) = estimate_one(&res, &args, &mut techs)?;
+            techs.load(&res.spec)?;
+            let (out, text) = estimate_one(&res, &techs)?;
             single_output(&args, out, text)
         }
-        many => batch(many, &args, &mut techs),
+        many => batch(many, &args),
     }
 }
 
@@ -671,10 +701,11 @@ fn cfg_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
-/// Batch estimates: one record per file in input order.
-fn batch(paths: &[PathBuf], args: &Args, techs: &mut TechCache) -> Result<()> {
-    let files = cfg_files(paths)?;
-    let mut text = String::new();
+/// Batch estimates: one record per file in input order. The files are read, their
+/// technologies loaded (once per node and temperature) and the estimates made on `--jobs`
+/// threads; the records are joined in input order, so the output does not depend on the
+/// thread count.
+fn batch(paths: &[PathBuf], args: &Args) -> Result<()> {
     const COLS: [&str; 9] = [
         "access_ns",
         "cycle_ns",
@@ -686,39 +717,79 @@ fn batch(paths: &[PathBuf], args: &Args, techs: &mut TechCache) -> Result<()> {
         "height_mm",
         "width_mm",
     ];
-    let mut w = csv::Writer::from_writer(Vec::new());
+    let files = cfg_files(paths)?;
+    let resolved = super::parallel_ordered(&files, args.jobs, |f| {
+        from_cfg(f, args).and_then(|r| {
+            r.spec.validate()?;
+            Ok(r)
+        })
+    });
+    // each distinct technology once, on the worker threads
+    let mut keys: Vec<(u64, u64, f64, regwatt_tech::units::Temperature)> = Vec::new();
+    for r in resolved.iter().flatten() {
+        let (n, t) = tech_key(r.spec.node_nm, r.spec.temperature);
+        if !keys.iter().any(|k| (k.0, k.1) == (n, t)) {
+            keys.push((n, t, r.spec.node_nm, r.spec.temperature));
+        }
+    }
+    let loaded = super::parallel_ordered(&keys, args.jobs, |k| load_tech(k.2, k.3));
+    let mut techs = TechCache::default();
+    let mut tech_errors = Vec::new();
+    for (k, t) in keys.iter().zip(loaded) {
+        match t {
+            Ok(t) => techs.0.push(((k.0, k.1), t)),
+            Err(e) => tech_errors.push(((k.0, k.1), format!("{e:#}"))),
+        }
+    }
+    let items: Vec<(&PathBuf, &Result<Resolved>)> = files.iter().zip(&resolved).collect();
+    let records = super::parallel_ordered(&items, args.jobs, |&(f, res)| -> Result<String> {
+        let res = res.as_ref().map_err(|e| anyhow::anyhow!("{e:#}"))?;
+        let key = tech_key(res.spec.node_nm, res.spec.temperature);
+        if let Some((_, e)) = tech_errors.iter().find(|(k, _)| *k == key) {
+            bail!("{e}");
+        }
+        if args.csv {
+            let tech = techs.get(&res.spec)?;
+            let r = estimate_result(res, tech)?;
+            let vals = [
+                r.access_time.ns(),
+                r.cycle_time.ns(),
+                r.read_energy.pj(),
+                r.write_energy.pj(),
+                r.leakage_per_bank.mw(),
+                r.gate_leakage_per_bank.mw(),
+                r.area.mm2(),
+                r.bank_height.mm(),
+                r.bank_width.mm(),
+            ];
+            let mut rec = vec![f.display().to_string()];
+            rec.extend(vals.iter().map(|&v| num(v).to_string()));
+            rec.push(String::new());
+            csv_record(&rec)
+        } else {
+            let (mut out, _) = estimate_one(res, &techs)?;
+            out.insert("file".into(), Value::String(f.display().to_string()));
+            Ok(serde_json::to_string(&Value::Object(out))? + "\n")
+        }
+    });
+    let mut text = String::new();
     if args.csv {
-        let mut h = vec!["file"];
-        h.extend(COLS);
-        h.push("error");
-        w.write_record(&h)?;
+        let mut h = vec!["file".to_string()];
+        h.extend(COLS.iter().map(|c| c.to_string()));
+        h.push("error".into());
+        text.push_str(&csv_record(&h)?);
     }
     let mut failed = 0;
-    for f in &files {
-        let one = from_cfg(f, args).and_then(|res| estimate_one(&res, args, techs));
-        match one {
-            Ok((mut out, _)) => {
-                if args.csv {
-                    let mut rec = vec![f.display().to_string()];
-                    rec.extend(
-                        COLS.iter()
-                            .map(|c| out.get(*c).map(|v| v.to_string()).unwrap_or_default()),
-                    );
-                    rec.push(String::new());
-                    w.write_record(rec.iter().map(|c| crate::csvout::safe_cell(c).into_owned()))?;
-                } else {
-                    out.insert("file".into(), Value::String(f.display().to_string()));
-                    text.push_str(&serde_json::to_string(&Value::Object(out))?);
-                    text.push('\n');
-                }
-            }
+    for (f, rec) in files.iter().zip(records) {
+        match rec {
+            Ok(line) => text.push_str(&line),
             Err(e) => {
                 failed += 1;
                 if args.csv {
                     let mut rec = vec![f.display().to_string()];
                     rec.extend(COLS.iter().map(|_| String::new()));
                     rec.push(format!("{e:#}").replace('\n', " "));
-                    w.write_record(rec.iter().map(|c| crate::csvout::safe_cell(c).into_owned()))?;
+                    text.push_str(&csv_record(&rec)?);
                 } else {
                     text.push_str(&serde_json::to_string(&json!({
                         "file": f.display().to_string(),
@@ -728,9 +799,6 @@ fn batch(paths: &[PathBuf], args: &Args, techs: &mut TechCache) -> Result<()> {
                 }
             }
         }
-    }
-    if args.csv {
-        text = String::from_utf8(w.into_inner()?)?;
     }
     emit(&text)?;
     if failed > 0 {
@@ -742,20 +810,31 @@ fn batch(paths: &[PathBuf], args: &Args, techs: &mut TechCache) -> Result<()> {
     Ok(())
 }
 
-/// One estimate: the JSON object and the text table of `regwatt sram`.
-fn estimate_one(
-    res: &Resolved,
-    args: &Args,
-    techs: &mut TechCache,
-) -> Result<(Map<String, Value>, String)> {
-    let _ = args;
-    let spec = &res.spec;
-    spec.validate()?;
-    let tech = techs.get(spec.node_nm, spec.temperature)?;
-    let r = sram::estimate(spec, tech).map_err(|e| match &res.cfg {
+/// One CSV record (cells made safe for spreadsheets), with its line end.
+fn csv_record(cells: &[String]) -> Result<String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(
+        cells
+            .iter()
+            .map(|c| crate::csvout::safe_cell(c).into_owned()),
+    )?;
+    Ok(String::from_utf8(w.into_inner()?)?)
+}
+
+/// The estimate of a resolved configuration, its error naming the cfg file's line.
+fn estimate_result(res: &Resolved, tech: &Technology) -> Result<sram::SramResult> {
+    sram::estimate(&res.spec, tech).map_err(|e| match &res.cfg {
         Some(c) => anyhow::Error::from(c.spec_error(e)),
         None => e.into(),
-    })?;
+    })
+}
+
+/// One estimate: the JSON object and the text table of `regwatt sram`.
+fn estimate_one(res: &Resolved, techs: &TechCache) -> Result<(Map<String, Value>, String)> {
+    let spec = &res.spec;
+    spec.validate()?;
+    let tech = techs.get(spec)?;
+    let r = estimate_result(res, tech)?;
     let o = r.organisation;
     let mut out = Map::new();
     out.insert("access_ns".into(), num(r.access_time.ns()));

@@ -380,6 +380,23 @@ fn batch_cfgs_equal_single_runs_and_keep_going_past_errors() {
         .next()
         .unwrap()
         .starts_with("file,access_ns,cycle_ns"));
+    // the worker count changes nothing in the output
+    let dir = cfg_dir().display().to_string();
+    for jobs in ["1", "3"] {
+        let o = run(&["sram", "--cacti-cfg", &dir, "--csv", "--jobs", jobs]);
+        assert_eq!(o.stdout, csv.as_bytes(), "--csv --jobs {jobs}");
+    }
+    let mut json_args: Vec<String> = vec!["sram".into(), "--cacti-cfg".into()];
+    json_args.extend(pick.iter().map(|p| p.display().to_string()));
+    let by_jobs: Vec<Vec<u8>> = ["1", "4"]
+        .iter()
+        .map(|j| {
+            let mut a: Vec<&str> = json_args.iter().map(String::as_str).collect();
+            a.extend(["--jobs", j]);
+            run(&a).stdout
+        })
+        .collect();
+    assert_eq!(by_jobs[0], by_jobs[1], "JSON lines with --jobs 1 and 4");
 }
 
 /// A cache's text output shows its tag array with the figures the JSON's `tag` holds; a RAM's

@@ -649,4 +649,59 @@ mod tests {
         }
         assert!(skipped > 0);
     }
+
+    /// The lean search chooses the exhaustive search's organisation on every CACTI 7
+    /// reference configuration of the repository (`calibrations/cacti7-train-cfg/`) where it
+    /// applies (a RAM's data array under ED or ED², not forced), and skips organisations on
+    /// most of them.
+    #[test]
+    fn dominance_pruning_keeps_the_choice_on_every_reference_cfg() {
+        let k = Coefficients::fitted().expect("fitted.toml");
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../calibrations/cacti7-train-cfg");
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .expect("reference cfgs")
+            .map(|e| e.expect("entry").path())
+            .filter(|p| p.extension().is_some_and(|x| x == "cfg"))
+            .collect();
+        files.sort();
+        assert!(files.len() >= 400, "{} cfgs", files.len());
+        let mut techs: Vec<((u64, u64), Technology)> = Vec::new();
+        let (mut compared, mut pruned) = (0, 0);
+        for f in &files {
+            let cfg = crate::cacti_cfg::read_file(f).expect("cfg");
+            let Ok(m) = cfg.to_sram_spec() else { continue };
+            let s = m.spec;
+            if s.associativity > 1
+                || s.force_organisation.is_some()
+                || s.optimisation.objective == Objective::None
+            {
+                continue;
+            }
+            let key = (s.node_nm.to_bits(), s.temperature.k().to_bits());
+            if !techs.iter().any(|(k, _)| *k == key) {
+                let t = Technology::for_node(s.node_nm, s.temperature).expect("node");
+                techs.push((key, t));
+            }
+            let tech = &techs.iter().find(|(k, _)| *k == key).expect("loaded").1;
+            let Ok(prep) = Prep::new(&s, tech, ArrayKind::Data) else {
+                continue;
+            };
+            let (mut all, mut lean) = (Vec::new(), Vec::new());
+            candidates(&prep, k, &mut all, true);
+            candidates(&prep, k, &mut lean, false);
+            pruned += usize::from(lean.len() < all.len());
+            let a = choose_data(&mut all, None, &s.optimisation);
+            let b = choose_data(&mut lean, None, &s.optimisation);
+            assert_eq!(
+                a.map(|i| all[i].org),
+                b.map(|i| lean[i].org),
+                "{}",
+                f.display()
+            );
+            compared += 1;
+        }
+        assert!(compared >= 400, "{compared} compared");
+        assert!(pruned * 2 > compared, "pruned {pruned} of {compared}");
+    }
 }
