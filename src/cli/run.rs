@@ -614,14 +614,6 @@ fn run_inner(args: Args) -> anyhow::Result<()> {
     let progress = super::LaunchProgress::new(args.limits.max_warp_instructions(size));
     let update = |i: usize, k: &str, n: u64| progress.update(i, k, n);
     let watch = args.limits.watch(size, &update);
-    let sim = simulate(&spec, workload, design, &cfg, &opts, watch);
-    let sim = sim?;
-    let inv = inventory(design, &cfg)?;
-    let name = workload.map_or_else(|| spec.file.clone(), |w| w.name.to_string());
-    let mut report = RunReport::new(&name, design, &cfg, &inv, &sim.activity, sim.launch_cycles)?;
-    report.output_check = sim.check.as_ref().map(Result::is_ok);
-    report.input_size = sized.map(|(_, s)| s.name().to_string());
-    report.kernel_registers = sim.kernel_registers.clone();
     // the reference of the overheads: the baseline on the same configuration (its own
     // simulation: the designs time differently), or resolved with --baseline-config
     let reference = match &args.overrides.baseline_config {
@@ -641,13 +633,53 @@ fn run_inner(args: Args) -> anyhow::Result<()> {
             Some(b)
         }
     };
-    match reference {
-        None => {
-            let base = report.clone();
-            report.set_baseline(&base);
-        }
-        Some(bcfg) => {
-            let bsim = simulate_spec_watched(&spec, DesignSpec::Baseline, &bcfg, &opts, watch)?;
+    // the reference simulation runs on its own thread beside the design's (the two are
+    // independent; the progress display follows the design's)
+    let max_warp_instructions = watch.max_warp_instructions;
+    let (sim, sim_time, reference_sim) = std::thread::scope(|s| {
+        let reference_thread = reference.as_ref().map(|bcfg| {
+            let (spec, opts) = (&spec, &opts);
+            s.spawn(move || {
+                let started = std::time::Instant::now();
+                let quiet = |_: usize, _: &str, _: u64| {};
+                let w = Watch {
+                    max_warp_instructions,
+                    progress: &quiet,
+                };
+                let r = simulate_spec_watched(spec, DesignSpec::Baseline, bcfg, opts, w);
+                (r, started.elapsed())
+            })
+        });
+        let started = std::time::Instant::now();
+        let sim = simulate(&spec, workload, design, &cfg, &opts, watch);
+        let sim_time = started.elapsed();
+        let reference_sim = reference_thread.map(|h| {
+            h.join()
+                .map_err(|_| anyhow::anyhow!("the baseline reference simulation panicked"))
+        });
+        (sim, sim_time, reference_sim)
+    });
+    let sim = sim?;
+    let inv = inventory(design, &cfg)?;
+    let name = workload.map_or_else(|| spec.file.clone(), |w| w.name.to_string());
+    let mut report = RunReport::new(&name, design, &cfg, &inv, &sim.activity, sim.launch_cycles)?;
+    report.output_check = sim.check.as_ref().map(Result::is_ok);
+    report.input_size = sized.map(|(_, s)| s.name().to_string());
+    report.kernel_registers = sim.kernel_registers.clone();
+    let mut timing_note = format!(
+        "simulated {} warp instructions in {:.2} s ({:.2} M/s)",
+        sim.activity.core.warp_instructions,
+        sim_time.as_secs_f64(),
+        sim.activity.core.warp_instructions as f64 / sim_time.as_secs_f64().max(1e-9) / 1e6
+    );
+    match (reference, reference_sim) {
+        (Some(bcfg), Some(done)) => {
+            let (bsim, reference_time) = done?;
+            let bsim = bsim?;
+            timing_note.push_str(&format!(
+                "; baseline reference {:.2} s beside it",
+                reference_time.as_secs_f64()
+            ));
             let binv = inventory(DesignSpec::Baseline, &bcfg)?;
             let base = RunReport::new(
                 &name,
@@ -659,8 +691,13 @@ fn run_inner(args: Args) -> anyhow::Result<()> {
             )?;
             report.set_baseline(&base);
         }
+        _ => {
+            let base = report.clone();
+            report.set_baseline(&base);
+        }
     }
     progress.finish();
+    eprintln!("{timing_note}");
     if let Some(dir) = &dump_dir {
         super::dump_buffers(dir, &sim.buffers)?;
         dir.write("resolved_config.toml", cfg.to_toml())?;

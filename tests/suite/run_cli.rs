@@ -119,6 +119,41 @@ fn json_has_the_documented_fields_and_is_deterministic() {
     assert_eq!(a.stdout, b.stdout, "two runs differ");
 }
 
+/// A design's run simulates its baseline reference beside it: the overheads it reports are
+/// those of a separate baseline run, the output is the same every time, and stderr gives both
+/// simulations' host times.
+#[test]
+fn design_overheads_come_from_the_baseline_simulated_beside_it() {
+    let design = vector_add(&["--design", "renaming", "--set", "sms=4", "--json"]);
+    let a = regwatt(&design);
+    assert_success(&a, "regwatt run --design renaming");
+    let err = String::from_utf8_lossy(&a.stderr);
+    assert!(
+        err.contains("simulated ") && err.contains("baseline reference"),
+        "{err}"
+    );
+    let b = regwatt(&design);
+    assert_eq!(a.stdout, b.stdout, "two runs differ");
+    let base = regwatt(&vector_add(&[
+        "--design", "baseline", "--set", "sms=4", "--json",
+    ]));
+    assert_success(&base, "regwatt run --design baseline");
+    let (d, r): (serde_json::Value, serde_json::Value) = (
+        serde_json::from_slice(&a.stdout).expect("json"),
+        serde_json::from_slice(&base.stdout).expect("json"),
+    );
+    let total = |v: &serde_json::Value| v["energy"]["total_j"].as_f64().expect("total_j");
+    let want = total(&d) / total(&r) - 1.0;
+    let got = d["energy"]["overhead_vs_baseline"]["energy_frac"]
+        .as_f64()
+        .expect("energy_frac");
+    assert!(
+        (got - want).abs() <= 1e-12 * want.abs().max(1.0),
+        "{got} vs {want}"
+    );
+    assert!(!String::from_utf8_lossy(&base.stderr).contains("baseline reference"));
+}
+
 #[test]
 fn dump_matches_functional_exec_and_writes_the_resolved_config() {
     let d1 = common::tmp_dir("run_cli", "run-dump");
