@@ -616,41 +616,11 @@ impl CerfRf {
         acc: &WarpMemAccess,
         mem: Option<&dyn GlobalRead>,
     ) {
-        let Some(m) = mem else {
-            return;
-        };
-        let mut held = [0u8; ENTRY_BYTES as usize];
-        m.read_global(line * ENTRY_BYTES, &mut held);
-        let n = u64::from(acc.bytes_per_lane.clamp(1, 16));
-        let mut differ = 0;
-        for l in 0..32 {
-            if lanes >> l & 1 == 0 {
-                continue;
+        self.lane_bytes(line, lanes, acc, mem, |d, off, b| {
+            if d.byte(i, off) != b {
+                d.stats.line_value_mismatches += 1;
             }
-            let a = acc.addrs[l];
-            if a.is_multiple_of(4)
-                && n.is_multiple_of(4)
-                && a / ENTRY_BYTES == line
-                && a.saturating_add(n - 1) / ENTRY_BYTES == line
-            {
-                // whole words inside the line: compare them at once, counting differing bytes
-                let w0 = (a % ENTRY_BYTES) as usize / 4;
-                for w in w0..w0 + n as usize / 4 {
-                    let mine = self.arr.data[i][w];
-                    let c = &held[4 * w..4 * w + 4];
-                    let x = mine ^ u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-                    differ += x.to_le_bytes().iter().filter(|&&b| b != 0).count() as u64;
-                }
-                continue;
-            }
-            for x in a..a.saturating_add(n) {
-                if x / ENTRY_BYTES == line {
-                    let off = (x % ENTRY_BYTES) as usize;
-                    differ += u64::from(self.byte(i, off) != held[off]);
-                }
-            }
-        }
-        self.stats.line_value_mismatches += differ;
+        });
     }
 
     /// Copies the bytes `lanes` of store `acc` wrote into entry `i`'s line (from memory,
