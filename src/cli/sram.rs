@@ -613,44 +613,48 @@ fn cell_device(tech: &Technology, spec: &SramSpec) -> String {
     }
 }
 
-/// Technologies by (node, temperature), each parsed once per process (batch estimates).
+/// Technologies by (node, temperature), each parsed once per process (batch estimates), or
+/// the error loading it gave.
 #[derive(Default)]
-struct TechCache(Vec<((u64, u64), Technology)>);
+struct TechCache(Vec<((u64, u64), Result<Technology, String>)>);
 
-fn tech_key(node_nm: f64, t: regwatt_tech::units::Temperature) -> (u64, u64) {
-    (node_nm.to_bits(), t.k().to_bits())
+fn tech_key(spec: &SramSpec) -> (u64, u64) {
+    (spec.node_nm.to_bits(), spec.temperature.k().to_bits())
 }
 
-fn load_tech(node_nm: f64, t: regwatt_tech::units::Temperature) -> Result<Technology> {
-    Technology::for_node(node_nm, t)
-        .with_context(|| format!("technology for {node_nm} nm at {} K", t.k()))
+fn load_tech(spec: &SramSpec) -> Result<Technology, String> {
+    Technology::for_node(spec.node_nm, spec.temperature)
+        .with_context(|| {
+            format!(
+                "technology for {} nm at {} K",
+                spec.node_nm,
+                spec.temperature.k()
+            )
+        })
+        .map_err(|e| format!("{e:#}"))
 }
 
 impl TechCache {
-    /// The technology of `spec`, loaded now if it is not yet.
-    fn load(&mut self, spec: &SramSpec) -> Result<()> {
-        let key = tech_key(spec.node_nm, spec.temperature);
+    /// Loads the technology of `spec` if it is not loaded yet.
+    fn load(&mut self, spec: &SramSpec) {
+        let key = tech_key(spec);
         if !self.0.iter().any(|(k, _)| *k == key) {
-            self.0
-                .push((key, load_tech(spec.node_nm, spec.temperature)?));
+            self.0.push((key, load_tech(spec)));
         }
-        Ok(())
     }
 
-    /// The technology of `spec`, which [`TechCache::load`] (or the batch) loaded.
+    /// The technology of `spec`, which [`TechCache::load`] (or the batch) loaded, or the
+    /// error loading it gave.
     fn get(&self, spec: &SramSpec) -> Result<&Technology> {
-        let key = tech_key(spec.node_nm, spec.temperature);
-        self.0
-            .iter()
-            .find(|(k, _)| *k == key)
-            .map(|(_, t)| t)
-            .with_context(|| {
-                format!(
-                    "technology for {} nm at {} K not loaded",
-                    spec.node_nm,
-                    spec.temperature.k()
-                )
-            })
+        match self.0.iter().find(|(k, _)| *k == tech_key(spec)) {
+            Some((_, Ok(t))) => Ok(t),
+            Some((_, Err(e))) => bail!("{e}"),
+            None => bail!(
+                "technology for {} nm at {} K not loaded",
+                spec.node_nm,
+                spec.temperature.k()
+            ),
+        }
     }
 }
 
@@ -660,13 +664,13 @@ pub fn run(args: Args) -> Result<()> {
     match args.cacti_cfg.as_slice() {
         [] => {
             let res = from_flags(&args)?;
-            techs.load(&res.spec)?;
+            techs.load(&res.spec);
             let (out, text) = estimate_one(&res, &techs)?;
             single_output(&args, out, text)
         }
         [one] if !one.is_dir() && !args.csv => {
             let res = from_cfg(one, &args)?;
-            techs.load(&res.spec)?;
+            techs.load(&res.spec);
             let (out, text) = estimate_one(&res, &techs)?;
             single_output(&args, out, text)
         }
@@ -706,17 +710,6 @@ fn cfg_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
 /// threads; the records are joined in input order, so the output does not depend on the
 /// thread count.
 fn batch(paths: &[PathBuf], args: &Args) -> Result<()> {
-    const COLS: [&str; 9] = [
-        "access_ns",
-        "cycle_ns",
-        "read_energy_pj",
-        "write_energy_pj",
-        "leakage_mw",
-        "gate_leakage_mw",
-        "area_mm2",
-        "height_mm",
-        "width_mm",
-    ];
     let files = cfg_files(paths)?;
     let resolved = super::parallel_ordered(&files, args.jobs, |f| {
         from_cfg(f, args).and_then(|r| {
@@ -725,45 +718,22 @@ fn batch(paths: &[PathBuf], args: &Args) -> Result<()> {
         })
     });
     // each distinct technology once, on the worker threads
-    let mut keys: Vec<(u64, u64, f64, regwatt_tech::units::Temperature)> = Vec::new();
+    let mut specs: Vec<&SramSpec> = Vec::new();
     for r in resolved.iter().flatten() {
-        let (n, t) = tech_key(r.spec.node_nm, r.spec.temperature);
-        if !keys.iter().any(|k| (k.0, k.1) == (n, t)) {
-            keys.push((n, t, r.spec.node_nm, r.spec.temperature));
+        if !specs.iter().any(|s| tech_key(s) == tech_key(&r.spec)) {
+            specs.push(&r.spec);
         }
     }
-    let loaded = super::parallel_ordered(&keys, args.jobs, |k| load_tech(k.2, k.3));
-    let mut techs = TechCache::default();
-    let mut tech_errors = Vec::new();
-    for (k, t) in keys.iter().zip(loaded) {
-        match t {
-            Ok(t) => techs.0.push(((k.0, k.1), t)),
-            Err(e) => tech_errors.push(((k.0, k.1), format!("{e:#}"))),
-        }
-    }
+    let loaded = super::parallel_ordered(&specs, args.jobs, |s| load_tech(s));
+    let techs = TechCache(specs.iter().map(|s| tech_key(s)).zip(loaded).collect());
     let items: Vec<(&PathBuf, &Result<Resolved>)> = files.iter().zip(&resolved).collect();
     let records = super::parallel_ordered(&items, args.jobs, |&(f, res)| -> Result<String> {
         let res = res.as_ref().map_err(|e| anyhow::anyhow!("{e:#}"))?;
-        let key = tech_key(res.spec.node_nm, res.spec.temperature);
-        if let Some((_, e)) = tech_errors.iter().find(|(k, _)| *k == key) {
-            bail!("{e}");
-        }
         if args.csv {
             let tech = techs.get(&res.spec)?;
             let r = estimate_result(res, tech)?;
-            let vals = [
-                r.access_time.ns(),
-                r.cycle_time.ns(),
-                r.read_energy.pj(),
-                r.write_energy.pj(),
-                r.leakage_per_bank.mw(),
-                r.gate_leakage_per_bank.mw(),
-                r.area.mm2(),
-                r.bank_height.mm(),
-                r.bank_width.mm(),
-            ];
             let mut rec = vec![f.display().to_string()];
-            rec.extend(vals.iter().map(|&v| num(v).to_string()));
+            rec.extend(headline(&r).iter().map(|&v| num(v).to_string()));
             rec.push(String::new());
             csv_record(&rec)
         } else {
@@ -775,7 +745,7 @@ fn batch(paths: &[PathBuf], args: &Args) -> Result<()> {
     let mut text = String::new();
     if args.csv {
         let mut h = vec!["file".to_string()];
-        h.extend(COLS.iter().map(|c| c.to_string()));
+        h.extend(HEADLINE.iter().map(|c| c.to_string()));
         h.push("error".into());
         text.push_str(&csv_record(&h)?);
     }
@@ -787,7 +757,7 @@ fn batch(paths: &[PathBuf], args: &Args) -> Result<()> {
                 failed += 1;
                 if args.csv {
                     let mut rec = vec![f.display().to_string()];
-                    rec.extend(COLS.iter().map(|_| String::new()));
+                    rec.extend(HEADLINE.iter().map(|_| String::new()));
                     rec.push(format!("{e:#}").replace('\n', " "));
                     text.push_str(&csv_record(&rec)?);
                 } else {
@@ -808,6 +778,35 @@ fn batch(paths: &[PathBuf], args: &Args) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// The headline figures of an estimate, by their JSON key: the batch CSV's columns, in order,
+/// and the first keys of the JSON object.
+const HEADLINE: [&str; 9] = [
+    "access_ns",
+    "cycle_ns",
+    "read_energy_pj",
+    "write_energy_pj",
+    "leakage_mw",
+    "gate_leakage_mw",
+    "area_mm2",
+    "height_mm",
+    "width_mm",
+];
+
+/// The values of [`HEADLINE`] for `r`.
+fn headline(r: &sram::SramResult) -> [f64; 9] {
+    [
+        r.access_time.ns(),
+        r.cycle_time.ns(),
+        r.read_energy.pj(),
+        r.write_energy.pj(),
+        r.leakage_per_bank.mw(),
+        r.gate_leakage_per_bank.mw(),
+        r.area.mm2(),
+        r.bank_height.mm(),
+        r.bank_width.mm(),
+    ]
 }
 
 /// One CSV record (cells made safe for spreadsheets), with its line end.
@@ -837,17 +836,11 @@ fn estimate_one(res: &Resolved, techs: &TechCache) -> Result<(Map<String, Value>
     let r = estimate_result(res, tech)?;
     let o = r.organisation;
     let mut out = Map::new();
-    out.insert("access_ns".into(), num(r.access_time.ns()));
-    out.insert("cycle_ns".into(), num(r.cycle_time.ns()));
-    out.insert("read_energy_pj".into(), num(r.read_energy.pj()));
-    out.insert("write_energy_pj".into(), num(r.write_energy.pj()));
-    out.insert("leakage_mw".into(), num(r.leakage_per_bank.mw()));
-    out.insert("gate_leakage_mw".into(), num(r.gate_leakage_per_bank.mw()));
-    out.insert("area_mm2".into(), num(r.area.mm2()));
+    for (k, v) in HEADLINE.iter().zip(headline(&r)) {
+        out.insert((*k).into(), num(v));
+    }
     out.insert("node_source".into(), Value::String(tech.source.clone()));
     out.insert("cell_device".into(), Value::String(cell_device(tech, spec)));
-    out.insert("height_mm".into(), num(r.bank_height.mm()));
-    out.insert("width_mm".into(), num(r.bank_width.mm()));
     out.insert(
         "organisation".into(),
         json!({
