@@ -427,25 +427,38 @@ fn run_workers<T: Sync, O>(
     });
 }
 
-/// `work(item)` for every item on `jobs` threads (default: available parallelism), the
-/// outcomes in the items' order, so they do not depend on the thread count. A worker that
-/// panics takes the process down with it (`std::thread::scope` re-raises it).
-pub fn parallel_ordered<T: Sync, O: Send>(
-    items: &[T],
-    jobs: Option<usize>,
-    work: impl Fn(&T) -> O + Sync,
-) -> Vec<O> {
+/// The outcomes `run` hands to its `put(i, outcome)` (from any thread), in the order of `i`
+/// (0..n); `None` where none was put (only if a worker panicked).
+fn in_order<O: Send>(n: usize, run: impl FnOnce(&(dyn Fn(usize, O) + Sync))) -> Vec<Option<O>> {
     let slots: Vec<std::sync::Mutex<Option<O>>> =
-        items.iter().map(|_| std::sync::Mutex::new(None)).collect();
-    run_workers(items, worker_threads(jobs, items.len()), work, |i, _, o| {
-        if let Ok(mut slot) = slots[i].lock() {
+        (0..n).map(|_| std::sync::Mutex::new(None)).collect();
+    run(&|i, o| {
+        if let Some(Ok(mut slot)) = slots.get(i).map(|m| m.lock()) {
             *slot = Some(o);
         }
     });
     slots
         .into_iter()
-        .filter_map(|m| m.into_inner().ok().flatten())
+        .map(|m| m.into_inner().ok().flatten())
         .collect()
+}
+
+/// `work(item)` for every item on `jobs` threads (default: available parallelism), the
+/// outcomes in the items' order, so they do not depend on the thread count. A worker that
+/// panics takes the process down with it (`std::thread::scope` re-raises it), so every item
+/// has its outcome.
+pub fn parallel_ordered<T: Sync, O: Send>(
+    items: &[T],
+    jobs: Option<usize>,
+    work: impl Fn(&T) -> O + Sync,
+) -> Vec<O> {
+    let threads = worker_threads(jobs, items.len());
+    in_order(items.len(), |put| {
+        run_workers(items, threads, work, |i, _, o| put(i, o))
+    })
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 /// Runs `work(item)` for every item on `jobs` threads with a progress bar on stderr (elapsed
@@ -486,16 +499,9 @@ pub fn parallel_with_progress<T: Sync, O: Send>(
     label: impl Fn(&T) -> String + Sync,
     work: impl Fn(&T) -> O + Sync,
 ) -> Vec<Option<O>> {
-    let results: std::sync::Mutex<Vec<Option<O>>> =
-        std::sync::Mutex::new((0..items.len()).map(|_| None).collect());
-    parallel_each(items, jobs, label, work, |i, o| {
-        if let Ok(mut r) = results.lock() {
-            r[i] = Some(o);
-        }
-    });
-    results
-        .into_inner()
-        .unwrap_or_else(|_| (0..items.len()).map(|_| None).collect())
+    in_order(items.len(), |put| {
+        parallel_each(items, jobs, label, work, put)
+    })
 }
 
 pub mod calibrate;
