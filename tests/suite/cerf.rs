@@ -166,17 +166,11 @@ fn cli_runs_cerf_and_refuses_rtx2060() {
         !out.contains("l1d_data"),
         "the L1D is the RF's array:\n{out}"
     );
-    let o = regwatt(&[
-        "run",
-        "--size",
-        "ci",
-        "--workload",
+    let o = regwatt(&common::ci_run_args(
         "vectorAdd",
-        "--gpu",
         "rtx2060",
-        "--design",
-        "cerf",
-    ]);
+        &["--design", "cerf"],
+    ));
     let e = assert_fails(&o, "cerf on rtx2060");
     assert!(e.contains("sub-cores"), "{e}");
     let o = regwatt(&[

@@ -114,18 +114,7 @@ fn every_workload_correct_and_unannotated_ones_run_as_on_the_baseline() {
 #[test]
 fn cli_runs_lreg_and_checks_its_parameters() {
     let j = common::regwatt_json(
-        &[
-            "run",
-            "--size",
-            "ci",
-            "--workload",
-            "vectorAdd",
-            "--gpu",
-            "rtx2060",
-            "--design",
-            "lreg",
-            "--json",
-        ],
+        &common::ci_run_args("vectorAdd", "rtx2060", &["--design", "lreg", "--json"]),
         "lreg run",
     );
     assert_eq!(j["design"], "lreg");
@@ -141,19 +130,11 @@ fn cli_runs_lreg_and_checks_its_parameters() {
         assert!(names.contains(&c), "{c} missing from {names:?}");
     }
     let e = assert_fails(
-        &regwatt(&[
-            "run",
-            "--size",
-            "ci",
-            "--workload",
+        &regwatt(&common::ci_run_args(
             "vectorAdd",
-            "--gpu",
             "gtx480",
-            "--design",
-            "lreg",
-            "--set",
-            "design.directions=diagonal",
-        ]),
+            &["--design", "lreg", "--set", "design.directions=diagonal"],
+        )),
         "a bad direction",
     );
     assert!(

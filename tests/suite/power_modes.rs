@@ -194,18 +194,11 @@ fn drowsy_timeout_past_the_run_is_always_on_to_the_last_bit() {
 
 #[test]
 fn power_mode_through_the_binary() {
-    let o = regwatt(&[
-        "run",
-        "--size",
-        "ci",
-        "--workload",
+    let o = regwatt(&common::ci_run_args(
         "vectorAdd",
-        "--gpu",
         "gtx480",
-        "--power-mode",
-        "register-gating",
-        "--json",
-    ]);
+        &["--power-mode", "register-gating", "--json"],
+    ));
     assert_success(&o, "run --power-mode");
     let v: serde_json::Value =
         serde_json::from_str(&String::from_utf8_lossy(&o.stdout)).expect("json");

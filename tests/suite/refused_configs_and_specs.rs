@@ -67,17 +67,7 @@ fn corpus(name: &str) -> PathBuf {
 fn run_set(d: &Path, set: &str, needles: &[&str]) {
     refused(
         d,
-        &[
-            "run",
-            "--size",
-            "ci",
-            "--workload",
-            "vectorAdd",
-            "--gpu",
-            "rtx2060",
-            "--set",
-            set,
-        ],
+        &common::ci_run_args("vectorAdd", "rtx2060", &["--set", set]),
         needles,
     );
 }

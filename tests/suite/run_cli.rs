@@ -5,19 +5,7 @@ use common::{assert_fails, assert_success, regwatt, text};
 
 /// `regwatt run --workload vectorAdd --gpu rtx2060` followed by `extra`.
 fn vector_add(extra: &[&'static str]) -> Vec<&'static str> {
-    [
-        &[
-            "run",
-            "--size",
-            "ci",
-            "--workload",
-            "vectorAdd",
-            "--gpu",
-            "rtx2060",
-        ][..],
-        extra,
-    ]
-    .concat()
+    common::ci_run_args("vectorAdd", "rtx2060", extra)
 }
 
 /// `regwatt ARGS` fails with an error containing `needle`.

@@ -56,6 +56,13 @@ pub fn assert_success(o: &Output, what: &str) {
     assert!(o.status.success(), "{what}:\n{}", text(o));
 }
 
+/// The arguments of `regwatt run --size ci --workload WORKLOAD --gpu GPU`, then `extra`.
+pub fn ci_run_args<'a>(workload: &'a str, gpu: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut a = vec!["run", "--size", "ci", "--workload", workload, "--gpu", gpu];
+    a.extend_from_slice(extra);
+    a
+}
+
 /// `regwatt ARGS` (which must print JSON) run to success, its standard output parsed;
 /// `what` names it in the message.
 pub fn regwatt_json(args: &[&str], what: &str) -> serde_json::Value {
