@@ -12,7 +12,8 @@
 //! merged value that differs from memory, fails the check), no access found a register
 //! without a mapping, no allocation failed, the loads served without a memory access are the
 //! design's perfect, fill-wait and partial hits, and the physical peak is at most the
-//! architected one.
+//! architected one. On nbody, whose warps load the same float4 tiles, at least 10 % of the
+//! global loads are served by registers.
 
 use crate::common;
 
@@ -96,6 +97,16 @@ fn every_workload_correct_with_200_and_unbounded_amt_entries() {
             };
             if a.amt_peak_entries > 200 {
                 return Err(format!("AMT peak {} with 200 entries", a.amt_peak_entries));
+            }
+            // nbody's warps load the same float4 tiles (`.v4`, a pattern per word): at least
+            // a tenth of its global loads are served by registers
+            let loads = a.amt_searches + a.coherent_loads + a.undescribed_loads;
+            let served = a.perfect_hits + a.fill_waits + a.partial_hits;
+            if w.name == "nbody" && (a.vector_hits == 0 || served * 10 < loads) {
+                return Err(format!(
+                    "{served} of {loads} global loads served ({} vector hits)",
+                    a.vector_hits
+                ));
             }
             // the unbounded table on one workload of each kind (CI's time budget)
             if !sample.iter().any(|s| s.name == w.name) {

@@ -161,6 +161,9 @@ pub fn events(cfg: &ResolvedConfig, core: &CoreActivity, s: &LregStats) -> Event
             .or_default() += n;
     };
     add("rf_banks", "read", s.shuffle_row_reads * slices);
+    // a retained L-register's lanes are written into its side row like a register write
+    add("rf_banks", "write", s.side_row_writes * slices);
+    add("writeback_bus", "write", s.side_row_writes * slices);
     add("operand_bus", "transfer", s.shuffle_row_reads * slices);
     add("arbiter", "grant", s.shuffle_row_reads);
     add("shuffle_network", "transfer", s.shuffle_row_reads);

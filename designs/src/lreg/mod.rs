@@ -61,6 +61,25 @@ pub enum Directions {
     Off,
 }
 
+/// What happens to an L-register load's lanes that no neighbour can serve
+/// (`design.load_removal`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LoadRemoval {
+    /// Thesis §7.4 and §6.5: the load is nullified for the lanes in the overlapped region.
+    /// A lane whose neighbour holds the pixel takes it by a shuffle; a lane at the block's
+    /// boundary (no neighbouring thread in its row or column of the block, §6.5.1), or whose
+    /// neighbour itself took no value there, takes none: its destination keeps its old value
+    /// (the corner-handled kernels' worker threads never use it; any other kernel's output
+    /// check fails). A lane whose neighbour is in another warp (§6.5.2), inactive, or whose
+    /// L-register the map could not keep still loads. An instruction all of whose lanes
+    /// shuffle or skip makes no memory request.
+    Warp,
+    /// Every lane no neighbour serves loads itself, boundary lanes included (no lane ever
+    /// goes without its value).
+    Lane,
+}
+
 /// `[design]` parameters of `lreg` (defaults and sources: `defaults.toml`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -69,6 +88,8 @@ pub struct LregParams {
     pub map_entries: u32,
     /// Which neighbours lanes shuffle from.
     pub directions: Directions,
+    /// What the lanes no neighbour serves do.
+    pub load_removal: LoadRemoval,
 }
 
 impl LregParams {
@@ -127,8 +148,17 @@ pub struct LregStats {
     /// Input lanes in an overlap with no neighbour holding the pixel (row, warp or block
     /// boundary, an inactive or exited neighbour, a full map): they loaded (§6.5).
     pub fallback_lanes: u64,
-    /// Instructions all of whose lanes shuffled: no LD/ST, L1D or L2 access.
+    /// Input lanes at a block boundary, or whose neighbour took no value there, that took
+    /// none either (`load_removal = "warp"`, §6.5): no load, no register write.
+    pub skipped_lanes: u64,
+    /// `ld.global` instructions with no lane that accessed memory (any kernel; an
+    /// instruction with no active lane included).
     pub served_instructions: u64,
+    /// L-register loads with an active lane, all of whose lanes shuffled or skipped: the
+    /// loads removed for the whole warp (§7.4).
+    pub removed_instructions: u64,
+    /// L-register rows written (a retained L-register's lanes stored in its side row).
+    pub side_row_writes: u64,
     /// Source L-register rows read for shuffles (one per distinct source per instruction).
     pub shuffle_row_reads: u64,
     /// L-registers kept for a neighbour (allocated), lanes whose value was refused because
@@ -179,7 +209,10 @@ impl RfStats for LregStats {
         self.shuffled_horizontal += o.shuffled_horizontal;
         self.shuffled_vertical += o.shuffled_vertical;
         self.fallback_lanes += o.fallback_lanes;
+        self.skipped_lanes += o.skipped_lanes;
         self.served_instructions += o.served_instructions;
+        self.removed_instructions += o.removed_instructions;
+        self.side_row_writes += o.side_row_writes;
         self.shuffle_row_reads += o.shuffle_row_reads;
         self.retained += o.retained;
         self.refused_map_full += o.refused_map_full;
@@ -203,6 +236,8 @@ struct LEntry {
     values: [u32; 32],
     /// Lanes whose value is held.
     valid: u32,
+    /// Lanes that took no value (skipped, `load_removal = "warp"`).
+    skipped: u32,
     /// The last id at which a neighbour reads it.
     last_reader: u32,
     /// Where it lives: the reserved row of its warp's sub-core, and its bank.
@@ -244,10 +279,24 @@ pub struct LregRf {
     rows: Vec<Vec<LRow>>,
     live: u64,
     stats: LregStats,
+    /// Load destinations with lanes that took no value: (warp slot, register, those lanes,
+    /// the load's active lanes). Their write-back leaves those lanes as they were.
+    skipped_writes: Vec<(u16, RegId, u32, u32)>,
 }
 
-/// Lane `l`'s horizontal or vertical neighbour lane in the same warp, if the thread exists.
-fn neighbour(plan: &LregPlan, cta_warp: u32, lane: u32, vertical: bool) -> Option<u32> {
+/// Where lane `lane`'s horizontal or vertical neighbour thread is (§6.5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Neighbour {
+    /// Lane `n` of the same warp.
+    Lane(u32),
+    /// No such thread in the block: the lane is at the block's boundary (§6.5.1).
+    Boundary,
+    /// The thread is in another warp (§6.5.2).
+    OtherWarp,
+}
+
+/// Lane `lane`'s horizontal or vertical neighbour.
+fn neighbour(plan: &LregPlan, cta_warp: u32, lane: u32, vertical: bool) -> Neighbour {
     let [bx, by, _] = plan.block;
     let tid = cta_warp * 32 + lane;
     let (x, y) = (tid % bx, (tid / bx) % by);
@@ -257,7 +306,24 @@ fn neighbour(plan: &LregPlan, cta_warp: u32, lane: u32, vertical: bool) -> Optio
         (x + 1 < bx, 1)
     };
     let n = lane + step;
-    (ok && n < 32 && tid + step < plan.threads_per_cta).then_some(n)
+    if !ok || tid + step >= plan.threads_per_cta {
+        Neighbour::Boundary
+    } else if n >= 32 {
+        Neighbour::OtherWarp
+    } else {
+        Neighbour::Lane(n)
+    }
+}
+
+/// What one direction offers a lane for an overlapped pixel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Offer {
+    /// The neighbour lane `lane` holds it in L-register `source`: `value`.
+    Holds { source: u32, value: u32, lane: u32 },
+    /// No neighbour thread (block boundary), or the neighbour took no value there either.
+    Nothing,
+    /// The neighbour is in another warp, was inactive, or its L-register was not kept.
+    Elsewhere,
 }
 
 impl LregRf {
@@ -280,6 +346,7 @@ impl LregRf {
             rows: vec![Vec::new(); sub_cores],
             live: 0,
             stats: LregStats::default(),
+            skipped_writes: Vec::new(),
         }
     }
 
@@ -375,25 +442,65 @@ impl LregRf {
                 .and_then(|s| Some((s, live.iter().position(|e| e.id == s)?)))
         };
         let (he, ve) = (entry(hs, use_h), entry(vs, use_v));
+        // the direction whose overlap the pixel is in (§7.3: horizontal first)
+        let primary_vertical = !(hs.is_some() && use_h);
+        let warp_removal = self.p.load_removal == LoadRemoval::Warp;
+        let plan = &self.plan;
+        let offer = |e: Option<(u32, usize)>, lane: u32, vertical: bool| {
+            let n = match neighbour(plan, cta_warp, lane, vertical) {
+                Neighbour::Lane(n) => n,
+                Neighbour::Boundary => return Offer::Nothing,
+                Neighbour::OtherWarp => return Offer::Elsewhere,
+            };
+            let Some((source, i)) = e else {
+                return Offer::Elsewhere;
+            };
+            let x = &live[i];
+            if x.valid >> n & 1 != 0 {
+                Offer::Holds {
+                    source,
+                    value: x.values[n as usize],
+                    lane: n,
+                }
+            } else if x.skipped >> n & 1 != 0 {
+                Offer::Nothing
+            } else {
+                Offer::Elsewhere
+            }
+        };
         let mut shuffled = 0u32;
+        let mut skipped = 0u32;
         let mut used = [false; 2];
         for lane in 0..32u32 {
             if acc.mask >> lane & 1 == 0 || !overlapped {
                 continue;
             }
             let v = values[lane as usize];
-            let held = |e: Option<(u32, usize)>, vertical: bool| {
-                let (s, i) = e?;
-                let n = neighbour(&self.plan, cta_warp, lane, vertical)?;
-                let x = &live[i];
-                (x.valid >> n & 1 != 0).then(|| (s, x.values[n as usize], n))
+            let h = if hs.is_some() && use_h {
+                offer(he, lane, false)
+            } else {
+                Offer::Elsewhere
             };
-            let (got, vertical) = match held(he, false) {
-                Some(x) => (Some(x), false),
-                None => (held(ve, true), true),
+            let (got, vertical) = match h {
+                Offer::Holds { .. } => (h, false),
+                _ if vs.is_some() && use_v => (offer(ve, lane, true), true),
+                _ => (Offer::Elsewhere, true),
             };
-            let Some((s, sv, n)) = got else {
-                self.stats.fallback_lanes += 1;
+            let Offer::Holds {
+                source: s,
+                value: sv,
+                lane: n,
+            } = got
+            else {
+                // no neighbour holds it: skip where the overlap's own direction has nothing
+                // to give (§6.5.1, §7.4), else load (§6.5.2)
+                let nothing = if primary_vertical { got } else { h };
+                if warp_removal && nothing == Offer::Nothing {
+                    skipped |= 1 << lane;
+                    self.stats.skipped_lanes += 1;
+                } else {
+                    self.stats.fallback_lanes += 1;
+                }
                 continue;
             };
             shuffled |= 1 << lane;
@@ -430,17 +537,20 @@ impl LregRf {
             }
         }
         // keep the input if a neighbour will read it (§7.2); a refusal is counted per lane
+        let held = acc.mask & !skipped;
         if let Some(last) = a.last_reader(id).filter(|_| acc.mask != 0) {
             let w = &mut self.warps[slot];
             if let Some(e) = w.live.iter_mut().find(|e| e.id == id) {
-                e.valid |= acc.mask;
+                e.valid |= held;
+                e.skipped |= skipped;
                 for (lane, (d, v)) in e.values.iter_mut().zip(values).enumerate() {
-                    if acc.mask >> lane & 1 != 0 {
+                    if held >> lane & 1 != 0 {
                         *d = v;
                     }
                 }
                 let t = self.base.side_index(sc, e.bank, e.row);
                 self.base.side_write(ctx, t);
+                self.stats.side_row_writes += 1;
             } else if w.live.len() >= self.p.map_entries as usize {
                 self.stats.refused_map_full += lanes;
             } else {
@@ -451,13 +561,15 @@ impl LregRf {
                         self.warps[slot].live.push(LEntry {
                             id,
                             values,
-                            valid: acc.mask,
+                            valid: held,
+                            skipped,
                             last_reader: last,
                             row,
                             bank,
                         });
                         self.base
                             .side_write(ctx, self.base.side_index(sc, bank, row));
+                        self.stats.side_row_writes += 1;
                         self.live += 1;
                         self.stats.retained += 1;
                         self.stats.map_writes += 1;
@@ -477,12 +589,22 @@ impl LregRf {
             let e = self.warps[slot].live.remove(i);
             self.release_entry(ctx, sc, &e);
         }
-        if shuffled == 0 {
+        if shuffled | skipped == 0 {
             return MemRoute::Hierarchy;
+        }
+        if skipped != 0 {
+            // the lanes that took no value keep their destination as it was
+            for &reg in g.info.dsts.as_slice() {
+                self.skipped_writes
+                    .push((g.warp.slot, reg, skipped, acc.mask));
+            }
+        }
+        if acc.mask & !(shuffled | skipped) == 0 {
+            self.stats.removed_instructions += 1;
         }
         // the lanes without a neighbour to shuffle from load through the L1D like any load
         MemRoute::Banks(BankAccesses {
-            miss_lanes: acc.mask & !shuffled,
+            miss_lanes: acc.mask & !(shuffled | skipped),
             latency: self.shuffle_latency + wake,
             via_l1: true,
             ..reads
@@ -526,6 +648,7 @@ impl RegisterFileDesign for LregRf {
 
     fn free_warp(&mut self, ctx: &mut RfCtx, warp: WarpSlot) {
         let sc = usize::from(warp.sub_core) % self.sub_cores;
+        self.skipped_writes.retain(|p| p.0 != warp.slot);
         if let Some(w) = self.warps.get_mut(usize::from(warp.slot)) {
             let live = std::mem::take(&mut w.live);
             *w = LWarp::default();
@@ -545,6 +668,13 @@ impl RegisterFileDesign for LregRf {
     }
 
     fn route_write(&mut self, ctx: &mut RfCtx, w: &WriteRef) -> Route {
+        // a load none of whose lanes took a value writes nothing
+        let nothing = |&(slot, reg, skipped, mask): &(u16, RegId, u32, u32)| {
+            slot == w.warp.slot && reg == w.reg && skipped == mask
+        };
+        if w.from_load && self.skipped_writes.iter().any(nothing) {
+            return Route::Bypass;
+        }
         self.base.route_write(ctx, w)
     }
 
@@ -555,6 +685,17 @@ impl RegisterFileDesign for LregRf {
         values: &[u32; 32],
         mask: u32,
     ) -> WriteOutcome {
+        let mut mask = mask;
+        if w.from_load && !self.skipped_writes.is_empty() {
+            let pending =
+                |&(slot, reg, ..): &(u16, RegId, u32, u32)| slot == w.warp.slot && reg == w.reg;
+            if let Some(i) = self.skipped_writes.iter().position(pending) {
+                mask &= !self.skipped_writes.swap_remove(i).2;
+                if mask == 0 {
+                    return WriteOutcome::DONE;
+                }
+            }
+        }
         self.base.write(ctx, w, values, mask)
     }
 

@@ -9,6 +9,8 @@
 use crate::reproduce::{self as rp, Lookup, Plan, Run, Seed};
 
 const GPU: &str = "gtx480";
+const LANES: &str = "memory_load_lanes";
+const WARP_LOADS: &str = "memory_load_instructions";
 
 /// The network's inputs at a size: at `ci` the MNIST 29x29 input only (test time), at the
 /// other sizes the seed's three (29x29, 33x33, Cifar-10 grey).
@@ -30,11 +32,12 @@ fn run(input: &str, version: &str) -> Run {
     Run::new(&format!("{input}{version}"), GPU, design).scope("gpu")
 }
 
-fn loads(l: &Lookup<'_>, r: &Run) -> Result<f64, rp::ReproduceError> {
-    // every ld.global lane that reached memory; the baseline design has no such counter, so
-    // the unannotated versions are counted by their global load lanes on `lreg`, where they
-    // run exactly as on the baseline
-    l.num(r, "/activity/design_stats/lreg/memory_load_lanes")
+/// Every ld.global lane (`memory_load_lanes`) or warp instruction
+/// (`memory_load_instructions`) that reached memory; the baseline design has no such counter,
+/// so the unannotated versions are counted on `lreg`, where they run exactly as on the
+/// baseline.
+fn loads(l: &Lookup<'_>, r: &Run, counter: &str) -> Result<f64, rp::ReproduceError> {
+    l.num(r, &format!("/activity/design_stats/lreg/{counter}"))
 }
 
 fn lreg_run(input: &str, version: &str) -> Run {
@@ -69,14 +72,14 @@ fn plan(id: &str, size: &str) -> Option<Plan> {
             .collect()
     };
     // loads: new version against a reference version, both counted on `lreg`
-    let load_change = |new: &'static str, old: &'static str| {
+    let load_change = |new: &'static str, old: &'static str, counter: &'static str| {
         let sz = size_s.clone();
         Plan::over(
             runs_of(&[(new, true), (old, true)]),
             Box::new(move |l| {
                 over_inputs(l, &sz, |l, i| {
-                    let a = loads(l, &lreg_run(i, new))?;
-                    let b = loads(l, &lreg_run(i, old))?;
+                    let a = loads(l, &lreg_run(i, new), counter)?;
+                    let b = loads(l, &lreg_run(i, old), counter)?;
                     l.change_pct(a, b, "loads")
                 })
             }),
@@ -131,10 +134,11 @@ fn plan(id: &str, size: &str) -> Option<Plan> {
         )
     };
     Some(match id {
-        "loads_skip_vs_baseline" => load_change("_lskip", ""),
-        "loads_skip_vs_shared" => load_change("_lskip", "_smem"),
-        "loads_corners_vs_baseline" => load_change("_lreg", ""),
-        "loads_corners_vs_shared" => load_change("_lreg", "_smem"),
+        "loads_skip_vs_baseline" => load_change("_lskip", "", LANES),
+        "loads_skip_vs_shared" => load_change("_lskip", "_smem", LANES),
+        "loads_corners_vs_baseline" => load_change("_lreg", "", LANES),
+        "warp_loads_corners_vs_baseline" => load_change("_lreg", "", WARP_LOADS),
+        "loads_corners_vs_shared" => load_change("_lreg", "_smem", LANES),
         "speedup_skip_vs_baseline" => speedup("_lskip", ""),
         "speedup_skip_vs_shared" => speedup("_lskip", "_smem"),
         "speedup_corners_vs_baseline" => speedup("_lreg", ""),

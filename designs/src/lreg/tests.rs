@@ -16,6 +16,7 @@ use regwatt_sim::timing::rf::GlobalRead;
 const IMG: u64 = 0x1000;
 const WGT: u64 = 0x10_0000;
 const LAYER1: &str = "regwatt.lreg kernel_dim=5 row_stride=2 col_stride=2 skip=2 lead=1 inputs=0";
+const LANE: &str = "design.load_removal=lane";
 
 /// Memory: pixel `i` of the image holds `1000 + i`, weight `j` holds `7 + j`.
 #[derive(Debug, Default)]
@@ -212,8 +213,9 @@ impl Layer {
 /// are in its warp loads 4 of its 25 inputs (the 2 × 2 corner); its weights and bias load.
 #[test]
 fn interior_threads_of_a_stride2_5x5_layer_load_4_of_25_inputs() {
-    // one warp = two rows of 16 threads: row 0 has every neighbour it needs up to x = 13
-    let l = Layer::new(GpuPreset::Gtx480, &[], Some(LAYER1), 16, 2);
+    // one warp = two rows of 16 threads: row 0 has every neighbour it needs up to x = 13;
+    // every lane no neighbour serves loads (`lane`)
+    let l = Layer::new(GpuPreset::Gtx480, &[LANE], Some(LAYER1), 16, 2);
     let (s, own) = l.run();
     s.integrity().expect("values");
     // row 0: the right neighbour holds columns 2..4 (by a shuffle from the next thread, or
@@ -251,7 +253,7 @@ fn a_shuffle_never_reads_a_lane_of_another_warp() {
     for k in 0..6 {
         for lane in 0..32 {
             for vertical in [false, true] {
-                if let Some(n) = neighbour(&plan, k, lane, vertical) {
+                if let Neighbour::Lane(n) = neighbour(&plan, k, lane, vertical) {
                     assert!(n < 32 && n > lane, "warp {k} lane {lane}");
                     let (t, u) = (k * 32 + lane, k * 32 + n);
                     assert_eq!(u - t, if vertical { 13 } else { 1 });
@@ -261,10 +263,14 @@ fn a_shuffle_never_reads_a_lane_of_another_warp() {
         }
     }
     // lane 31 of warp 0 is thread (5, 2); its right neighbour (6, 2) is lane 0 of warp 1
-    assert_eq!(neighbour(&plan, 0, 31, false), None);
+    assert_eq!(neighbour(&plan, 0, 31, false), Neighbour::OtherWarp);
     // thread (0, 2) = lane 26: the thread below is lane 39, in warp 1
-    assert_eq!(neighbour(&plan, 0, 26, true), None);
-    let l = Layer::new(GpuPreset::Gtx480, &[], Some(LAYER1), 13, 13);
+    assert_eq!(neighbour(&plan, 0, 26, true), Neighbour::OtherWarp);
+    // thread (12, 0) = lane 12 ends its row; thread (0, 12) = lane 28 of warp 4 is in the
+    // block's last row
+    assert_eq!(neighbour(&plan, 0, 12, false), Neighbour::Boundary);
+    assert_eq!(neighbour(&plan, 4, 28, true), Neighbour::Boundary);
+    let l = Layer::new(GpuPreset::Gtx480, &[LANE], Some(LAYER1), 13, 13);
     let (s, own) = l.run();
     s.integrity().expect("values");
     assert!(s.fallback_lanes > 0 && s.shuffled_vertical > 0 && s.shuffled_horizontal > 0);
@@ -311,7 +317,8 @@ fn unannotated_kernels_load_everything() {
 #[test]
 fn directions_and_map_size() {
     let loads = |sets: &[&str]| {
-        let (s, own) = Layer::new(GpuPreset::Gtx480, sets, Some(LAYER1), 16, 2).run();
+        let sets: Vec<&str> = sets.iter().copied().chain([LANE]).collect();
+        let (s, own) = Layer::new(GpuPreset::Gtx480, &sets, Some(LAYER1), 16, 2).run();
         s.integrity().expect("values");
         (own.iter().sum::<u32>(), s)
     };
@@ -325,6 +332,89 @@ fn directions_and_map_size() {
     assert!(one > both && s1.refused_map_full > 0, "{one} {both}");
 }
 
+/// Thesis §7.4 (`load_removal = "warp"`): in a block whose rows are whole half-warps
+/// (16 × 4, two warps of two rows), every load of the horizontal overlap is removed for the
+/// whole warp: the lanes shuffle, and the row's last thread, with no right neighbour, takes no
+/// value (§6.5.1). The vertical overlap's loads stay where the row below is in the other warp
+/// (§6.5.2), and go where it is the block's last row (§6.5.1).
+#[test]
+fn warp_removal_nullifies_the_overlap_for_whole_warps() {
+    let run = |sets: &[&str]| {
+        let (s, own) = Layer::new(GpuPreset::Gtx480, sets, Some(LAYER1), 16, 4).run();
+        s.integrity().expect("values");
+        (s, own)
+    };
+    let (w, own) = run(&[]);
+    // 15 of the 25 inputs are in the horizontal overlap (columns 2..4), in both warps; warp
+    // 1's 6 vertical-only inputs too (row 2 shuffles from row 3, the block's last row skips)
+    assert_eq!(w.removed_instructions, 2 * 15 + 6);
+    // rows 0 and 2 load the 2 × 2 corner; row 1 also its vertical overlap, whose row below
+    // is in warp 1; row 3, the block's last, only the corner
+    for (y, n) in [(0, 4), (1, 10), (2, 4), (3, 4)] {
+        assert_eq!(&own[16 * y..16 * y + 16], &[n; 16], "row {y}");
+    }
+    // the lanes that took no value: the last column's horizontal overlap (15 inputs in rows
+    // 0..2, where no neighbour below holds them either) and row 3's overlaps
+    assert!(w.skipped_lanes > 0);
+    assert_eq!(
+        w.shuffled_horizontal + w.shuffled_vertical + w.skipped_lanes + w.fallback_lanes,
+        w.input_lanes - 64 * 4
+    );
+    // per lane: the same shuffles, but every lane without a neighbour loads
+    let (l, own_l) = run(&[LANE]);
+    assert_eq!(l.skipped_lanes, 0);
+    assert!(l.removed_instructions < w.removed_instructions);
+    assert!(own_l.iter().sum::<u32>() > own.iter().sum::<u32>());
+    assert!(w.memory_load_lanes < l.memory_load_lanes);
+}
+
+/// A load's lanes that took no value are not written: the destination keeps what it held,
+/// and a load none of whose lanes took a value needs no bank port.
+#[test]
+fn skipped_lanes_keep_their_destination() {
+    let mut l = Layer::new(GpuPreset::Gtx480, &[], Some(LAYER1), 16, 2);
+    let slot = WarpSlot {
+        slot: 0,
+        sub_core: 0,
+    };
+    let reg: RegId = 5;
+    let old = [0x0bad_u32; 32];
+    let wr = WriteRef {
+        warp: slot,
+        reg,
+        collector: 0,
+        func: 0,
+        pc: 0,
+        reuse: None,
+        from_load: true,
+    };
+    let mut c = ctx(&mut l.act, 0);
+    l.d.write(
+        &mut c,
+        &WriteRef {
+            from_load: false,
+            ..wr
+        },
+        &old,
+        u32::MAX,
+    );
+    // the window's last load (row 4, column 4): the row's last lanes have no right neighbour
+    l.d.skipped_writes
+        .push((0, reg, 1 << 15 | 1 << 31, u32::MAX));
+    assert!(matches!(l.d.route_write(&mut c, &wr), Route::Bank(_)));
+    l.d.write(&mut c, &wr, &[7; 32], u32::MAX);
+    let v = l.d.peek(slot, reg);
+    for (lane, x) in v.iter().enumerate() {
+        let want = if lane == 15 || lane == 31 { 0x0bad } else { 7 };
+        assert_eq!(*x, want, "lane {lane}");
+    }
+    assert!(l.d.skipped_writes.is_empty());
+    l.d.skipped_writes.push((0, reg, 0xff, 0xff));
+    assert_eq!(l.d.route_write(&mut c, &wr), Route::Bypass);
+    l.d.write(&mut c, &wr, &[9; 32], 0xff);
+    assert_eq!(l.d.peek(slot, reg), v);
+}
+
 #[test]
 fn bad_parameters_are_rejected() {
     let ov = Overrides {
@@ -334,6 +424,12 @@ fn bad_parameters_are_rejected() {
     };
     let e = resolve(GpuPreset::Gtx480, &ov).expect_err("0 entries");
     assert!(e.to_string().contains("design.map_entries"), "{e}");
+    let ov = Overrides {
+        sets: vec!["design.load_removal=thread".into()],
+        ..ov
+    };
+    let e = resolve(GpuPreset::Gtx480, &ov).expect_err("bad removal");
+    assert!(e.to_string().contains("load_removal"), "{e}");
 }
 
 /// L-registers live in concrete rows of the register file, reserved from

@@ -46,8 +46,21 @@ impl Pattern {
     /// lanes a prefix of the warp (`0..count`), and lane `i` at `base + i·stride` with
     /// `0 ≤ stride ≤` [`MAX_STRIDE`].
     pub fn of(acc: &WarpMemAccess) -> Option<Pattern> {
+        Self::word(acc, 1, 0)
+    }
+
+    /// The pattern of word `k` of a load of `words` 4-byte words per lane (a vector load's
+    /// `k`-th destination register: `ld.global.v2`/`.v4` of 32-bit elements), if the AMT can
+    /// describe the load: the lane addresses are affine as for [`Pattern::of`], and word `k`
+    /// of lane `i` is at `base + 4k + i·stride`. `words = 1` is [`Pattern::of`].
+    pub fn word(acc: &WarpMemAccess, words: u32, k: u32) -> Option<Pattern> {
         let m = acc.mask;
-        if acc.bytes_per_lane != 4 || m == 0 || m & m.wrapping_add(1) != 0 {
+        if !matches!(words, 1 | 2 | 4)
+            || k >= words
+            || acc.bytes_per_lane != 4 * words
+            || m == 0
+            || m & m.wrapping_add(1) != 0
+        {
             return None;
         }
         let count = m.count_ones() as usize;
@@ -65,7 +78,7 @@ impl Pattern {
             .enumerate()
             .all(|(i, &a)| base.checked_add(i as u64 * stride) == Some(a));
         affine.then_some(Pattern {
-            base,
+            base: base.checked_add(4 * u64::from(k))?,
             stride,
             count: count as u8,
         })

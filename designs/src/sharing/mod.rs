@@ -194,9 +194,13 @@ pub struct SharingStats {
     /// Partial covers found with the w-merge slot busy (the load went to memory).
     pub merge_slot_busy: u64,
     /// Loads never looked up: `.volatile`/ordered/`.cv`, and loads the AMT cannot describe
-    /// (vector or 8-byte, mask with holes, scattered).
+    /// (64-bit elements, mask with holes, scattered).
     pub coherent_loads: u64,
     pub undescribed_loads: u64,
+    /// Vector loads (`.v2`/`.v4` of 32-bit words) looked up, and those served (every word
+    /// shared; counted in `perfect_hits` or `fill_waits` too).
+    pub vector_loads: u64,
+    pub vector_hits: u64,
     /// Exact matches not shared because the destination could not be remapped (exempt, or a
     /// partial mask over a live register), or the row is another sub-core's.
     pub ineligible_hits: u64,
@@ -226,6 +230,8 @@ impl RfStats for SharingStats {
         self.merge_slot_busy += o.merge_slot_busy;
         self.coherent_loads += o.coherent_loads;
         self.undescribed_loads += o.undescribed_loads;
+        self.vector_loads += o.vector_loads;
+        self.vector_hits += o.vector_hits;
         self.ineligible_hits += o.ineligible_hits;
     }
 }
@@ -369,6 +375,114 @@ impl SharingRf {
             }
         }
         (lo < hi).then_some((lo, hi))
+    }
+
+    /// A load that goes to memory becomes the entry of pattern `p` for its destination `dst`
+    /// (an exempt destination never holds a shared row; a pattern already in the table keeps
+    /// its entry).
+    fn become_entry(&mut self, g: &GlobalAccess, p: Pattern, dst: RegId) {
+        let sc = g.warp.sub_core;
+        if self.amt.find(sc, &p).is_some() || self.inner.exempt(dst) {
+            return;
+        }
+        // the replaced entry goes the way of any dropped one (its row link, its producer,
+        // the loads waiting for its fill)
+        if let Some(v) = self.amt.victim() {
+            self.drop_entry(v);
+            self.stats.amt_replacements += 1;
+        }
+        let (i, _) = self.amt.insert(
+            sc,
+            p,
+            Holder::Pending {
+                slot: g.warp.slot,
+                reg: dst,
+                fill_at: 0,
+            },
+        );
+        // a previous in-flight producer of the same register cannot exist (the scoreboard
+        // orders writes to one register)
+        if let Some(old) = self.producers.insert((g.warp.slot, dst), i) {
+            if old != i {
+                self.drop_entry(old);
+            }
+        }
+        self.stats.amt_inserts += 1;
+        self.stats.amt_peak_entries = self.stats.amt_peak_entries.max(self.amt.len() as u64);
+    }
+
+    /// A vector load (`.v2`/`.v4` of 32-bit words, one destination register per word): each
+    /// word is a pattern of its own ([`Pattern::word`]), so the AMT keeps one entry per
+    /// destination register, as for scalar loads. The load is served when every word's entry
+    /// is held by a row or by an in-flight fill (perfect sharing and fill waits, word by
+    /// word); otherwise it goes to memory and each word without an entry becomes one.
+    /// Partial sharing stays with scalar loads (the w-merge slot builds one register).
+    fn vector_load(&mut self, ctx: &mut RfCtx, g: &GlobalAccess) -> MemRoute {
+        let dsts = g.info.dsts.as_slice();
+        let words = dsts.len() as u32;
+        let patterns: Option<Vec<Pattern>> = (0..words)
+            .map(|k| Pattern::word(g.access, words, k))
+            .collect();
+        let Some(patterns) = patterns.filter(|_| words > 1) else {
+            self.stats.undescribed_loads += 1;
+            return MemRoute::Hierarchy;
+        };
+        let sc = g.warp.sub_core;
+        self.stats.amt_searches += 1;
+        self.stats.amt_occupancy_sum += self.amt.len() as u64;
+        self.stats.vector_loads += 1;
+        // each word's entry and holder, if it can serve this destination
+        let found: Vec<Option<(u32, Holder)>> = patterns
+            .iter()
+            .zip(dsts)
+            .map(|(p, &d)| {
+                let i = self.amt.find(sc, p)?;
+                let h = self.amt.get(i)?.holder;
+                let ready = match h {
+                    Holder::Row(_) => true,
+                    Holder::Pending { fill_at, .. } => fill_at > 0,
+                };
+                (ready && self.remappable(g.warp, d, p.count)).then_some((i, h))
+            })
+            .collect();
+        if found.iter().all(Option::is_some) {
+            let mut latency = u64::from(self.p.amt_lookup_cycles);
+            let mut waited = false;
+            for (&d, (i, h)) in dsts.iter().zip(found.into_iter().flatten()) {
+                let key = (g.warp.slot, d);
+                self.amt.touch(i);
+                match h {
+                    Holder::Row(t) => {
+                        self.inner.pin(t);
+                        self.inflight.insert(key, InFlight::Share { row: t });
+                    }
+                    Holder::Pending { fill_at, .. } => {
+                        waited = true;
+                        self.inflight.insert(key, InFlight::Wait { entry: i });
+                        self.waiters.entry(i).or_default().push(key);
+                        latency = latency.max(
+                            fill_at.saturating_sub(ctx.now) + u64::from(self.p.amt_lookup_cycles),
+                        );
+                    }
+                }
+            }
+            self.stats.vector_hits += 1;
+            if waited {
+                self.stats.fill_waits += 1;
+            } else {
+                self.stats.perfect_hits += 1;
+            }
+            return MemRoute::Served {
+                latency: u32::try_from(latency).unwrap_or(u32::MAX),
+            };
+        }
+        if found.iter().any(Option::is_some) {
+            self.stats.ineligible_hits += 1;
+        }
+        for (p, &d) in patterns.into_iter().zip(dsts) {
+            self.become_entry(g, p, d);
+        }
+        MemRoute::Hierarchy
     }
 
     /// Whether the destination `reg` of `warp` may be remapped onto a shared row by a load of
@@ -668,8 +782,7 @@ impl RegisterFileDesign for SharingRf {
         }
         let dsts = g.info.dsts.as_slice();
         let (Some(p), [dst]) = (Pattern::of(g.access), dsts) else {
-            self.stats.undescribed_loads += 1;
-            return MemRoute::Hierarchy;
+            return self.vector_load(ctx, g);
         };
         let dst = *dst;
         let sc = g.warp.sub_core;
@@ -745,34 +858,8 @@ impl RegisterFileDesign for SharingRf {
                 }
             }
         }
-        // to memory: the load becomes its pattern's entry (an exempt destination never
-        // holds a shared row)
-        if self.amt.find(sc, &p).is_none() && !self.inner.exempt(dst) {
-            // the replaced entry goes the way of any dropped one (its row link, its
-            // producer, the loads waiting for its fill)
-            if let Some(v) = self.amt.victim() {
-                self.drop_entry(v);
-                self.stats.amt_replacements += 1;
-            }
-            let (i, _) = self.amt.insert(
-                sc,
-                p,
-                Holder::Pending {
-                    slot: g.warp.slot,
-                    reg: dst,
-                    fill_at: 0,
-                },
-            );
-            // a previous in-flight producer of the same register cannot exist (the
-            // scoreboard orders writes to one register)
-            if let Some(old) = self.producers.insert(key, i) {
-                if old != i {
-                    self.drop_entry(old);
-                }
-            }
-            self.stats.amt_inserts += 1;
-            self.stats.amt_peak_entries = self.stats.amt_peak_entries.max(self.amt.len() as u64);
-        }
+        // to memory: the load becomes its pattern's entry
+        self.become_entry(g, p, dst);
         MemRoute::Hierarchy
     }
 
@@ -784,13 +871,13 @@ impl RegisterFileDesign for SharingRf {
         if !self.on {
             return;
         }
-        let [dst] = g.info.dsts.as_slice() else {
-            return;
-        };
-        if let Some(&i) = self.producers.get(&(g.warp.slot, *dst)) {
-            if let Some(e) = self.amt.get_mut(i) {
-                if let Holder::Pending { fill_at, .. } = &mut e.holder {
-                    *fill_at = ready_at;
+        // every destination (one per word of a vector load) that produces an entry
+        for dst in g.info.dsts.as_slice() {
+            if let Some(&i) = self.producers.get(&(g.warp.slot, *dst)) {
+                if let Some(e) = self.amt.get_mut(i) {
+                    if let Holder::Pending { fill_at, .. } = &mut e.holder {
+                        *fill_at = ready_at;
+                    }
                 }
             }
         }

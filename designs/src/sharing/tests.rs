@@ -463,3 +463,85 @@ fn waiters_of_a_replaced_entry_keep_their_own_fill() {
     assert_eq!(d.stats().fill_copies, 1);
     d.renaming().check_invariants(4).expect("invariants");
 }
+
+/// A `.v4` load (nbody's float4 tile load: 16-byte elements, one destination register per
+/// word): each word is an entry of its own, and a second warp's identical load is served for
+/// all four words (no memory request, no register write, the first warp's values); the
+/// components are patterns at `base + 4k` with the element's stride.
+#[test]
+fn vector_loads_share_word_by_word() {
+    let (mut d, mut act) = setup(&[]);
+    let mut a = access(MemOpKind::Load, 0x2000, 16);
+    a.bytes_per_lane = 16;
+    for k in 0..4u32 {
+        let p = Pattern::word(&a, 4, k).expect("component");
+        assert_eq!(
+            (p.base, p.stride, p.count),
+            (0x2000 + 4 * u64::from(k), 16, 32)
+        );
+    }
+    assert!(Pattern::word(&a, 2, 0).is_none(), "16 bytes are four words");
+    assert!(Pattern::of(&a).is_none());
+    let drive = |d: &mut SharingRf, act: &mut RfActivity, now: u64, warp: WarpSlot, base: RegId| {
+        let mut inf = info(None);
+        for k in 0..4 {
+            inf.dsts.push(base + k);
+        }
+        let g = GlobalAccess {
+            warp,
+            access: &a,
+            info: &inf,
+            l1_hit: Some(false),
+            design_reads_free: true,
+            memory: None,
+        };
+        let mut ctx = RfCtx { now, sm: 0, act };
+        let r = d.global_access(&mut ctx, &g);
+        if r == MemRoute::Hierarchy {
+            d.global_timed(&mut ctx, &g, now + 100);
+        }
+        let mut wrote = 0;
+        for k in 0..4 {
+            let wr = wref(warp, base + k, true);
+            if d.route_write(&mut ctx, &wr) != Route::Bypass {
+                wrote += 1;
+            }
+            d.write(&mut ctx, &wr, &vals(100 * u32::from(k)), u32::MAX);
+        }
+        (r, wrote)
+    };
+    assert_eq!(
+        drive(&mut d, &mut act, 10, w(0), 0),
+        (MemRoute::Hierarchy, 4)
+    );
+    assert_eq!(d.stats().amt_inserts, 4);
+    let (r, wrote) = drive(&mut d, &mut act, 300, w(1), 4);
+    assert_eq!(r, MemRoute::Served { latency: 1 });
+    assert_eq!(wrote, 0, "a shared vector load writes no register");
+    for k in 0..4 {
+        assert_eq!(d.peek(w(1), 4 + k), vals(100 * u32::from(k)), "word {k}");
+    }
+    let s = d.stats();
+    assert_eq!((s.vector_loads, s.vector_hits, s.perfect_hits), (2, 1, 1));
+    assert_eq!(s.undescribed_loads, 0);
+    // a store to the third word of lane 5 drops that word's entry: the next load misses
+    let mut st = access(MemOpKind::Store, 0x2000 + 5 * 16 + 8, 0);
+    st.mask = 1;
+    let inf = info(None);
+    let g = GlobalAccess {
+        warp: w(2),
+        access: &st,
+        info: &inf,
+        l1_hit: None,
+        design_reads_free: true,
+        memory: None,
+    };
+    let mut ctx = RfCtx {
+        now: 400,
+        sm: 0,
+        act: &mut act,
+    };
+    d.global_access(&mut ctx, &g);
+    let (r, _) = drive(&mut d, &mut act, 500, w(2), 0);
+    assert_eq!(r, MemRoute::Hierarchy);
+}
