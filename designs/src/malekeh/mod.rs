@@ -657,11 +657,11 @@ impl RegisterFileDesign for MalekehRf {
         }
     }
 
-    fn issued(&mut self, ctx: &mut RfCtx, warp: WarpSlot, _func: u32, _pc: u32) {
+    fn issued(&mut self, ctx: &mut RfCtx, warp: WarpSlot, _func: u32, _pc: u32) -> u32 {
         self.sthld.borrow_mut().count_instruction(ctx.now);
         let sc = usize::from(warp.sub_core);
         let Some(c) = self.chosen.get_mut(sc).and_then(Option::take) else {
-            return;
+            return 0;
         };
         let c = usize::from(c);
         // a warp moving to another CCU (GTO + LRU allocates the lowest free one) leaves
@@ -683,6 +683,7 @@ impl RegisterFileDesign for MalekehRf {
             "{:?}",
             self.check_invariants()
         );
+        0
     }
 
     fn collector_released(&mut self, _ctx: &mut RfCtx, warp: WarpSlot, collector: u16) {

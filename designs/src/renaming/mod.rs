@@ -116,6 +116,10 @@ pub struct RenamingParams {
     pub release_flags: bool,
     /// Also release destinations written and never read (the seed's flags cover sources).
     pub release_dead_destinations: bool,
+    /// Flag instructions fetched and decoded in the warp's instruction stream: each pir
+    /// fetched on a release-flag cache miss and each pbr takes the warp's decode slot for a
+    /// cycle (§6.2, Fig. 8). Off: they are counted but cost no cycle.
+    pub flag_fetch: bool,
 }
 
 impl RenamingParams {
@@ -932,19 +936,27 @@ impl RegisterFileDesign for RenamingRf {
         self.warp_rows[slot] = (0, 0);
     }
 
-    fn issued(&mut self, _ctx: &mut RfCtx, _warp: WarpSlot, func: u32, pc: u32) {
+    fn issued(&mut self, _ctx: &mut RfCtx, _warp: WarpSlot, func: u32, pc: u32) -> u32 {
         if func != self.plan.func || !self.p.release_flags {
-            return;
+            return 0;
         }
         let pc = pc as usize;
+        let mut fetched = 0u32;
         if let Some(Some(g)) = self.plan.flags.pir_group.get(pc) {
             self.stats.flag_cache_lookups += 1;
             if self.flag_cache.access(*g) {
                 self.stats.flag_cache_misses += 1;
+                fetched += 1;
             }
         }
         if let Some(&k) = self.plan.flags.pbr_instructions.get(pc) {
             self.stats.pbr_instructions += u64::from(k);
+            fetched += u32::from(k);
+        }
+        if self.p.flag_fetch {
+            fetched
+        } else {
+            0
         }
     }
 

@@ -314,3 +314,38 @@ mod props {
 fn wr(warp: WarpSlot, reg: RegId) -> WriteRef {
     crate::test_support::wref(warp, reg, false)
 }
+
+/// §6.2, Fig. 8: the flag instructions a warp decodes with an instruction are the pir it
+/// fetched on a release-flag cache miss and the pbrs of the block it enters; with
+/// `flag_fetch = false` (or the flags off) they are still counted but hold no decode slot.
+#[test]
+fn flag_instructions_fetched_with_an_instruction_take_decode_slots() {
+    let mut p = plan(8, &[]);
+    p.flags.pir_group = vec![Some(0), Some(0), None];
+    p.flags.pbr_instructions = vec![2, 0, 1];
+    let mut act = RfActivity::default();
+    for (sets, want) in [
+        (&[][..], [3, 0, 1]),
+        (&["design.flag_fetch=false"][..], [0, 0, 0]),
+        (&["design.release_flags=false"][..], [0, 0, 0]),
+    ] {
+        let c = cfg(GpuPreset::Gtx480, sets);
+        let mut rf = RenamingRf::new(&c, &params(&c), &p);
+        let mut ctx = RfCtx {
+            now: 0,
+            sm: 0,
+            act: &mut act,
+        };
+        // pc 0: the pir misses (1) and two pbrs; pc 1: the pir hits; pc 2: one pbr
+        let got: Vec<u32> = (0..3).map(|pc| rf.issued(&mut ctx, w(0), 0, pc)).collect();
+        assert_eq!(got, want, "{sets:?}");
+        let s = rf.stats();
+        if sets.is_empty() || sets[0].contains("flag_fetch") {
+            assert_eq!(
+                (s.flag_cache_misses, s.pbr_instructions),
+                (1, 3),
+                "{sets:?}"
+            );
+        }
+    }
+}

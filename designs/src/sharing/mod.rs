@@ -107,6 +107,7 @@ pub struct SharingParams {
     pub mapping: MappingPolicy,
     pub release_flags: bool,
     pub release_dead_destinations: bool,
+    pub flag_fetch: bool,
     /// AMT entries per SM (§4.1: 200; 0: no sharing, the design is `renaming`).
     pub amt_entries: AmtCap,
     /// Cycles from address calculation to a perfectly shared load's completion (§3: one AMT
@@ -128,6 +129,7 @@ impl SharingParams {
             mapping: self.mapping,
             release_flags: self.release_flags,
             release_dead_destinations: self.release_dead_destinations,
+            flag_fetch: self.flag_fetch,
         }
     }
 
@@ -592,8 +594,8 @@ impl RegisterFileDesign for SharingRf {
         self.sync_freed();
     }
 
-    fn issued(&mut self, ctx: &mut RfCtx, warp: WarpSlot, func: u32, pc: u32) {
-        self.inner.issued(ctx, warp, func, pc);
+    fn issued(&mut self, ctx: &mut RfCtx, warp: WarpSlot, func: u32, pc: u32) -> u32 {
+        self.inner.issued(ctx, warp, func, pc)
     }
 
     #[inline]

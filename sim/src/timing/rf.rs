@@ -382,8 +382,13 @@ pub trait RegisterFileDesign {
     }
     /// `warp` issued the instruction at (`func`, `pc`) into a collector unit (before its
     /// operands are routed). Jeon & Annavaram 2014 §6.2: the Select stage fetches the instruction's
-    /// release flags from the release-flag cache here. Default: nothing.
-    fn issued(&mut self, _ctx: &mut RfCtx, _warp: WarpSlot, _func: u32, _pc: u32) {}
+    /// release flags from the release-flag cache here. Returns the instructions of the
+    /// design's own the warp fetched and decoded with this one (flag instructions, §6.2 and
+    /// Fig. 8): each takes the warp's decode slot for a cycle, so the warp issues its next
+    /// instruction that many cycles after this one dispatches at the earliest. Default: none.
+    fn issued(&mut self, _ctx: &mut RfCtx, _warp: WarpSlot, _func: u32, _pc: u32) -> u32 {
+        0
+    }
     /// Whether the design wants [`warp_scheduled`](Self::warp_scheduled) events (the core
     /// tracks active-set changes only then).
     const SCHEDULER_EVENTS: bool = false;

@@ -88,6 +88,8 @@ struct Tweak {
     evict: bool,
     /// Where the two-level scheduler's active-set events go (`warp_scheduled`).
     log: Option<ActiveSetEvents>,
+    /// Instructions of the design's own decoded with every issued one (`issued`).
+    decode: u32,
 }
 
 impl Tweak {
@@ -101,6 +103,7 @@ impl Tweak {
             priority: None,
             evict: false,
             log: None,
+            decode: 0,
         }
     }
 }
@@ -170,6 +173,9 @@ impl RegisterFileDesign for Tweak {
             evict_to_bank: self.evict.then_some(0),
             ..self.base.write(c, w, v, m)
         }
+    }
+    fn issued(&mut self, _c: &mut RfCtx, _w: WarpSlot, _func: u32, _pc: u32) -> u32 {
+        self.decode
     }
     fn warp_scheduled(&mut self, c: &mut RfCtx, w: WarpSlot, active: bool) {
         if let Some(log) = &self.log {
@@ -666,4 +672,44 @@ fn evictions_take_bank_write_ports() {
     let base0: u64 = base.core.bank_writes.iter().step_by(banks).sum();
     assert_eq!(bank0 - base0, writes(&base));
     assert!(a.cycles >= base.cycles);
+}
+
+/// Instructions a design decodes with each issued one (release-flag instructions, Jeon &
+/// Annavaram 2014 §6.2) hold the warp's next issue: a lone warp of independent FMAs, which
+/// issues back to back, takes longer by at most that many cycles per instruction, and a
+/// design that decodes none runs exactly as the flat one.
+#[test]
+fn decoded_design_instructions_hold_the_next_issue() {
+    let src = fma_kernel(8, 8);
+    let c = cfg();
+    let at = |decode: u32| {
+        run(
+            &c,
+            &mut model(&src, 1, 32),
+            |_| Tweak {
+                decode,
+                ..Tweak::new(&c)
+            },
+            &RunOptions::default(),
+        )
+        .expect("timed run")
+    };
+    let base = run_base(&c, &mut model(&src, 1, 32));
+    let none = at(0);
+    assert_eq!((none.cycles, &none.core), (base.cycles, &base.core));
+    let held = at(2);
+    assert_eq!(held.core.warp_instructions, base.core.warp_instructions);
+    assert!(
+        held.cycles > base.cycles,
+        "{} vs {}",
+        held.cycles,
+        base.cycles
+    );
+    assert!(
+        held.cycles <= base.cycles + 2 * held.core.warp_instructions,
+        "{} vs {} + 2 x {}",
+        held.cycles,
+        base.cycles,
+        held.core.warp_instructions
+    );
 }

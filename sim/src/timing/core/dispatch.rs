@@ -509,6 +509,11 @@ impl<D: RegisterFileDesign> Sm<D> {
                     w.no_issue_until = w.no_issue_until.max(f);
                 }
             }
+            if w.decode_hold > 0 {
+                // the design's instructions decoded with this one take the decode slot first
+                w.no_issue_until = w.no_issue_until.max(now + u64::from(w.decode_hold));
+                w.decode_hold = 0;
+            }
             w.exited |= step.exited | next.is_none();
             if let Some(a) = step.barrier.filter(|_| !w.exited) {
                 w.at_barrier |= a.wait;

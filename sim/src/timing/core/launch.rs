@@ -126,6 +126,7 @@ impl<D: RegisterFileDesign> Sm<D> {
                 pending_pred: 0,
                 pending_ur: 0,
                 inflight: 0,
+                decode_hold: 0,
             });
             self.refresh_gate(usize::from(w.slot));
         }

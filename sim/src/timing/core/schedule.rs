@@ -551,7 +551,12 @@ impl<D: RegisterFileDesign> Sm<D> {
                 sm: self.id,
                 act: &mut self.rf_act,
             };
-            self.design.issued(&mut ctx, ws, info.func, info.pc);
+            let decoded = self.design.issued(&mut ctx, ws, info.func, info.pc);
+            if decoded > 0 {
+                if let Some(w) = self.warps[usize::from(slot)].as_mut() {
+                    w.decode_hold = decoded;
+                }
+            }
         }
         let nb = self.subs[sc].bank_q.len();
         let SubCore {

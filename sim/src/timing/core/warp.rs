@@ -39,6 +39,10 @@ pub(super) struct Warp {
     pub(super) pending_ur: u64,
     /// Uniform registers (sources and destinations) of `next`.
     pub(super) next_ur: u64,
+    /// Cycles the design's own instructions, decoded with the instruction in the collector,
+    /// hold the warp's next issue after that instruction dispatches
+    /// ([`RegisterFileDesign::issued`]).
+    pub(super) decode_hold: u32,
 }
 
 impl Warp {
