@@ -71,6 +71,31 @@ fn access(kind: MemOpKind, base: u64, stride: u64) -> WarpMemAccess {
     }
 }
 
+/// The LD/ST stage of a load of `warp` (with the L1D outcome `l1_hit`), and the memory timing
+/// (its fill 100 cycles later) when the design sends it to the hierarchy.
+fn ldst(
+    d: &mut SharingRf,
+    ctx: &mut RfCtx,
+    warp: WarpSlot,
+    acc: &WarpMemAccess,
+    inf: &InstrInfo,
+    l1_hit: bool,
+) -> MemRoute {
+    let g = GlobalAccess {
+        warp,
+        access: acc,
+        info: inf,
+        l1_hit: Some(l1_hit),
+        design_reads_free: true,
+        memory: None,
+    };
+    let r = d.global_access(ctx, &g);
+    if r == MemRoute::Hierarchy {
+        d.global_timed(ctx, &g, ctx.now + 100);
+    }
+    r
+}
+
 /// Drives one load through the design as the core does: LD/ST (with the L1D outcome), the
 /// memory timing for a load sent to the hierarchy, then writeback of `values` unless the
 /// route skips the register write. Returns the route and whether a bank write happened.
@@ -83,20 +108,8 @@ fn load(
     l1_hit: bool,
     values: &[u32; 32],
 ) -> (MemRoute, bool) {
-    let inf = info(Some(dst));
-    let g = GlobalAccess {
-        warp,
-        access: acc,
-        info: &inf,
-        l1_hit: Some(l1_hit),
-        design_reads_free: true,
-        memory: None,
-    };
     let mut ctx = RfCtx { now, sm: 0, act };
-    let r = d.global_access(&mut ctx, &g);
-    if r == MemRoute::Hierarchy {
-        d.global_timed(&mut ctx, &g, now + 100);
-    }
+    let r = ldst(d, &mut ctx, warp, acc, &info(Some(dst)), l1_hit);
     if let MemRoute::Banks(a) = r {
         for (b, &n) in a.per_bank.iter().enumerate() {
             for _ in 0..n {
@@ -487,19 +500,8 @@ fn vector_loads_share_word_by_word() {
         for k in 0..4 {
             inf.dsts.push(base + k);
         }
-        let g = GlobalAccess {
-            warp,
-            access: &a,
-            info: &inf,
-            l1_hit: Some(false),
-            design_reads_free: true,
-            memory: None,
-        };
         let mut ctx = RfCtx { now, sm: 0, act };
-        let r = d.global_access(&mut ctx, &g);
-        if r == MemRoute::Hierarchy {
-            d.global_timed(&mut ctx, &g, now + 100);
-        }
+        let r = ldst(d, &mut ctx, warp, &a, &inf, false);
         let mut wrote = 0;
         for k in 0..4 {
             let wr = wref(warp, base + k, true);
