@@ -303,21 +303,13 @@ fn no_hit_after_a_store_to_an_overlapping_address() {
     // a one-lane store to the last word the entry reads
     let mut st = access(MemOpKind::Store, 0x107C, 4);
     st.mask = 1;
-    let inf = info(None);
     let mut ctx = RfCtx {
         now: 20,
         sm: 0,
         act: &mut act,
     };
-    let g = GlobalAccess {
-        warp: w(2),
-        access: &st,
-        info: &inf,
-        l1_hit: None,
-        design_reads_free: true,
-        memory: None,
-    };
-    assert_eq!(d.global_access(&mut ctx, &g), MemRoute::Hierarchy);
+    let r = ldst(&mut d, &mut ctx, w(2), &st, &info(None), false);
+    assert_eq!(r, MemRoute::Hierarchy);
     assert_eq!(d.stats().amt_invalidations, 1);
     let (r, _) = load(&mut d, &mut act, 30, (w(1), 5), &a, false, &vals(8));
     assert_eq!(r, MemRoute::Hierarchy, "the entry is gone");
@@ -529,21 +521,12 @@ fn vector_loads_share_word_by_word() {
     // a store to the third word of lane 5 drops that word's entry: the next load misses
     let mut st = access(MemOpKind::Store, 0x2000 + 5 * 16 + 8, 0);
     st.mask = 1;
-    let inf = info(None);
-    let g = GlobalAccess {
-        warp: w(2),
-        access: &st,
-        info: &inf,
-        l1_hit: None,
-        design_reads_free: true,
-        memory: None,
-    };
     let mut ctx = RfCtx {
         now: 400,
         sm: 0,
         act: &mut act,
     };
-    d.global_access(&mut ctx, &g);
+    ldst(&mut d, &mut ctx, w(2), &st, &info(None), false);
     let (r, _) = drive(&mut d, &mut act, 500, w(2), 0);
     assert_eq!(r, MemRoute::Hierarchy);
 }
