@@ -312,10 +312,35 @@ pub struct PowerPoint {
     /// before the key existed (and one without it reads as off).
     #[serde(default, skip_serializing_if = "is_false")]
     pub idle_sm_gating: bool,
+    /// Register and sub-array gating: when a row (a sub-array) that a write turned on goes
+    /// off again. Written only when not the default, so configurations and reports with the
+    /// default are what they were before the key existed.
+    #[serde(default, skip_serializing_if = "GatingRelease::is_free")]
+    pub gating_release: GatingRelease,
 }
 
 fn is_false(b: &bool) -> bool {
     !*b
+}
+
+/// When a gated register row or sub-array goes off again (`power.gating_release`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GatingRelease {
+    /// When it is freed (its warp exits, or the design releases the register; a sub-array
+    /// when its last row is freed).
+    #[default]
+    Free,
+    /// Never within the launch: on from the first write to the launch's end. The basic
+    /// power gating Jeon & Annavaram 2014 §8.3 compare renaming against, which "does not
+    /// know the register lifetime": "once a register is turned on, it cannot be turned off".
+    Never,
+}
+
+impl GatingRelease {
+    fn is_free(&self) -> bool {
+        *self == GatingRelease::Free
+    }
 }
 
 /// Power management of a design's register rows (`--power-mode`); a closed set.
@@ -1247,6 +1272,39 @@ mod tests {
         };
         let on = resolve(GpuPreset::Gtx480, &ov).expect("resolves");
         assert!(on.power.idle_sm_gating);
+        let back: ResolvedConfig = toml::from_str(&on.to_toml()).expect("parses");
+        assert_eq!(back, on);
+    }
+
+    /// `power.gating_release`: every preset writes `free`, which the resolved configuration
+    /// leaves out; `never` is written and read back; any other value is an error naming the
+    /// key and the values it takes.
+    #[test]
+    fn gating_release_is_set_by_every_preset_and_checked() {
+        for p in GpuPreset::ALL {
+            let t = parse_table(p.file_name(), p.toml()).expect("parses");
+            assert_eq!(
+                t["power"].get("gating_release"),
+                Some(&toml::Value::String("free".into())),
+                "{p}"
+            );
+            let r = preset(p).expect("preset");
+            assert_eq!(r.power.gating_release, GatingRelease::Free);
+            assert!(!r.to_toml().contains("gating_release"), "{p}");
+        }
+        let set = |v: &str| Overrides {
+            sets: vec![format!("power.gating_release={v}")],
+            ..Overrides::default()
+        };
+        let e = resolve(GpuPreset::Gtx480, &set("sometimes"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("power.gating_release") && e.contains("never"),
+            "{e}"
+        );
+        let on = resolve(GpuPreset::Rtx2060, &set("never")).expect("resolves");
+        assert_eq!(on.power.gating_release, GatingRelease::Never);
         let back: ResolvedConfig = toml::from_str(&on.to_toml()).expect("parses");
         assert_eq!(back, on);
     }

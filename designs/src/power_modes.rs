@@ -63,6 +63,9 @@ pub fn tracker(cfg: &ResolvedConfig, regs: usize, rows_per_subarray: u32) -> Reg
             );
             // idle-SM gating turns an idle SM's rows off whatever their state: the states'
             // idle share is counted apart (`PowerStateCycles::sm_idle`)
+            if cfg.power.gating_release == crate::config::GatingRelease::Never {
+                t.keep_gated_on();
+            }
             if cfg.power.idle_sm_gating {
                 t.count_sm_idle();
             }

@@ -76,17 +76,28 @@ fn plan(id: &str, size: &str) -> Option<Plan> {
             Box::new(move |l| rp::mean(l.id, rp::per_workload(ws, |w| f(l, w))?)),
         )
     };
-    let cells = |mode: &'static str| {
+    // the gated cells' static energy, renaming (rows off when released) against the
+    // baseline gating `release`: the seed's (§8.3: on from the first write, never off) or
+    // regwatt's own (off when the warp frees the row)
+    let cells = |mode: &'static str, release: &'static str| {
+        let base = move |w: &str| {
+            run(w, "baseline")
+                .mode(mode)
+                .set(&format!("power.gating_release={release}"))
+        };
+        let runs = ws
+            .iter()
+            .flat_map(|w| [base(w), run(w, "renaming").mode(mode)])
+            .collect();
         Plan::over(
-            both(mode),
+            runs,
             Box::new(move |l| {
                 rp::mean(
                     l.id,
                     rp::per_workload(ws, |w| {
                         let a =
                             l.num(&run(w, "renaming").mode(mode), "/power_management/cells_j")?;
-                        let b =
-                            l.num(&run(w, "baseline").mode(mode), "/power_management/cells_j")?;
+                        let b = l.num(&base(w), "/power_management/cells_j")?;
                         l.change_pct(a, b, "cells' static energy")
                     })?,
                 )
@@ -114,8 +125,10 @@ fn plan(id: &str, size: &str) -> Option<Plan> {
             let b = l.num(&r, "/registers/architected_peak")?;
             l.change_pct(a, b, "register peak")
         }),
-        "static_vs_subarray_gating" => cells("subarray-gating"),
-        "static_vs_register_gating" => cells("register-gating"),
+        "static_vs_subarray_gating" => cells("subarray-gating", "never"),
+        "static_vs_register_gating" => cells("register-gating", "never"),
+        "static_vs_subarray_gating_at_free" => cells("subarray-gating", "free"),
+        "static_vs_register_gating_at_free" => cells("register-gating", "free"),
         "table_static_overhead" => mean(only("renaming"), |l, w| {
             let r = run(w, "renaming");
             let t = l.component(&r, "rename_table", "static_j")?;

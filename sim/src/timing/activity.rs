@@ -558,6 +558,9 @@ struct PowerTrack {
     /// Idle-SM accounting ([`RegTracker::count_sm_idle`]): the first cycle of the current
     /// idle window (`NONE` while the SM holds a CTA) and the idle counts so far.
     idle: Option<(u64, SmIdleCycles)>,
+    /// Register and sub-array gating keep a row (a sub-array) on from its first write to the
+    /// end of the launch ([`RegTracker::keep_gated_on`]).
+    kept_on: bool,
 }
 
 impl PowerTrack {
@@ -676,12 +679,12 @@ impl PowerTrack {
                 self.counts.tri_drowsy_cycles += d - d.min(t);
                 r.tri_last = NONE;
             }
-            if r.on_since != NONE {
+            if r.on_since != NONE && !self.kept_on {
                 self.counts.register_on_cycles += now.saturating_sub(r.on_since);
                 r.on_since = NONE;
             }
         }
-        if sub_empty {
+        if sub_empty && !self.kept_on {
             if let Some(since) = self.sub_on_since.get_mut(s) {
                 if *since != NONE {
                     self.counts.subarray_on_cycles += now.saturating_sub(*since);
@@ -691,9 +694,24 @@ impl PowerTrack {
         }
     }
 
-    /// Closes the drowsy timers at `now` (after every row was freed) and returns the counts.
+    /// Closes the drowsy timers at `now` (after every row was freed), and the gated rows and
+    /// sub-arrays kept on, and returns the counts.
     fn finish(&mut self, now: u64) -> PowerStateCycles {
         let t = self.timeout;
+        if self.kept_on {
+            for r in &mut self.rows {
+                if r.on_since != NONE {
+                    self.counts.register_on_cycles += now.saturating_sub(r.on_since);
+                    r.on_since = NONE;
+                }
+            }
+            for since in &mut self.sub_on_since {
+                if *since != NONE {
+                    self.counts.subarray_on_cycles += now.saturating_sub(*since);
+                    *since = NONE;
+                }
+            }
+        }
         for r in &mut self.rows {
             self.counts.drowsy_awake_cycles += now.saturating_sub(r.last_touch).min(t);
             r.last_touch = now;
@@ -888,8 +906,20 @@ impl RegTracker {
                 ..PowerStateCycles::default()
             },
             idle: None,
+            kept_on: false,
         });
         t
+    }
+
+    /// Register and sub-array gating turn a row (a sub-array) on at its first write and never
+    /// off again within the launch: the basic power gating Jeon & Annavaram 2014 §8.3 compare
+    /// against, which "does not know the register lifetime" ("once a register is turned on,
+    /// it cannot be turned off"). Without it, a row goes off when it is freed and a sub-array
+    /// when its last row is. Nothing without power-state tracking.
+    pub fn keep_gated_on(&mut self) {
+        if let Some(p) = &mut self.power {
+            p.kept_on = true;
+        }
     }
 
     /// Also counts the share of every power state's cycles that falls while the SM holds no
@@ -1425,6 +1455,36 @@ mod power_state_tests {
         assert_eq!(p, want);
         // the allocated row-cycles are exactly the tri-modal awake + drowsy ones
         assert_eq!(act.allocated_register_cycles, 13 + 15);
+    }
+
+    /// [`hand_trace`]'s trace with the gated rows kept on ([`RegTracker::keep_gated_on`]):
+    /// r0 is on from its first write (4) to the end (20) = 16 though freed at 15, r1 never
+    /// written stays off; the sub-array is on [4, 20) = 16 as before; a re-allocated and
+    /// rewritten r0 wakes no more. Every other count is [`hand_trace`]'s.
+    #[test]
+    fn gated_rows_kept_on_until_the_end() {
+        let mut t = RegTracker::with_power_states(2, 2, 3, 0);
+        t.keep_gated_on();
+        let mut act = RfActivity::default();
+        t.allocate(0, 2);
+        t.write(0, 4, &mut act);
+        t.allocate(1, 5);
+        t.read(0, 6, &mut act);
+        t.read(0, 12, &mut act);
+        t.free(0, 15, &mut act);
+        assert!(
+            !t.asleep(0, 16, SleepRule::Register),
+            "kept on after its free"
+        );
+        t.finish(20, &mut act);
+        let p = act.power_states.expect("tracked");
+        assert_eq!((p.register_on_cycles, p.register_wakeups), (16, 1));
+        assert_eq!((p.subarray_on_cycles, p.subarray_wakeups), (16, 1));
+        assert_eq!((p.drowsy_awake_cycles, p.tri_awake_cycles), (14, 13));
+        // without power-state tracking the call does nothing
+        let mut plain = RegTracker::new(2, 2);
+        plain.keep_gated_on();
+        assert!(!plain.asleep(0, 1, SleepRule::Register));
     }
 
     /// Idle-SM accounting by hand (timeout 3; 2 rows in 1 sub-array; counted from cycle 0):
