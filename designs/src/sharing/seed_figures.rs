@@ -52,6 +52,10 @@ fn plan(id: &str, _size: &str) -> Option<Plan> {
             "/activity/memory/global_instructions",
         ),
         "l2_reads_alexnet" => one("alexnet", "renaming", "/activity/memory/l2_sector_reads"),
+        "l1d_reads_cifarnet" => one("cifarnet", "renaming", "/activity/memory/l1d_sector_reads"),
+        "dram_reads_cifarnet" => one("cifarnet", "renaming", "/activity/memory/dram_sector_reads"),
+        "l1d_reads_alexnet" => one("alexnet", "renaming", "/activity/memory/l1d_sector_reads"),
+        "dram_reads_alexnet" => one("alexnet", "renaming", "/activity/memory/dram_sector_reads"),
         "registers_cifarnet" => one("cifarnet", "renaming", "/registers/allocated_peak"),
         "registers_alexnet" => one("alexnet", "renaming", "/registers/allocated_peak"),
         "cnn_speedup_end_to_end" => Plan::over(
