@@ -1414,6 +1414,16 @@ mod power_state_tests {
         assert!(!plain.asleep(0, 100, SleepRule::Drowsy));
     }
 
+    /// [`hand_trace`]'s steps up to r0's free at 15.
+    fn hand_trace_to_free(t: &mut RegTracker, act: &mut RfActivity) {
+        t.allocate(0, 2);
+        t.write(0, 4, act);
+        t.allocate(1, 5);
+        t.read(0, 6, act);
+        t.read(0, 12, act);
+        t.free(0, 15, act);
+    }
+
     /// A hand-made trace, every count by hand (timeout 3; 2 rows in 1 sub-array):
     /// t=2 alloc r0; t=4 write r0; t=5 alloc r1; t=6 read r0; t=12 read r0; t=15 free r0;
     /// finish at 20 (frees r1, never written).
@@ -1426,12 +1436,7 @@ mod power_state_tests {
     fn hand_trace() {
         let mut t = RegTracker::with_power_states(2, 2, 3, 0);
         let mut act = RfActivity::default();
-        t.allocate(0, 2);
-        t.write(0, 4, &mut act);
-        t.allocate(1, 5);
-        t.read(0, 6, &mut act);
-        t.read(0, 12, &mut act);
-        t.free(0, 15, &mut act);
+        hand_trace_to_free(&mut t, &mut act);
         t.finish(20, &mut act);
         let p = act.power_states.expect("tracked");
         let want = PowerStateCycles {
@@ -1466,12 +1471,7 @@ mod power_state_tests {
         let mut t = RegTracker::with_power_states(2, 2, 3, 0);
         t.keep_gated_on();
         let mut act = RfActivity::default();
-        t.allocate(0, 2);
-        t.write(0, 4, &mut act);
-        t.allocate(1, 5);
-        t.read(0, 6, &mut act);
-        t.read(0, 12, &mut act);
-        t.free(0, 15, &mut act);
+        hand_trace_to_free(&mut t, &mut act);
         assert!(
             !t.asleep(0, 16, SleepRule::Register),
             "kept on after its free"
