@@ -612,6 +612,19 @@ impl LregRf {
     }
 }
 
+impl LregRf {
+    /// The entry of [`LregRf::skipped_writes`] for load write-back `w`, if some of its lanes
+    /// took no value.
+    fn skipped_write(&self, w: &WriteRef) -> Option<usize> {
+        if !w.from_load || self.skipped_writes.is_empty() {
+            return None;
+        }
+        self.skipped_writes
+            .iter()
+            .position(|&(slot, reg, ..)| slot == w.warp.slot && reg == w.reg)
+    }
+}
+
 impl RegisterFileDesign for LregRf {
     type Stats = LregStats;
 
@@ -669,10 +682,10 @@ impl RegisterFileDesign for LregRf {
 
     fn route_write(&mut self, ctx: &mut RfCtx, w: &WriteRef) -> Route {
         // a load none of whose lanes took a value writes nothing
-        let nothing = |&(slot, reg, skipped, mask): &(u16, RegId, u32, u32)| {
-            slot == w.warp.slot && reg == w.reg && skipped == mask
-        };
-        if w.from_load && self.skipped_writes.iter().any(nothing) {
+        let nothing = self
+            .skipped_write(w)
+            .is_some_and(|i| self.skipped_writes[i].2 == self.skipped_writes[i].3);
+        if nothing {
             return Route::Bypass;
         }
         self.base.route_write(ctx, w)
@@ -686,14 +699,10 @@ impl RegisterFileDesign for LregRf {
         mask: u32,
     ) -> WriteOutcome {
         let mut mask = mask;
-        if w.from_load && !self.skipped_writes.is_empty() {
-            let pending =
-                |&(slot, reg, ..): &(u16, RegId, u32, u32)| slot == w.warp.slot && reg == w.reg;
-            if let Some(i) = self.skipped_writes.iter().position(pending) {
-                mask &= !self.skipped_writes.swap_remove(i).2;
-                if mask == 0 {
-                    return WriteOutcome::DONE;
-                }
+        if let Some(i) = self.skipped_write(w) {
+            mask &= !self.skipped_writes.swap_remove(i).2;
+            if mask == 0 {
+                return WriteOutcome::DONE;
             }
         }
         self.base.write(ctx, w, values, mask)
