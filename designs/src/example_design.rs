@@ -1,4 +1,4 @@
-//! A seventh design in two steps, compile-checked: the smallest design there is, a
+//! One more design in two steps, compile-checked: the smallest design there is, a
 //! pass-through register file (the baseline's banks under another name), and a registry that
 //! lists it beside the baseline. The generated dispatch (`simulate`, `inventory`, parameters,
 //! statistics, `DesignSpec::ALL`) then serves it like every listed design.

@@ -4,7 +4,7 @@
 //! * [`config`]: GPU presets (`designs/presets/*.toml`) + overrides → [`config::ResolvedConfig`].
 //! * [`registry`]: the [`registry::Design`] trait each design folder implements and the one
 //!   list of designs ([`DesignSpec`]): [`baseline`], [`renaming`], [`malekeh`], [`sharing`],
-//!   [`cerf`], [`lreg`].
+//!   [`cerf`], [`lreg`], [`unified`].
 //! * [`energy`]: hardware inventories and the energy/area accounting.
 //! * [`beyond_rf`]: the GPU beyond the register file (L1D, shared memory, execution units, L2,
 //!   interconnect, DRAM) for `--scope sm|gpu`.
@@ -30,6 +30,7 @@ pub mod run;
 pub mod sharing;
 #[cfg(test)]
 pub(crate) mod test_support;
+pub mod unified;
 
 pub use config::{GpuPreset, Node, Overrides, ResolvedConfig, Scope};
 pub use registry::{Design, DesignParams, DesignSpec, DesignStats};

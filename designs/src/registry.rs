@@ -6,7 +6,7 @@
 //! inventory, `defaults.toml` if it has parameters, a README) with one `impl Design`, plus one
 //! line in the list below. Nothing else names designs: the CLI's help and errors, the report's
 //! design list, the tests and the benches all read [`DesignSpec::ALL`] and the trait's
-//! constants. [`crate::example_design`] (a test) adds a seventh design this way.
+//! constants. [`crate::example_design`] (a test) adds one more design this way.
 
 use std::fmt::Debug;
 
@@ -495,6 +495,9 @@ mod list {
         /// L-registers: convolution loads turned into shuffles from neighbouring lanes
         /// ([`crate::lreg`]).
         Lreg => crate::lreg::Lreg,
+        /// The register file and the L1D in one array split at each launch, cerf's comparator
+        /// ([`crate::unified`]).
+        Unified => crate::unified::Unified,
     }
 }
 

@@ -122,11 +122,15 @@ pub struct LaunchLatency {
     pub static_energy: Energy,
 }
 
-/// The hardware beyond the RF of `cfg` when its scope needs it (`None` at scope `rf`).
-pub fn beyond_rf_inventory(cfg: &ResolvedConfig) -> Result<Option<BeyondRfInventory>, EnergyError> {
+/// The hardware beyond the RF of `cfg` when its scope needs it (`None` at scope `rf`), without
+/// what `design`'s own inventory replaces.
+pub fn beyond_rf_inventory(
+    design: DesignSpec,
+    cfg: &ResolvedConfig,
+) -> Result<Option<BeyondRfInventory>, EnergyError> {
     match cfg.scope() {
         Scope::Rf => Ok(None),
-        _ => beyond_rf::inventory(cfg).map(Some),
+        _ => beyond_rf::inventory(cfg).map(|b| Some(b.without(design.replaces()))),
     }
 }
 
@@ -234,11 +238,12 @@ impl Evaluation<'_> {
                 let b = match self.beyond {
                     Some(b) => b,
                     None => {
-                        built = beyond_rf::inventory(cfg)?;
+                        built = beyond_rf::inventory(cfg)?.without(self.design.replaces());
                         &built
                     }
                 };
-                let (sm_events, gpu_events) = beyond_rf::events(cfg, &act.core, &act.memory)?;
+                let (mut sm_events, gpu_events) = beyond_rf::events(cfg, &act.core, &act.memory)?;
+                beyond_rf::drop_replaced(&mut sm_events, self.design.replaces());
                 let mut sm = b.sm.evaluate(window, &sm_events)?;
                 let gpu = b.gpu.evaluate(window, &gpu_events)?;
                 let mut sm_idle = b.sm.evaluate(launch_cycles, &none)?;

@@ -1,6 +1,7 @@
 //! Helpers of the designs' unit tests: warp slots, operand and write references, contexts.
 
 use regwatt_sim::timing::activity::RfActivity;
+use regwatt_sim::timing::functional::{InstrInfo, RegList, UnitClass};
 use regwatt_sim::timing::rf::{OperandRef, RegId, RfCtx, WarpSlot, WriteRef};
 
 /// Warp slot `slot` of sub-core 0.
@@ -36,5 +37,25 @@ pub fn op(warp: WarpSlot, reg: RegId) -> OperandRef {
         pc: 0,
         reuse: None,
         last_use: false,
+    }
+}
+
+/// A memory instruction without registers (function 0, pc 0, all lanes active).
+pub fn mem_instr() -> InstrInfo {
+    InstrInfo {
+        func: 0,
+        pc: 0,
+        class: UnitClass::Mem,
+        kind: regwatt_sim::timing::functional::OpKind::None,
+        srcs: RegList::default(),
+        dsts: RegList::default(),
+        src_preds: 0,
+        dst_preds: 0,
+        src_uniform: 0,
+        dst_uniform: 0,
+        uniform_reads: 0,
+        uniform_writes: 0,
+        active_mask: u32::MAX,
+        coherent: false,
     }
 }

@@ -332,7 +332,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let c = at_node(&v.cfg, node);
             let inv = inventory(v.design, &c)
                 .with_context(|| format!("design {} on {} at {node}", v.design, v.gpu))?;
-            let beyond = beyond_rf_inventory(&c)?;
+            let beyond = beyond_rf_inventory(v.design, &c)?;
             v.hw.push(NodeHardware {
                 node,
                 cfg: c,

@@ -36,3 +36,4 @@ mod sharing;
 mod sram_cli_cfg;
 mod sram_estimate;
 mod sweep_cli;
+mod unified;

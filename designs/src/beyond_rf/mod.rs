@@ -416,12 +416,6 @@ pub fn inventory(cfg: &ResolvedConfig) -> Result<BeyondRfInventory, EnergyError>
             source: "beyond_rf.dram_energy_per_bit (preset: O'Connor et al., MICRO 2017, Fig. 1)".into(),
         },
     ]);
-    let mut sm = sm;
-    // a design whose own inventory holds some of these structures (cerf's merged array is
-    // the L1D) replaces them here
-    let replaced = replaced_by_design(cfg);
-    sm.components
-        .retain(|c| !replaced.iter().any(|p| c.name.starts_with(p)));
     Ok(BeyondRfInventory { sm, gpu })
 }
 
@@ -493,16 +487,24 @@ pub fn events(
     );
     put(&mut gpu, "dram", "sector_read", mem.dram_sector_reads);
     put(&mut gpu, "dram", "sector_write", mem.dram_sector_writes);
-    // the replaced structures (see `inventory`) count nothing
-    let replaced = replaced_by_design(cfg);
-    sm.retain(|k, _| !replaced.iter().any(|p| k.starts_with(p)));
     Ok((sm, gpu))
 }
 
-/// Name prefixes of the components the configured design's own inventory replaces
-/// ([`crate::registry::Design::REPLACES`]).
-fn replaced_by_design(cfg: &ResolvedConfig) -> &'static [&'static str] {
-    cfg.design.as_ref().map_or(&[], |p| p.spec().replaces())
+impl BeyondRfInventory {
+    /// Without the SM-level components whose names start with one of `prefixes`: the
+    /// structures a design's own inventory holds ([`crate::registry::Design::REPLACES`]:
+    /// cerf's merged array and the unified array are the L1D).
+    pub fn without(mut self, prefixes: &[&str]) -> BeyondRfInventory {
+        self.sm
+            .components
+            .retain(|c| !prefixes.iter().any(|p| c.name.starts_with(p)));
+        self
+    }
+}
+
+/// `events` without the components `prefixes` name ([`BeyondRfInventory::without`]).
+pub fn drop_replaced(events: &mut EventCounts, prefixes: &[&str]) {
+    events.retain(|k, _| !prefixes.iter().any(|p| k.starts_with(p)));
 }
 
 #[cfg(test)]

@@ -484,3 +484,37 @@ fn every_array_is_no_worse_at_12nm_than_at_40nm() {
         }
     }
 }
+
+/// The designs whose array is the L1D (cerf, unified; with or without `[design]`
+/// parameters) drop the L1D's components and events, and nothing else; the others keep them.
+#[test]
+fn designs_holding_the_l1d_replace_it() {
+    use crate::registry::DesignSpec;
+    let cfg = scoped(GpuPreset::Gtx480, Node::N40);
+    let full = inventory(&cfg).expect("inventory");
+    let names = |i: &BeyondRfInventory| -> Vec<String> {
+        i.sm.components.iter().map(|c| c.name.clone()).collect()
+    };
+    let mem = MemActivity {
+        l1d_sector_reads: 10,
+        l1d_sector_read_hits: 5,
+        l1d_line_lookups: 10,
+        ..MemActivity::default()
+    };
+    for d in DesignSpec::ALL {
+        let kept = full.clone().without(d.replaces());
+        let (mut sm, _) = events(&cfg, &CoreActivity::default(), &mem).expect("events");
+        drop_replaced(&mut sm, d.replaces());
+        let l1d = matches!(d, DesignSpec::Cerf | DesignSpec::Unified);
+        assert_eq!(
+            names(&kept).iter().any(|n| n.starts_with("l1d_")),
+            !l1d,
+            "{d}"
+        );
+        assert_eq!(sm.contains_key("l1d_data"), !l1d, "{d}");
+        let others = |v: Vec<String>| -> Vec<String> {
+            v.into_iter().filter(|n| !n.starts_with("l1d_")).collect()
+        };
+        assert_eq!(others(names(&kept)), others(names(&full)), "{d}");
+    }
+}

@@ -1,7 +1,8 @@
 //! Seed 004 (Jing et al., Cache-Emulated Register File, 2016) evaluated as the seed ran it: a
 //! Fermi-class GPU (gtx480 at 40 nm) with a separate 16 KB L1D and 128 KB RF as the baseline,
 //! CERF with LRU-fair replacement, suite workloads and the cache-sensitive PolyBench/STREAM
-//! kernels regwatt has built in. Figures: `seed_figures.toml`.
+//! kernels regwatt has built in; Fig. 10's comparator is the `unified` design. Figures:
+//! `seed_figures.toml`.
 
 use crate::reproduce::{self as rp, Lookup, Plan, Run, Seed};
 
@@ -98,21 +99,22 @@ fn cerf_hit_rate(l: &Lookup<'_>, w: &str) -> Result<f64, rp::ReproduceError> {
 
 const PRIORITIZED: &str = "design.replacement=lru-prioritized";
 
-/// Baseline CPI over cerf CPI (CPI = kernel cycles / warp instructions) on `w`; `sets`: cerf's
-/// overrides.
+/// Kernel cycles per warp instruction of run `r`.
+fn cpi(l: &Lookup<'_>, r: &Run) -> Result<f64, rp::ReproduceError> {
+    l.ratio(
+        l.kernel_cycles(r)?,
+        l.num(r, "/warp_instructions")?,
+        "instructions",
+    )
+}
+
+/// Baseline CPI over cerf CPI on `w`; `sets`: cerf's overrides.
 fn speedup_ratio_with(l: &Lookup<'_>, w: &str, sets: &[&str]) -> Result<f64, rp::ReproduceError> {
-    let cpi = |r: &Run| -> Result<f64, rp::ReproduceError> {
-        l.ratio(
-            l.kernel_cycles(r)?,
-            l.num(r, "/warp_instructions")?,
-            "instructions",
-        )
-    };
     let mut ours = run(w, "cerf");
     for s in sets {
         ours = ours.set(s);
     }
-    l.ratio(cpi(&run(w, "baseline"))?, cpi(&ours)?, "CPI")
+    l.ratio(cpi(l, &run(w, "baseline"))?, cpi(l, &ours)?, "CPI")
 }
 
 fn speedup_ratio(l: &Lookup<'_>, w: &str) -> Result<f64, rp::ReproduceError> {
@@ -241,6 +243,31 @@ fn plan(id: &str, size: &str) -> Option<Plan> {
                 let ours = area("cerf", &["rf_banks", "tag_array"])?;
                 let base = area("baseline", &["rf_banks", "l1d_data", "l1d_tag"])?;
                 Ok(rp::single(l.change_pct(ours, base, "area")?))
+            }),
+        ),
+        "against_unified" => Plan::over(
+            CACHE_SENSITIVE
+                .iter()
+                .flat_map(|w| [run(w, "cerf"), run(w, "unified")])
+                .collect(),
+            Box::new(|l| {
+                rp::geomean_change_pct(
+                    l.id,
+                    rp::per_workload(&CACHE_SENSITIVE, |w| {
+                        l.ratio(cpi(l, &run(w, "unified"))?, cpi(l, &run(w, "cerf"))?, "CPI")
+                    })?,
+                )
+            }),
+        ),
+        "unified_bfs" => Plan::over(
+            vec![run("bfs", "unified"), run("bfs", "baseline")],
+            Box::new(|l| {
+                let r = l.ratio(
+                    cpi(l, &run("bfs", "baseline"))?,
+                    cpi(l, &run("bfs", "unified"))?,
+                    "CPI",
+                )?;
+                Ok(rp::single(100.0 * (r - 1.0)))
             }),
         ),
         _ => return None,

@@ -9,9 +9,8 @@ use crate::config::{resolve, GpuPreset, Overrides};
 use crate::registry::DesignParams;
 use crate::registry::DesignSpec;
 use regwatt_sim::timing::activity::RfActivity;
-use regwatt_sim::timing::functional::{InstrInfo, RegList, UnitClass};
 
-use crate::test_support::{ctx, op, w};
+use crate::test_support::{ctx, mem_instr as info, op, w};
 
 fn wref(warp: WarpSlot, reg: RegId) -> WriteRef {
     crate::test_support::wref(warp, reg, false)
@@ -51,25 +50,6 @@ fn rf(c: &ResolvedConfig) -> CerfRf {
         panic!("no [design] of cerf");
     };
     CerfRf::new(c, p, 0, Rc::new(RefCell::new(StoreLog::new(c.gpu.sms))))
-}
-
-fn info() -> InstrInfo {
-    InstrInfo {
-        func: 0,
-        pc: 0,
-        class: UnitClass::Mem,
-        kind: regwatt_sim::timing::functional::OpKind::None,
-        srcs: RegList::default(),
-        dsts: RegList::default(),
-        src_preds: 0,
-        dst_preds: 0,
-        src_uniform: 0,
-        dst_uniform: 0,
-        uniform_reads: 0,
-        uniform_writes: 0,
-        active_mask: u32::MAX,
-        coherent: false,
-    }
 }
 
 /// A full-warp 4-byte access of line `line` (lane `i` at word `i`).

@@ -93,6 +93,7 @@ mod tags;
 
 use self::dram::{Bank, Dram};
 use self::resources::{Mshrs, Port, RequestFifo};
+pub use self::tags::set_of_line;
 use self::tags::{Tags, INVALID};
 
 /// Timing of one warp memory instruction.

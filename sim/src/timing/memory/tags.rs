@@ -207,6 +207,26 @@ const IPOLY_64: [u64; 6] = [
     mask(&[17, 16, 15, 14, 11, 9, 5, 4]),
 ];
 
+/// The set a line (`address / line_bytes`) falls in, in a cache of configuration `c`, as the
+/// simulator's tags index it ([`Tags`]): IPOLY or the Fermi hash where the configuration
+/// allows them, otherwise `line mod sets`. For a design that keeps lines in storage of its own
+/// and needs to know where a line of the L1D lives.
+pub fn set_of_line(c: &CacheConfig, line: u64) -> usize {
+    let sets = u64::from(c.sets.max(1));
+    match c.set_index {
+        SetIndex::Ipoly => {
+            if let Some(m) = ipoly_masks(sets) {
+                return ipoly_set(line, m) as usize;
+            }
+        }
+        SetIndex::Fermi if matches!(sets, 32 | 64) && c.line_bytes == 128 => {
+            return fermi_set(line, sets == 64) as usize;
+        }
+        _ => {}
+    }
+    (line % sets) as usize
+}
+
 /// The IPOLY equations of a cache of `sets` sets (`None`: GPGPU-Sim has none for it; the
 /// configuration check allows IPOLY only with 16, 32 or 64 sets).
 fn ipoly_masks(sets: u64) -> Option<&'static [u64]> {
@@ -684,6 +704,35 @@ mod tests {
         assert_eq!(set(false, 0x1000), 0); // bit 12: only a 64-set cache uses it
         assert_eq!(set(true, 0x1000), 32);
         assert_eq!(set(true, 0x1000 | 0x2000 | 0x180), 32 | (3 ^ 1));
+    }
+
+    /// The public set function is the tags' own, for every set-index kind and set count.
+    #[test]
+    fn set_of_line_is_the_tags_set() {
+        let mut rng = Lcg(7);
+        for (sets, set_index) in [
+            (32, SetIndex::Fermi),
+            (64, SetIndex::Fermi),
+            (16, SetIndex::Fermi),
+            (32, SetIndex::Ipoly),
+            (64, SetIndex::Ipoly),
+            (12, SetIndex::Ipoly),
+            (32, SetIndex::Linear),
+            (48, SetIndex::Linear),
+        ] {
+            let c = CacheConfig {
+                sets,
+                ways: 4,
+                line_bytes: 128,
+                sector_bytes: 128,
+                set_index,
+            };
+            let t = Tags::new(c);
+            for _ in 0..2000 {
+                let line = (rng.next() << 12) ^ rng.next();
+                assert_eq!(set_of_line(&c, line), t.set_of(line), "{c:?} line {line}");
+            }
+        }
     }
 
     /// The gtx480 L1D (32 sets x 4 ways) under the Fermi hash keeps 32 lines at a 4 KB stride
