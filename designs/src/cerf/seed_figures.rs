@@ -99,6 +99,9 @@ fn cerf_hit_rate(l: &Lookup<'_>, w: &str) -> Result<f64, rp::ReproduceError> {
 
 const PRIORITIZED: &str = "design.replacement=lru-prioritized";
 
+/// cerf's largest associativity (`design.ways`, a power of two up to 32).
+const ALL_WAYS: &str = "design.ways=32";
+
 /// Kernel cycles per warp instruction of run `r`.
 fn cpi(l: &Lookup<'_>, r: &Run) -> Result<f64, rp::ReproduceError> {
     l.ratio(
@@ -255,6 +258,24 @@ fn plan(id: &str, size: &str) -> Option<Plan> {
                     l.id,
                     rp::per_workload(&CACHE_SENSITIVE, |w| {
                         l.ratio(cpi(l, &run(w, "unified"))?, cpi(l, &run(w, "cerf"))?, "CPI")
+                    })?,
+                )
+            }),
+        ),
+        "against_unified_equal_ways" => Plan::over(
+            CACHE_SENSITIVE
+                .iter()
+                .flat_map(|w| [run(w, "cerf").set(ALL_WAYS), run(w, "unified")])
+                .collect(),
+            Box::new(|l| {
+                rp::geomean_change_pct(
+                    l.id,
+                    rp::per_workload(&CACHE_SENSITIVE, |w| {
+                        l.ratio(
+                            cpi(l, &run(w, "unified"))?,
+                            cpi(l, &run(w, "cerf").set(ALL_WAYS))?,
+                            "CPI",
+                        )
                     })?,
                 )
             }),
