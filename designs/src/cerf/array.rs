@@ -90,6 +90,9 @@ pub struct Array {
     clock: u64,
     /// Σ entry-cycles per [`State`], closed at each transition and by [`Array::close`].
     pub state_cycles: [u64; 4],
+    /// Writes of a tag-bank row: an entry's tag installed, or its state bits changed
+    /// (Jing et al. 2016 §III-E: 2 state bits per entry beside its tag).
+    pub tag_writes: u64,
 }
 
 impl Array {
@@ -108,6 +111,7 @@ impl Array {
             data: vec![[0; 32]; n],
             clock: 0,
             state_cycles: [0; 4],
+            tag_writes: 0,
         }
     }
 
@@ -159,6 +163,14 @@ impl Array {
 
     /// Moves entry `i` to `state` at `now`, closing its time in the old state.
     pub fn set_state(&mut self, i: usize, state: State, now: u64) {
+        if self.entries[i].state != state {
+            self.tag_writes += 1;
+        }
+        self.move_state(i, state, now);
+    }
+
+    /// [`Array::set_state`] without counting a tag write.
+    fn move_state(&mut self, i: usize, state: State, now: u64) {
         let e = &mut self.entries[i];
         self.state_cycles[e.state.index()] += now.saturating_sub(e.since);
         e.state = state;
@@ -167,7 +179,8 @@ impl Array {
 
     /// Fills entry `i` with `key` in `state`, data present at `ready_at`, most recently used.
     pub fn install(&mut self, i: usize, state: State, key: u64, ready_at: u64, now: u64) {
-        self.set_state(i, state, now);
+        self.tag_writes += 1;
+        self.move_state(i, state, now);
         self.entries[i].key = key;
         self.entries[i].ready_at = ready_at;
         self.touch(i);

@@ -7,14 +7,14 @@
 //! | component | instance | events |
 //! |---|---|---|
 //! | `rf_banks`, `operand_collectors`, `operand_bus`, `writeback_bus`, `arbiter` | the baseline's ([`crate::baseline::hardware`]): the data array's banks and their operand network | `rf_banks.read` = (register reads + line reads) × slices; `.write` = array writes × slices (every write charged all slices: an upper bound for partial register writes); `operand_bus.transfer` = (operand transfers + load hits) × slices (a hit line leaves its bank for the LD/ST unit); `writeback_bus.write` = array writes × slices; `arbiter.grant` = bank reads + array line accesses |
-//! | `tag_array` | one SM's tags: `entries / ways` sets, each a `ways`-entry CAM of CACTI's default tag width for the array's capacity and associativity, as the baseline's L1D tags ([`crate::beyond_rf`]); state and LRU bits not counted, as the L1D's valid/dirty bits are not | `lookup` = every register access, every line looked up, every invalidation probe |
+//! | `tag_array` | one tag bank per logical RF bank (§III-B, Table III; `sms × banks` instances): a RAM of `entries / ways / banks` rows, each one set's `ways` tags of CACTI's default width for the array's capacity and associativity plus 2 state bits per entry (§III-E) ([`tag_bank`]) | `lookup` = every register access, every line looked up, every invalidation probe: one row read and `ways` tag comparisons; `write` = a tag installed or an entry's state changed |
 //! | `rgen` | the re-indexing adder of one SM (`base + r / banks`, a 10-bit add, §III-C), dynamic energy only | `index` = register reads + writes: 10/32 of a 32-bit integer add ([`crate::beyond_rf::exec`]) |
 
-use regwatt_power::cam::CamTech;
+use regwatt_power::sram::{estimate, tag_bits_default, SramResult, SramSpec};
 use regwatt_sim::timing::activity::{CoreActivity, MemActivity};
 use regwatt_sim::timing::config::{CacheConfig, SetIndex};
 use regwatt_tech::units::{Area, Power};
-use regwatt_tech::{DeviceFlavor, Technology};
+use regwatt_tech::Technology;
 
 use super::{CerfStats, ENTRY_BYTES};
 use crate::baseline::BaselineStats;
@@ -39,36 +39,87 @@ pub fn tag_geometry(cfg: &ResolvedConfig, ways: u32) -> CacheConfig {
     }
 }
 
+/// State bits beside each tag (Jing et al. 2016 §III-E: "Each entry requires 2 bits for the 4
+/// states").
+pub const STATE_BITS: u32 = 2;
+
+/// One tag bank: the SRAM and its geometry.
+pub struct TagBank {
+    pub sram: SramResult,
+    pub sets_per_bank: u32,
+    pub tag_bits: u32,
+}
+
+/// One tag bank of the integrated array (§III-B: the tag array "partitioned into 4 banks, and
+/// each tag bank governs 8 data banks"; here one per logical RF bank): a RAM of
+/// `sets / banks` rows, each a set's `ways` tags of CACTI's default width for the array's
+/// capacity and associativity plus [`STATE_BITS`] per entry; a lookup reads one row.
+pub fn tag_bank(
+    cfg: &ResolvedConfig,
+    tech: &Technology,
+    geo: &CacheConfig,
+    banks: u64,
+) -> Result<TagBank, EnergyError> {
+    let capacity = u64::from(geo.sets) * u64::from(geo.ways) * u64::from(geo.line_bytes);
+    let tag_bits = tag_bits_default(capacity, geo.ways, 1);
+    let sets_per_bank = (u64::from(geo.sets) / banks.max(1)).max(1) as u32;
+    let row_bytes = (geo.ways * (tag_bits + STATE_BITS)).div_ceil(8);
+    let mut spec = SramSpec::ram(
+        u64::from(sets_per_bank) * u64::from(row_bytes),
+        row_bytes,
+        cfg.power.node.nm(),
+    );
+    spec.ecc = false;
+    spec.temperature = cfg.power.temperature;
+    let sram = estimate(&spec, tech).map_err(|source| EnergyError::Sram {
+        component: "tag_array".into(),
+        source,
+    })?;
+    Ok(TagBank {
+        sram,
+        sets_per_bank,
+        tag_bits,
+    })
+}
+
 /// Builds the cerf inventory at the configuration's node and temperature.
 pub fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
     let p = &crate::registry::inventory_params::<super::Cerf>(cfg, "tag_array")?;
     let mut inv = crate::baseline::hardware::inventory(cfg)?;
     let tech = Technology::for_node(cfg.power.node.nm(), cfg.power.temperature)?;
     let sms = u64::from(cfg.gpu.sms);
-    let ct = CamTech::new(&tech, DeviceFlavor::ItrsHp, DeviceFlavor::ItrsHp).map_err(|source| {
-        EnergyError::Structure {
-            component: "tag_array".into(),
-            source,
-        }
-    })?;
+    let banks = u64::from(cfg.gpu.sm.register_file.banks_per_sub_core.max(1));
     let geo = tag_geometry(cfg, p.ways);
-    let (set, bits) = crate::beyond_rf::set_tags(&ct, &geo, "tag_array")?;
-    let mut tags = crate::beyond_rf::tag_component("tag_array", sms, &geo, &set, bits);
-    tags.description = format!(
-        "integrated array tags: {} sets x {}-way CAM, {bits}-bit tags (Jing et al. 2016 §III-B)",
-        geo.sets, geo.ways
-    );
-    tags.source = "regwatt_power::cam::cam (CACTI 7 CAM path), as the baseline's L1D tags; Jing et al. 2016 §III-B, §III-E".into();
-    inv.components.push(tags);
-
+    let tag = tag_bank(cfg, &tech, &geo, banks)?;
     let ops = crate::beyond_rf::exec::op_energies(&tech, cfg.power.temperature)?;
     let add = ops
         .get("int_alu_op")
         .copied()
         .ok_or_else(|| EnergyError::NoModel {
-            component: "rgen".into(),
+            component: "tag_array".into(),
             message: "no integer-operation energy".into(),
         })?;
+    // one comparator per way of the row read: ways x tag bits compared, priced as the 32-bit
+    // integer add per 32 bits (an upper bound for an XOR tree)
+    let compare = add * (f64::from(geo.ways * tag.tag_bits) / 32.0);
+    inv.components.push(Component {
+        name: "tag_array".into(),
+        description: format!(
+            "integrated array tags: {banks} tag banks per SM, each {} sets x {} ways of {}-bit tags + {STATE_BITS} state bits, one row read per lookup (Jing et al. 2016 §III-B, §III-E, Table III)",
+            tag.sets_per_bank, geo.ways, tag.tag_bits
+        ),
+        instances: sms * banks,
+        event_energy: [
+            ("lookup".to_string(), tag.sram.read_energy + compare),
+            ("write".to_string(), tag.sram.write_energy),
+        ]
+        .into_iter()
+        .collect(),
+        leakage: tag.sram.total_leakage_per_bank(),
+        area: tag.sram.area,
+        source: "regwatt_power::sram::estimate, RAM mode (CACTI 7 model, calibrated), CACTI's default tag width; comparators as the 32-bit integer add of designs/src/beyond_rf/exec.rs per 32 bits; Jing et al. 2016 §III-B (4 tag banks, each governing 8 data banks), Table III".into(),
+    });
+
     let b = rgen_bits(cfg);
     inv.components.push(Component {
         name: "rgen".into(),
@@ -118,6 +169,7 @@ pub fn events(
         core.bank_reads.iter().sum::<u64>() + mem.rf_design_array_accesses,
     );
     put("tag_array", "lookup", s.tag_lookups);
+    put("tag_array", "write", s.tag_writes);
     put("rgen", "index", s.reg_reads + s.reg_writes);
     e
 }
@@ -174,8 +226,8 @@ mod tests {
     /// README (`cargo test -p regwatt-designs table3_primitives -- --nocapture`), and checked
     /// for the relation the seed's argument rests on (§V-C: "the tag array only takes a very
     /// small portion in the total energy"): a set's tag lookup costs less than reading the
-    /// line it finds. Leakage is per instance: one bank, one L1D, or one SM's whole tag
-    /// array.
+    /// line it finds. Leakage is per instance: one bank, one L1D, one cache's tags, or one
+    /// tag bank of the integrated array.
     #[test]
     fn table3_primitives_beside_regwatt() {
         let c = cfg();
@@ -222,10 +274,10 @@ mod tests {
                 0.20,
             ),
             (
-                "integrated tag (one set)",
+                "integrated tag (one tag bank)",
                 "tag_array",
                 "lookup",
-                "lookup",
+                "write",
                 0.75,
                 0.78,
                 0.32,

@@ -205,6 +205,8 @@ pub struct CerfStats {
     /// Tag lookups (every register access, every line looked up, every remote invalidation
     /// probe).
     pub tag_lookups: u64,
+    /// Tag-bank row writes: a tag installed or an entry's state bits changed.
+    pub tag_writes: u64,
     /// Σ entry-cycles in each state: inactive, reg, cache, dirty (Fig. 11's utilisation is
     /// `1 − inactive / Σ`).
     pub state_cycles: [u64; 4],
@@ -254,6 +256,7 @@ impl RfStats for CerfStats {
             array_writes,
             array_line_reads,
             tag_lookups,
+            tag_writes,
             line_value_mismatches,
             lost_dirty_lines,
             unallocated_accesses
@@ -1047,6 +1050,7 @@ impl RegisterFileDesign for CerfRf {
     fn stats(&self) -> CerfStats {
         let mut s = self.stats.clone();
         s.state_cycles = self.arr.state_cycles;
+        s.tag_writes = self.arr.tag_writes;
         s
     }
 }

@@ -446,3 +446,38 @@ fn configuration_is_checked() {
     assert!(!DesignSpec::Cerf.supports(GpuPreset::Rtx2060));
     assert!(DesignSpec::Cerf.supports(GpuPreset::Gtx480));
 }
+
+/// A tag-bank row is written when a tag is installed or an entry's state bits change, not
+/// when an entry is set to the state it has or only touched.
+#[test]
+fn tag_writes_count_installs_and_state_changes() {
+    let mut a = Array::new(64, 4, 4);
+    a.install(0, State::Reg, 7, 0, 0);
+    assert_eq!(a.tag_writes, 1);
+    a.set_state(0, State::Reg, 1);
+    a.touch(0);
+    assert_eq!(a.tag_writes, 1);
+    a.set_state(0, State::Inactive, 2);
+    assert_eq!(a.tag_writes, 2);
+    // reinstalling in the same state still writes the new tag
+    a.install(0, State::Inactive, 9, 0, 3);
+    assert_eq!(a.tag_writes, 3);
+}
+
+/// The tag bank of gtx480's array (1024 entries, 4 ways, 4 tag banks): 64 rows of 4 tags of
+/// CACTI's default width plus 2 state bits.
+#[test]
+fn tag_bank_geometry_follows_table3_organisation() {
+    let c = cfg(&[]);
+    let tech =
+        regwatt_tech::Technology::for_node(c.power.node.nm(), c.power.temperature).expect("tech");
+    let geo = hardware::tag_geometry(&c, 4);
+    assert_eq!((geo.sets, geo.ways), (256, 4));
+    let t = hardware::tag_bank(&c, &tech, &geo, 4).expect("tag bank");
+    assert_eq!(t.sets_per_bank, 64);
+    assert_eq!(
+        t.tag_bits,
+        regwatt_power::sram::tag_bits_default(128 * 1024, 4, 1)
+    );
+    assert!(t.sram.read_energy.si() > 0.0 && t.sram.area.si() > 0.0);
+}
