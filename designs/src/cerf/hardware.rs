@@ -10,11 +10,13 @@
 //! | `tag_array` | one tag bank per logical RF bank (§III-B, Table III; `sms × banks` instances): a RAM of `entries / ways / banks` rows, each one set's `ways` tags of CACTI's default width for the array's capacity and associativity plus 2 state bits per entry (§III-E) ([`tag_bank`]) | `lookup` = every register access, every line looked up, every invalidation probe: one row read and `ways` tag comparisons; `write` = a tag installed or an entry's state changed |
 //! | `rgen` | the re-indexing adder of one SM (`base + r / banks`, a 10-bit add, §III-C), dynamic energy only | `index` = register reads + writes: 10/32 of a 32-bit integer add ([`crate::beyond_rf::exec`]) |
 
-use regwatt_power::sram::{estimate, tag_bits_default, SramResult, SramSpec};
+use regwatt_power::cam::{cam, CamSpec, CamTech};
+use regwatt_power::sram::{estimate, tag_bits_default, SramSpec};
 use regwatt_sim::timing::activity::{CoreActivity, MemActivity};
 use regwatt_sim::timing::config::{CacheConfig, SetIndex};
+use regwatt_tech::units::Energy;
 use regwatt_tech::units::{Area, Power};
-use regwatt_tech::Technology;
+use regwatt_tech::{DeviceFlavor, Technology};
 
 use super::{CerfStats, ENTRY_BYTES};
 use crate::baseline::BaselineStats;
@@ -43,17 +45,33 @@ pub fn tag_geometry(cfg: &ResolvedConfig, ways: u32) -> CacheConfig {
 /// states").
 pub const STATE_BITS: u32 = 2;
 
-/// One tag bank: the SRAM and its geometry.
+/// One tag bank: its geometry and its primitives (the comparators not included).
 pub struct TagBank {
-    pub sram: SramResult,
+    /// Sets of the bank (rows of a RAM bank).
     pub sets_per_bank: u32,
+    /// Tag width (CACTI's default for the array's capacity and associativity).
     pub tag_bits: u32,
+    /// A RAM of one set per row (`true`), or, with fewer sets than a RAM can be organised
+    /// with, one CAM per set (`false`).
+    pub ram: bool,
+    /// Energy of reading a set's tags (RAM) or of searching them (CAM, comparison included).
+    pub lookup: Energy,
+    /// Energy of writing a set's row (RAM) or one entry (CAM).
+    pub write: Energy,
+    pub leakage: Power,
+    pub area: Area,
 }
+
+/// Fewest rows a RAM bank can be organised with (CACTI 7: `Ndwl, Ndbl >= 2` and at least 16
+/// rows per subarray, [`regwatt_power::sram`]).
+pub const MIN_RAM_ROWS: u32 = 32;
 
 /// One tag bank of the integrated array (§III-B: the tag array "partitioned into 4 banks, and
 /// each tag bank governs 8 data banks"; here one per logical RF bank): a RAM of
 /// `sets / banks` rows, each a set's `ways` tags of CACTI's default width for the array's
-/// capacity and associativity plus [`STATE_BITS`] per entry; a lookup reads one row.
+/// capacity and associativity plus [`STATE_BITS`] per entry; a lookup reads one row. With
+/// fewer than [`MIN_RAM_ROWS`] sets per bank (16 or 32 ways on gtx480) no RAM organisation
+/// exists, and each set is a CAM of `ways` entries, as CACTI models fully associative tags.
 pub fn tag_bank(
     cfg: &ResolvedConfig,
     tech: &Technology,
@@ -63,6 +81,37 @@ pub fn tag_bank(
     let capacity = u64::from(geo.sets) * u64::from(geo.ways) * u64::from(geo.line_bytes);
     let tag_bits = tag_bits_default(capacity, geo.ways, 1);
     let sets_per_bank = (u64::from(geo.sets) / banks.max(1)).max(1) as u32;
+    if sets_per_bank < MIN_RAM_ROWS {
+        let ct =
+            CamTech::new(tech, DeviceFlavor::ItrsHp, DeviceFlavor::ItrsHp).map_err(|source| {
+                EnergyError::Structure {
+                    component: "tag_array".into(),
+                    source,
+                }
+            })?;
+        let set = cam(
+            &ct,
+            &CamSpec {
+                entries: geo.ways,
+                tag_bits,
+                data_bits: STATE_BITS,
+            },
+        )
+        .map_err(|source| EnergyError::Structure {
+            component: "tag_array".into(),
+            source,
+        })?;
+        let n = f64::from(sets_per_bank);
+        return Ok(TagBank {
+            sets_per_bank,
+            tag_bits,
+            ram: false,
+            lookup: set.search_energy,
+            write: set.write_energy,
+            leakage: (set.leakage + set.gate_leakage) * n,
+            area: set.area * n,
+        });
+    }
     let row_bytes = (geo.ways * (tag_bits + STATE_BITS)).div_ceil(8);
     let mut spec = SramSpec::ram(
         u64::from(sets_per_bank) * u64::from(row_bytes),
@@ -76,9 +125,13 @@ pub fn tag_bank(
         source,
     })?;
     Ok(TagBank {
-        sram,
         sets_per_bank,
         tag_bits,
+        ram: true,
+        lookup: sram.read_energy,
+        write: sram.write_energy,
+        leakage: sram.total_leakage_per_bank(),
+        area: sram.area,
     })
 }
 
@@ -99,25 +152,35 @@ pub fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {
             component: "tag_array".into(),
             message: "no integer-operation energy".into(),
         })?;
-    // one comparator per way of the row read: ways x tag bits compared, priced as the 32-bit
-    // integer add per 32 bits (an upper bound for an XOR tree)
-    let compare = add * (f64::from(geo.ways * tag.tag_bits) / 32.0);
+    // a RAM bank's lookup reads the set's row and compares its ways: `ways` x tag bits
+    // compared, priced as the 32-bit integer add per 32 bits (an upper bound for an XOR
+    // tree); a CAM's search includes its comparison
+    let compare = if tag.ram {
+        add * (f64::from(geo.ways * tag.tag_bits) / 32.0)
+    } else {
+        Energy::ZERO
+    };
+    let kind = if tag.ram {
+        "a RAM of one set per row, one row read per lookup"
+    } else {
+        "one CAM per set (too few sets for a RAM)"
+    };
     inv.components.push(Component {
         name: "tag_array".into(),
         description: format!(
-            "integrated array tags: {banks} tag banks per SM, each {} sets x {} ways of {}-bit tags + {STATE_BITS} state bits, one row read per lookup (Jing et al. 2016 §III-B, §III-E, Table III)",
+            "integrated array tags: {banks} tag banks per SM, each {} sets x {} ways of {}-bit tags + {STATE_BITS} state bits, {kind} (Jing et al. 2016 §III-B, §III-E, Table III)",
             tag.sets_per_bank, geo.ways, tag.tag_bits
         ),
         instances: sms * banks,
         event_energy: [
-            ("lookup".to_string(), tag.sram.read_energy + compare),
-            ("write".to_string(), tag.sram.write_energy),
+            ("lookup".to_string(), tag.lookup + compare),
+            ("write".to_string(), tag.write),
         ]
         .into_iter()
         .collect(),
-        leakage: tag.sram.total_leakage_per_bank(),
-        area: tag.sram.area,
-        source: "regwatt_power::sram::estimate, RAM mode (CACTI 7 model, calibrated), CACTI's default tag width; comparators as the 32-bit integer add of designs/src/beyond_rf/exec.rs per 32 bits; Jing et al. 2016 §III-B (4 tag banks, each governing 8 data banks), Table III".into(),
+        leakage: tag.leakage,
+        area: tag.area,
+        source: "regwatt_power::sram::estimate, RAM mode (CACTI 7 model, calibrated), or regwatt_power::cam::cam (CACTI 7 CAM path) below 32 sets per bank; CACTI's default tag width; comparators as the 32-bit integer add of designs/src/beyond_rf/exec.rs per 32 bits; Jing et al. 2016 §III-B (4 tag banks, each governing 8 data banks), Table III".into(),
     });
 
     let b = rgen_bits(cfg);

@@ -479,5 +479,11 @@ fn tag_bank_geometry_follows_table3_organisation() {
         t.tag_bits,
         regwatt_power::sram::tag_bits_default(128 * 1024, 4, 1)
     );
-    assert!(t.sram.read_energy.si() > 0.0 && t.sram.area.si() > 0.0);
+    assert!(t.ram);
+    assert!(t.lookup.si() > 0.0 && t.area.si() > 0.0);
+    // 32 ways leave 8 sets per bank, too few rows for a RAM: one CAM per set
+    let geo = hardware::tag_geometry(&c, 32);
+    let t = hardware::tag_bank(&c, &tech, &geo, 4).expect("tag bank");
+    assert_eq!((t.sets_per_bank, t.ram), (8, false));
+    assert!(t.lookup.si() > 0.0 && t.area.si() > 0.0);
 }
