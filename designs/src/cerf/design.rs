@@ -46,17 +46,12 @@ impl Design for Cerf {
 
     /// One register file per SM, merged with the SM's L1D (Jing et al. 2016, Table I).
     fn check_pipeline(cfg: &ResolvedConfig) -> Result<(), (&'static str, String)> {
-        let s = &cfg.gpu.sm;
-        if s.sub_cores != 1 {
-            return Err((
-                "design",
-                format!(
-                    "`cerf` merges one register file with the SM's L1D (Jing et al. 2016 Table I, a GTX 480 SM); this GPU has {} sub-cores, each with its own register file (use gtx480)",
-                    s.sub_cores
-                ),
-            ));
-        }
-        Ok(())
+        crate::common::one_register_file_per_sm(
+            cfg,
+            "cerf",
+            "merges one register file with the SM's L1D",
+            "Table I",
+        )
     }
 
     fn simulate<F: FunctionalWarpModel>(

@@ -8,9 +8,9 @@ use super::*;
 use crate::config::{resolve, GpuPreset, Overrides};
 use crate::registry::DesignParams;
 use crate::registry::DesignSpec;
-use crate::test_support::ctx;
+use crate::test_support::{ctx, mem_instr as info};
 use regwatt_sim::timing::activity::RfActivity;
-use regwatt_sim::timing::functional::{InstrInfo, RegList, UnitClass, WarpMemAccess};
+use regwatt_sim::timing::functional::WarpMemAccess;
 use regwatt_sim::timing::rf::GlobalRead;
 
 const IMG: u64 = 0x1000;
@@ -36,25 +36,6 @@ fn cfg(gpu: GpuPreset, sets: &[&str]) -> ResolvedConfig {
         ..Overrides::default()
     };
     resolve(gpu, &ov).expect("config")
-}
-
-fn info() -> InstrInfo {
-    InstrInfo {
-        func: 0,
-        pc: 0,
-        class: UnitClass::Mem,
-        kind: regwatt_sim::timing::functional::OpKind::None,
-        srcs: RegList::default(),
-        dsts: RegList::default(),
-        src_preds: 0,
-        dst_preds: 0,
-        src_uniform: 0,
-        dst_uniform: 0,
-        uniform_reads: 0,
-        uniform_writes: 0,
-        active_mask: u32::MAX,
-        coherent: false,
-    }
 }
 
 /// One CTA of a stride-2 5×5 layer over a `width`-pixel-wide image, block `bx × by`, driven

@@ -8,7 +8,7 @@ use crate::config::{resolve, GpuPreset, Overrides};
 use crate::registry::DesignSpec;
 use crate::test_support::{op, w, wref};
 use regwatt_sim::timing::activity::RfActivity;
-use regwatt_sim::timing::functional::{InstrInfo, RegList, UnitClass, WarpMemAccess};
+use regwatt_sim::timing::functional::{InstrInfo, RegList, WarpMemAccess};
 
 fn cfg(sets: &[&str]) -> ResolvedConfig {
     let ov = Overrides {
@@ -44,20 +44,8 @@ fn info(dst: Option<RegId>) -> InstrInfo {
         dsts.push(d);
     }
     InstrInfo {
-        func: 0,
-        pc: 0,
-        class: UnitClass::Mem,
-        kind: regwatt_sim::timing::functional::OpKind::None,
-        srcs: RegList::default(),
         dsts,
-        src_preds: 0,
-        dst_preds: 0,
-        src_uniform: 0,
-        dst_uniform: 0,
-        uniform_reads: 0,
-        uniform_writes: 0,
-        active_mask: u32::MAX,
-        coherent: false,
+        ..crate::test_support::mem_instr()
     }
 }
 

@@ -30,16 +30,12 @@ impl Design for Unified {
 
     /// One register file per SM holding the SM's L1D in whole ways of its rows.
     fn check_pipeline(cfg: &ResolvedConfig) -> Result<(), (&'static str, String)> {
-        let s = &cfg.gpu.sm;
-        if s.sub_cores != 1 {
-            return Err((
-                "design",
-                format!(
-                    "`unified` holds the SM's L1D in its one register file (Jing et al. 2016 §V-A, a GTX 480 SM); this GPU has {} sub-cores, each with its own register file (use gtx480)",
-                    s.sub_cores
-                ),
-            ));
-        }
+        crate::common::one_register_file_per_sm(
+            cfg,
+            "unified",
+            "holds the SM's L1D in its one register file",
+            "§V-A",
+        )?;
         let l1 = &cfg.gpu.memory.l1d;
         if l1.sector_bytes != l1.line_bytes {
             return Err((
@@ -55,7 +51,7 @@ impl Design for Unified {
                 "memory.l1d.sets",
                 format!(
                     "`unified` needs an L1D way ({} sets x {} B) to fill whole rows of the {} register banks (128 B each)",
-                    l1.sets, l1.line_bytes, s.register_file.banks_per_sub_core
+                    l1.sets, l1.line_bytes, cfg.gpu.sm.register_file.banks_per_sub_core
                 ),
             ));
         }

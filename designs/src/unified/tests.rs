@@ -173,3 +173,33 @@ fn l1d_traffic_is_charged_to_the_banks() {
     let geo = hardware::tag_geometry(&c);
     assert_eq!((geo.sets, geo.ways), (32, 32));
 }
+
+/// A GPU whose register file or L1D cannot hold the split is refused with the key that does
+/// not suit: sub-cores with their own register files, sectored L1D lines, a way that is not a
+/// whole number of rows.
+#[test]
+fn unsuitable_pipelines_are_refused_by_key() {
+    let with = |p: GpuPreset, sets: &[&str]| {
+        resolve(
+            p,
+            &Overrides {
+                design: Some(DesignSpec::Unified),
+                sets: sets.iter().map(|s| s.to_string()).collect(),
+                ..Overrides::default()
+            },
+        )
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+    };
+    let e = with(GpuPreset::Rtx2060, &[]).unwrap_err();
+    assert!(e.contains("sub-cores") && e.contains("unified"), "{e}");
+    let e = with(GpuPreset::Gtx480, &["gpu.memory.l1d.sector_bytes=32"]).unwrap_err();
+    assert!(e.contains("memory.l1d.sector_bytes"), "{e}");
+    let e = with(
+        GpuPreset::Gtx480,
+        &["gpu.memory.l1d.sets=2", "gpu.memory.l1d.set_index=linear"],
+    )
+    .unwrap_err();
+    assert!(e.contains("memory.l1d.sets"), "{e}");
+    assert!(with(GpuPreset::Gtx480, &[]).is_ok());
+}
