@@ -149,7 +149,7 @@ fn ram_spec(cfg: &ResolvedConfig, b: &BeyondRf, capacity: u64, row_bytes: u32) -
 }
 
 /// Capacity of a cache configuration, bytes.
-fn capacity(c: &CacheConfig) -> u64 {
+pub(crate) fn capacity(c: &CacheConfig) -> u64 {
     u64::from(c.sets) * u64::from(c.ways) * u64::from(c.line_bytes)
 }
 
@@ -433,17 +433,8 @@ pub fn events(
             .or_default()
             .insert(ev.to_string(), n);
     };
-    let fills = mem
-        .l1d_sector_reads
-        .saturating_sub(mem.l1d_sector_read_hits)
-        .saturating_sub(mem.l1d_sector_read_merges);
     put(&mut sm, "l1d_data", "sector_read", mem.l1d_sector_read_hits);
-    put(
-        &mut sm,
-        "l1d_data",
-        "sector_write",
-        fills + mem.l1d_sector_writes,
-    );
+    put(&mut sm, "l1d_data", "sector_write", l1d_sector_writes(mem));
     put(&mut sm, "l1d_tag", "lookup", mem.l1d_line_lookups);
     let shared_cycles = mem.shared_accesses + mem.shared_bank_conflict_cycles;
     put(
@@ -488,6 +479,16 @@ pub fn events(
     put(&mut gpu, "dram", "sector_read", mem.dram_sector_reads);
     put(&mut gpu, "dram", "sector_write", mem.dram_sector_writes);
     Ok((sm, gpu))
+}
+
+/// Sectors written into the L1D's data array: fills (sector reads that neither hit nor merged
+/// with a miss in flight) and stores (write-through, charged as array writes: an upper bound
+/// for store misses).
+pub(crate) fn l1d_sector_writes(mem: &MemActivity) -> u64 {
+    mem.l1d_sector_reads
+        .saturating_sub(mem.l1d_sector_read_hits)
+        .saturating_sub(mem.l1d_sector_read_merges)
+        + mem.l1d_sector_writes
 }
 
 impl BeyondRfInventory {

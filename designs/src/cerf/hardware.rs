@@ -11,7 +11,7 @@
 //! | `rgen` | the re-indexing adder of one SM (`base + r / banks`, a 10-bit add, §III-C), dynamic energy only | `index` = register reads + writes: 10/32 of a 32-bit integer add ([`crate::beyond_rf::exec`]) |
 
 use regwatt_power::cam::{cam, CamSpec, CamTech};
-use regwatt_power::sram::{estimate, tag_bits_default, SramSpec};
+use regwatt_power::sram::{estimate, tag_bits_default, SramError, SramSpec};
 use regwatt_sim::timing::activity::{CoreActivity, MemActivity};
 use regwatt_sim::timing::config::{CacheConfig, SetIndex};
 use regwatt_tech::units::Energy;
@@ -62,56 +62,21 @@ pub struct TagBank {
     pub area: Area,
 }
 
-/// Fewest rows a RAM bank can be organised with (CACTI 7: `Ndwl, Ndbl >= 2` and at least 16
-/// rows per subarray, [`regwatt_power::sram`]).
-pub const MIN_RAM_ROWS: u32 = 32;
-
 /// One tag bank of the integrated array (§III-B: the tag array "partitioned into 4 banks, and
 /// each tag bank governs 8 data banks"; here one per logical RF bank): a RAM of
 /// `sets / banks` rows, each a set's `ways` tags of CACTI's default width for the array's
-/// capacity and associativity plus [`STATE_BITS`] per entry; a lookup reads one row. With
-/// fewer than [`MIN_RAM_ROWS`] sets per bank (16 or 32 ways on gtx480) no RAM organisation
-/// exists, and each set is a CAM of `ways` entries, as CACTI models fully associative tags.
+/// capacity and associativity plus [`STATE_BITS`] per entry; a lookup reads one row. Where the
+/// SRAM model finds too few sets per bank for any RAM organisation
+/// ([`SramError::TooFewRows`]: 16 or 32 ways on gtx480), each set is a CAM of `ways` entries,
+/// as CACTI models fully associative tags.
 pub fn tag_bank(
     cfg: &ResolvedConfig,
     tech: &Technology,
     geo: &CacheConfig,
     banks: u64,
 ) -> Result<TagBank, EnergyError> {
-    let capacity = u64::from(geo.sets) * u64::from(geo.ways) * u64::from(geo.line_bytes);
-    let tag_bits = tag_bits_default(capacity, geo.ways, 1);
+    let tag_bits = tag_bits_default(crate::beyond_rf::capacity(geo), geo.ways, 1);
     let sets_per_bank = (u64::from(geo.sets) / banks.max(1)).max(1) as u32;
-    if sets_per_bank < MIN_RAM_ROWS {
-        let ct =
-            CamTech::new(tech, DeviceFlavor::ItrsHp, DeviceFlavor::ItrsHp).map_err(|source| {
-                EnergyError::Structure {
-                    component: "tag_array".into(),
-                    source,
-                }
-            })?;
-        let set = cam(
-            &ct,
-            &CamSpec {
-                entries: geo.ways,
-                tag_bits,
-                data_bits: STATE_BITS,
-            },
-        )
-        .map_err(|source| EnergyError::Structure {
-            component: "tag_array".into(),
-            source,
-        })?;
-        let n = f64::from(sets_per_bank);
-        return Ok(TagBank {
-            sets_per_bank,
-            tag_bits,
-            ram: false,
-            lookup: set.search_energy,
-            write: set.write_energy,
-            leakage: (set.leakage + set.gate_leakage) * n,
-            area: set.area * n,
-        });
-    }
     let row_bytes = (geo.ways * (tag_bits + STATE_BITS)).div_ceil(8);
     let mut spec = SramSpec::ram(
         u64::from(sets_per_bank) * u64::from(row_bytes),
@@ -120,10 +85,46 @@ pub fn tag_bank(
     );
     spec.ecc = false;
     spec.temperature = cfg.power.temperature;
-    let sram = estimate(&spec, tech).map_err(|source| EnergyError::Sram {
-        component: "tag_array".into(),
-        source,
-    })?;
+    let sram = match estimate(&spec, tech) {
+        Ok(sram) => sram,
+        // too few sets per bank for any RAM organisation: one CAM per set
+        Err(SramError::TooFewRows { .. }) => {
+            let ct = CamTech::new(tech, DeviceFlavor::ItrsHp, DeviceFlavor::ItrsHp).map_err(
+                |source| EnergyError::Structure {
+                    component: "tag_array".into(),
+                    source,
+                },
+            )?;
+            let set = cam(
+                &ct,
+                &CamSpec {
+                    entries: geo.ways,
+                    tag_bits,
+                    data_bits: STATE_BITS,
+                },
+            )
+            .map_err(|source| EnergyError::Structure {
+                component: "tag_array".into(),
+                source,
+            })?;
+            let n = f64::from(sets_per_bank);
+            return Ok(TagBank {
+                sets_per_bank,
+                tag_bits,
+                ram: false,
+                lookup: set.search_energy,
+                write: set.write_energy,
+                leakage: (set.leakage + set.gate_leakage) * n,
+                area: set.area * n,
+            });
+        }
+        Err(source) => {
+            return Err(EnergyError::Sram {
+                component: "tag_array".into(),
+                source,
+            })
+        }
+    };
     Ok(TagBank {
         sets_per_bank,
         tag_bits,

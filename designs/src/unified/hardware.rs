@@ -68,11 +68,7 @@ pub fn events(
     let slices = u64::from(cfg.rf.slices_per_bank);
     let r = &s.registers;
     let hits = mem.l1d_sector_read_hits;
-    let fills = mem
-        .l1d_sector_reads
-        .saturating_sub(mem.l1d_sector_read_hits)
-        .saturating_sub(mem.l1d_sector_read_merges);
-    let line_writes = fills + mem.l1d_sector_writes;
+    let line_writes = crate::beyond_rf::l1d_sector_writes(mem);
     let data = BaselineStats {
         reads: r.reads + hits,
         writes: r.writes + line_writes,

@@ -150,16 +150,12 @@ impl UnifiedRf {
         }
     }
 
-    /// Tracker rows of every way of `set` (the design does not see which way the L1D hits
-    /// or fills, so a line access counts as an access to all of its set's ways: an upper
-    /// bound on the rows kept awake).
-    fn set_rows(&self, set: usize) -> impl Iterator<Item = usize> + '_ {
-        let sets = self.l1.sets as usize;
-        (0..self.l1.ways as usize).filter_map(move |w| {
-            let i = w * sets + set;
-            let row = *self.rows.get(i / self.banks)?;
-            Some(self.base.side_index(0, i % self.banks, row))
-        })
+    /// Tracker row of way `way` of `set`: line `i = way × sets + set` lives in bank
+    /// `i mod banks`, cache row `i / banks`.
+    fn set_row(&self, set: usize, way: usize) -> Option<usize> {
+        let i = way * self.l1.sets as usize + set;
+        let row = *self.rows.get(i / self.banks)?;
+        Some(self.base.side_index(0, i % self.banks, row))
     }
 
     /// A global or local load or store: each distinct line touches its set's rows.
@@ -182,9 +178,14 @@ impl UnifiedRf {
             }
             last = Some(line);
             self.line_touches += 1;
+            // the design does not see which way the L1D hits or fills, so a line access
+            // counts as an access to all of its set's ways (an upper bound on the rows kept
+            // awake)
             let set = set_of_line(&self.l1, line);
-            let rows: Vec<usize> = self.set_rows(set).collect();
-            for t in rows {
+            for w in 0..self.l1.ways as usize {
+                let Some(t) = self.set_row(set, w) else {
+                    continue;
+                };
                 match acc.kind {
                     MemOpKind::Store => self.base.side_write(ctx, t),
                     // hits pay no wake-up: the L1D's hit latency is the array's

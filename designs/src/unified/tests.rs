@@ -88,7 +88,7 @@ fn cache_rows_leave_exactly_the_split_registers() {
     d.write(&mut cx, &wref(w(23), 31, false), &v, u32::MAX);
     assert_eq!(d.peek(w(23), 31), v);
     // a line's set: every way's row of the set, in the set's bank
-    let rows: Vec<usize> = d.set_rows(5).collect();
+    let rows: Vec<usize> = (0..8).filter_map(|w| d.set_row(5, w)).collect();
     assert_eq!(rows.len(), 8);
     assert!(rows.iter().all(|&t| t / 256 == 5 % 4), "bank of set 5");
 }
