@@ -17,7 +17,7 @@ use regwatt_sim::timing::{RunOptions, TimingError};
 use crate::baseline::{hardware, BaselineRf, BaselineStats};
 use crate::config::ResolvedConfig;
 use crate::energy::{EnergyError, EventCounts, Inventory};
-use crate::registry::{Design, NoParams};
+use crate::registry::{Design, LaunchCarry, NoParams};
 
 /// Step 1: the design. It has no parameters, holds register values in the baseline's banks,
 /// and costs the baseline's hardware.
@@ -36,6 +36,7 @@ impl Design for PassThrough {
         _: &NoParams,
         model: &mut F,
         opts: &RunOptions,
+        _: &mut LaunchCarry,
     ) -> Result<Activity<BaselineStats>, TimingError> {
         regwatt_sim::timing::run(&cfg.gpu, model, |_| BaselineRf::new(cfg), opts)
     }

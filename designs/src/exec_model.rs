@@ -17,8 +17,8 @@ use regwatt_sim::timing::memory::CarriedCaches;
 use regwatt_sim::timing::{ExecModel, ReuseProfile, RunOptions, TimingError};
 
 use crate::config::ResolvedConfig;
-use crate::registry::DesignSpec;
-use crate::run::{merge_activity, simulate, DesignActivity};
+use crate::registry::{simulate_in_run, DesignSpec, LaunchCarry};
+use crate::run::{merge_activity, DesignActivity};
 
 /// Why a launch spec could not be simulated.
 #[derive(Debug, thiserror::Error)]
@@ -259,6 +259,7 @@ pub fn simulate_spec_watched(
     let mut index = 0usize;
     let mut hit: Option<(usize, String)> = None;
     let mut kernel_registers = BTreeMap::new();
+    let mut carry = LaunchCarry::default();
     let res = for_each_launch(spec, cfg.gpu.alloc_target(), |model| {
         let k = model.kernel();
         kernel_registers.insert(
@@ -282,7 +283,7 @@ pub fn simulate_spec_watched(
             kernel: &kernel,
             watch,
         };
-        let r = simulate(design, cfg, &mut counted, opts);
+        let r = simulate_in_run(design, cfg, &mut counted, opts, &mut carry);
         if counted.hit {
             hit = Some((index, kernel.clone()));
         }

@@ -61,11 +61,14 @@ pub trait Design {
     }
 
     /// Simulates one launch (the functional model `model`) on `cfg` with parameters `p`.
+    /// `carry` holds what the design's hardware kept from the run's earlier launches (empty
+    /// before the first); a design whose state a launch resets leaves it alone.
     fn simulate<F: FunctionalWarpModel>(
         cfg: &ResolvedConfig,
         p: &Self::Params,
         model: &mut F,
         opts: &RunOptions,
+        carry: &mut LaunchCarry,
     ) -> Result<Activity<Self::Stats>, TimingError>;
 
     /// The design's hardware at `cfg.power.node`.
@@ -120,6 +123,28 @@ impl Parameters for NoParams {
     }
     fn without_table() -> Option<Self> {
         Some(NoParams)
+    }
+}
+
+/// What a design's hardware keeps from one launch of a run to the next. A kernel launch
+/// starts every SM's register file empty, but not every controller: Malekeh's GPU-wide STHLD
+/// (§IV-B3) adapts across the application's phases. One per run, empty before its first
+/// launch; a design stores one value of its own type in it.
+#[derive(Default)]
+pub struct LaunchCarry(Option<Box<dyn std::any::Any>>);
+
+impl LaunchCarry {
+    /// The value the run's previous launch left, if it was a `T` (taking it out).
+    pub fn take<T: 'static>(&mut self) -> Option<T> {
+        self.0
+            .take()
+            .and_then(|b| b.downcast::<T>().ok())
+            .map(|b| *b)
+    }
+
+    /// Leaves `value` for the run's next launch.
+    pub fn put<T: 'static>(&mut self, value: T) {
+        self.0 = Some(Box::new(value));
     }
 }
 
@@ -201,9 +226,10 @@ fn simulate_as<D: Registered, F: FunctionalWarpModel>(
     cfg: &ResolvedConfig,
     model: &mut F,
     opts: &RunOptions,
+    carry: &mut $crate::registry::LaunchCarry,
 ) -> Result<DesignActivity, TimingError> {
     let p = params::<D>(cfg).map_err(TimingError::Rf)?;
-    let a = D::simulate(cfg, &p, model, opts)?;
+    let a = D::simulate(cfg, &p, model, opts, carry)?;
     Ok(Activity {
         gpu: a.gpu,
         design: a.design,
@@ -216,25 +242,44 @@ fn simulate_as<D: Registered, F: FunctionalWarpModel>(
     })
 }
 
-/// Simulates one launch (the functional model `model`) on `cfg` with `design`.
+/// Simulates one launch (the functional model `model`) on `cfg` with `design`, as the first
+/// (or only) launch of a run.
 pub fn simulate<F: FunctionalWarpModel>(
     design: DesignSpec,
     cfg: &ResolvedConfig,
     model: &mut F,
     opts: &RunOptions,
 ) -> Result<DesignActivity, TimingError> {
+    simulate_in_run(design, cfg, model, opts, &mut $crate::registry::LaunchCarry::default())
+}
+
+/// Simulates one launch of a run whose earlier launches left `carry` (one per run, passed to
+/// every launch in order).
+pub fn simulate_in_run<F: FunctionalWarpModel>(
+    design: DesignSpec,
+    cfg: &ResolvedConfig,
+    model: &mut F,
+    opts: &RunOptions,
+    carry: &mut $crate::registry::LaunchCarry,
+) -> Result<DesignActivity, TimingError> {
     struct Sim<'a, F> {
         cfg: &'a ResolvedConfig,
         model: &'a mut F,
         opts: &'a RunOptions,
+        carry: &'a mut $crate::registry::LaunchCarry,
     }
     impl<F: FunctionalWarpModel> DesignVisitor for Sim<'_, F> {
         type Out = Result<DesignActivity, TimingError>;
         fn visit<D: Registered>(self) -> Self::Out {
-            simulate_as::<D, F>(self.cfg, self.model, self.opts)
+            simulate_as::<D, F>(self.cfg, self.model, self.opts, self.carry)
         }
     }
-    design.visit(Sim { cfg, model, opts })
+    design.visit(Sim {
+        cfg,
+        model,
+        opts,
+        carry,
+    })
 }
 
 /// The design's hardware at `cfg.power.node`.
@@ -502,13 +547,27 @@ mod list {
 }
 
 pub use list::{
-    inventory, inventory_params, params, power_domains, simulate, DesignActivity, DesignParams,
-    DesignSpec, DesignStats, DesignVisitor, Registered, UnknownDesign,
+    inventory, inventory_params, params, power_domains, simulate, simulate_in_run, DesignActivity,
+    DesignParams, DesignSpec, DesignStats, DesignVisitor, Registered, UnknownDesign,
 };
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A launch takes what the run's previous launch left, once, and only as the type it was
+    /// left as; a new run starts empty.
+    #[test]
+    fn launch_carry_hands_one_value_on() {
+        let mut c = LaunchCarry::default();
+        assert_eq!(c.take::<u32>(), None);
+        c.put(7u32);
+        assert_eq!(c.take::<u32>(), Some(7));
+        assert_eq!(c.take::<u32>(), None);
+        c.put(7u32);
+        assert_eq!(c.take::<u64>(), None, "another type is not handed on");
+        assert_eq!(c.take::<u32>(), None);
+    }
 
     /// Every design's tag, `[design].name` and statistics key is its `NAME`, and names are
     /// unique: the generated enums and the trait agree.

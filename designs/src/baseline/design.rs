@@ -7,7 +7,7 @@ use regwatt_sim::timing::{RunOptions, TimingError};
 use super::{hardware, BaselineRf, BaselineStats};
 use crate::config::ResolvedConfig;
 use crate::energy::{EnergyError, EventCounts, Inventory};
-use crate::registry::{Design, NoParams};
+use crate::registry::{Design, LaunchCarry, NoParams};
 
 /// The baseline banked register file ([`crate::baseline`]).
 pub struct Baseline;
@@ -27,6 +27,7 @@ impl Design for Baseline {
         _: &NoParams,
         model: &mut F,
         opts: &RunOptions,
+        _: &mut LaunchCarry,
     ) -> Result<Activity<BaselineStats>, TimingError> {
         regwatt_sim::timing::run(&cfg.gpu, model, |_| BaselineRf::new(cfg), opts)
     }

@@ -13,7 +13,7 @@ use super::{hardware, CerfParams, CerfRf, CerfStats};
 use crate::common::StoreLog;
 use crate::config::{GpuPreset, ResolvedConfig};
 use crate::energy::{EnergyError, EventCounts, Inventory};
-use crate::registry::{Design, Parameters};
+use crate::registry::{Design, LaunchCarry, Parameters};
 
 /// The register file and the L1D as one tagged, set-associative array ([`crate::cerf`]).
 pub struct Cerf;
@@ -59,6 +59,7 @@ impl Design for Cerf {
         p: &CerfParams,
         model: &mut F,
         opts: &RunOptions,
+        _: &mut LaunchCarry,
     ) -> Result<Activity<CerfStats>, TimingError> {
         // every SM's stores and atomics reach every SM's array
         let log = Rc::new(RefCell::new(StoreLog::new(cfg.gpu.sms)));

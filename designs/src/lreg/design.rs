@@ -8,7 +8,7 @@ use regwatt_sim::timing::{RunOptions, TimingError};
 use super::{hardware, LregParams, LregPlan, LregRf, LregStats};
 use crate::config::ResolvedConfig;
 use crate::energy::{EnergyError, EventCounts, Inventory};
-use crate::registry::{Design, Parameters};
+use crate::registry::{Design, LaunchCarry, Parameters};
 
 /// L-registers: convolution loads turned into shuffles from neighbouring lanes
 /// ([`crate::lreg`]).
@@ -37,6 +37,7 @@ impl Design for Lreg {
         p: &LregParams,
         model: &mut F,
         opts: &RunOptions,
+        _: &mut LaunchCarry,
     ) -> Result<Activity<LregStats>, TimingError> {
         let plan = LregPlan::for_launch(model)
             .map_err(|e| TimingError::Rf(RfError::Other(format!("design `lreg`: {e}"))))?;

@@ -12,7 +12,7 @@ use super::sthld::Sthld;
 use super::{hardware, MalekehParams, MalekehRf, MalekehStats, ReuseHints};
 use crate::config::ResolvedConfig;
 use crate::energy::{EnergyError, EventCounts, Inventory};
-use crate::registry::{Design, Parameters};
+use crate::registry::{Design, LaunchCarry, Parameters};
 
 /// Caching collector units with compiler reuse hints ([`crate::malekeh`]).
 pub struct Malekeh;
@@ -41,12 +41,15 @@ impl Design for Malekeh {
         p: &MalekehParams,
         model: &mut F,
         opts: &RunOptions,
+        carry: &mut LaunchCarry,
     ) -> Result<Activity<MalekehStats>, TimingError> {
-        // one STHLD controller for the whole GPU, counted from the end of the launch latency
-        let sthld = Rc::new(RefCell::new(Sthld::new(
-            p,
-            u64::from(cfg.gpu.kernel_launch_latency),
-        )));
+        // one STHLD controller for the whole GPU: the one the run's previous launch left
+        // (§IV-B3 adapts across the application's phases; a launch does not reset it), or a
+        // new one counting from the end of the first launch's latency
+        let sthld =
+            Rc::new(RefCell::new(carry.take::<Sthld>().unwrap_or_else(|| {
+                Sthld::new(p, u64::from(cfg.gpu.kernel_launch_latency))
+            })));
         // §III-A: profile the launch's first warps before the timed run (on a copy of its
         // memory: the run is the same with or without)
         let profile = match p.reuse_hints {
@@ -59,7 +62,7 @@ impl Design for Malekeh {
                     .unwrap_or_else(|| ReuseProfile::new(p.rthld)),
             )),
         };
-        regwatt_sim::timing::run(
+        let a = regwatt_sim::timing::run(
             &cfg.gpu,
             model,
             |sm| {
@@ -70,7 +73,11 @@ impl Design for Malekeh {
                 }
             },
             opts,
-        )
+        )?;
+        let mut next = sthld.borrow().clone();
+        next.end_launch(a.cycles);
+        carry.put(next);
+        Ok(a)
     }
 
     fn inventory(cfg: &ResolvedConfig) -> Result<Inventory, EnergyError> {

@@ -232,7 +232,8 @@ pub struct MalekehStats {
     /// and STHLD waits ⑦ (the scheduler stalls for the cycle).
     pub own_ccu_busy: u64,
     pub sthld_waits: u64,
-    /// STHLD per interval (SM 0 only: one STHLD for the whole GPU).
+    /// STHLD per interval closed in the launch (SM 0 only: one STHLD for the whole GPU); a
+    /// run's merged statistics hold its intervals once each, in order, on the run's clock.
     pub sthld_trace: Vec<SthldInterval>,
     /// Reuse hints with `reuse_hints = "profile"` (zero with `"static"`): near/far decisions
     /// (one per source read, one per result of a warp with data in a CCU) taken from the
@@ -871,6 +872,9 @@ impl RegisterFileDesign for MalekehRf {
 
     fn finish(&mut self, ctx: &mut RfCtx) {
         self.base.finish(ctx);
+        // the intervals that ended within the launch belong to its trace (the launch's
+        // `Activity::cycles` is `now + 1`)
+        self.sthld.borrow_mut().current(ctx.now + 1);
     }
 
     fn stats(&self) -> MalekehStats {

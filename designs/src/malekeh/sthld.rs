@@ -17,15 +17,21 @@
 //! | 5 | descend the steep region | → 6 | −step, stay | → 6 |
 //!
 //! STHLD stays within `0..=sthld_max`. `regwatt_designs::malekeh` shares one controller among
-//! the SMs of a run (`Rc<RefCell<Sthld>>`). The simulation steps the SMs one after another in a
-//! fixed order, so the controller's inputs, and hence its trace, are deterministic.
+//! the SMs of a launch (`Rc<RefCell<Sthld>>`) and hands it on to the run's next launch
+//! ([`crate::registry::LaunchCarry`]): the controller is GPU hardware, which a kernel launch
+//! does not reset, and a run's kernels are the application phases §IV-B3 adapts to. Its
+//! intervals run on the run's clock: each launch counts its cycles from 0, and
+//! [`Sthld::end_launch`] moves the controller's origin past the launch that ended, so an
+//! interval may span two launches (and the launch latency between them, in which the GPU
+//! issues nothing). The simulation steps the SMs one after another in a fixed order, so the
+//! controller's inputs, and hence its trace, are deterministic.
 
 use serde::Serialize;
 
 use super::{MalekehParams, SthldMode};
 
-/// One closed interval: its end, the GPU's IPC in it, the state entered and the STHLD set
-/// for the next interval.
+/// One closed interval: its end (in cycles of the run: the launches before it included), the
+/// GPU's IPC in it, the state entered and the STHLD set for the next interval.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct SthldInterval {
     pub end_cycle: u64,
@@ -49,10 +55,14 @@ pub struct Sthld {
     count: u64,
     last_ipc: Option<f64>,
     trace: Vec<SthldInterval>,
+    /// Cycle of the run at which the current launch's cycle 0 falls.
+    origin: u64,
+    /// The first interval of `trace` closed in the current launch.
+    launch_first: usize,
 }
 
 impl Sthld {
-    /// The controller of `p`, counting from cycle `start`.
+    /// The controller of `p`, counting from cycle `start` of the run's first launch.
     pub fn new(p: &MalekehParams, start: u64) -> Sthld {
         let value = match p.sthld {
             SthldMode::Adaptive => p.sthld_initial,
@@ -71,31 +81,44 @@ impl Sthld {
             count: 0,
             last_ipc: None,
             trace: Vec::new(),
+            origin: 0,
+            launch_first: 0,
         }
     }
 
-    /// STHLD at `now` (closing the intervals that ended before).
+    /// STHLD at cycle `now` of the current launch (closing the intervals that ended before).
     pub fn current(&mut self, now: u64) -> u32 {
-        self.advance(now);
+        self.advance(self.origin + now);
         self.value
     }
 
-    /// One warp instruction issued at `now` somewhere on the GPU.
+    /// One warp instruction issued at cycle `now` of the current launch somewhere on the GPU.
     pub fn count_instruction(&mut self, now: u64) {
-        self.advance(now);
+        self.advance(self.origin + now);
         self.count += 1;
     }
 
-    /// The closed intervals so far.
+    /// The intervals closed in the current launch (each launch's statistics carry its own,
+    /// so that a run's merged statistics hold each interval once).
     pub fn trace(&self) -> &[SthldInterval] {
-        &self.trace
+        &self.trace[self.launch_first.min(self.trace.len())..]
     }
 
-    fn advance(&mut self, now: u64) {
+    /// The current launch ended after `cycles` of its cycles (its `Activity::cycles`): the
+    /// next launch's cycle 0 is the cycle after. Intervals that ended within the launch
+    /// should have been closed before (`current` at its last cycle), so that they belong to
+    /// its trace.
+    pub fn end_launch(&mut self, cycles: u64) {
+        self.origin += cycles;
+        self.launch_first = self.trace.len();
+    }
+
+    /// Closes the intervals that ended at or before `at`, a cycle of the run.
+    fn advance(&mut self, at: u64) {
         if self.mode != SthldMode::Adaptive {
             return;
         }
-        while now >= self.next_boundary {
+        while at >= self.next_boundary {
             let ipc = self.count as f64 / self.interval as f64;
             self.count = 0;
             self.step_fsm(ipc);
@@ -209,5 +232,44 @@ mod tests {
         f.count_instruction(50);
         assert_eq!(f.current(10_000), 7);
         assert!(f.trace().is_empty());
+    }
+
+    /// A launch does not reset the controller: its intervals run on the run's clock across
+    /// launches (one spans the boundary), and each launch's trace holds only the intervals
+    /// closed in it. Launch 1 counts from cycle 10 and lasts 150 cycles, issuing one warp
+    /// instruction per cycle from 10; launch 2 does the same from its cycle 10 (run cycle 160).
+    /// Intervals: 10..110 IPC 1.0 (first: measure); 110..210 holds 40 + 50 instructions, IPC
+    /// 0.9 (drop: hold at 0); 210..310 IPC 1.0 (rise of 11 %: speculative +2).
+    #[test]
+    fn intervals_run_across_launches() {
+        let mut p = params();
+        p.sthld_interval = 100;
+        p.sthld_initial = 0;
+        p.sthld_step = 1;
+        p.sthld_speculative_step = 2;
+        p.sthld_max = 10;
+        let mut s = Sthld::new(&p, 10);
+        for c in 10..150 {
+            s.count_instruction(c);
+        }
+        s.current(150);
+        let got = |s: &Sthld| -> Vec<(u64, u8, u32)> {
+            s.trace()
+                .iter()
+                .map(|t| (t.end_cycle, t.state, t.sthld))
+                .collect()
+        };
+        assert_eq!(got(&s), vec![(110, 1, 0)]);
+        s.end_launch(150);
+        assert!(
+            s.trace().is_empty(),
+            "a new launch starts with an empty trace"
+        );
+        for c in 10..200 {
+            s.count_instruction(c);
+        }
+        assert_eq!(s.current(200), 2);
+        assert_eq!(got(&s), vec![(210, 6, 0), (310, 3, 2)]);
+        assert!((s.trace()[0].ipc - 0.9).abs() < 1e-12);
     }
 }

@@ -7,7 +7,7 @@ use regwatt_sim::timing::{RunOptions, TimingError};
 use super::{hardware, KernelPlan, RenamingParams, RenamingRf, RenamingStats};
 use crate::config::ResolvedConfig;
 use crate::energy::{EnergyError, EventCounts, Inventory};
-use crate::registry::{Design, Parameters};
+use crate::registry::{Design, LaunchCarry, Parameters};
 
 /// Registers renamed across warps with compiler release flags ([`crate::renaming`]).
 pub struct Renaming;
@@ -35,6 +35,7 @@ impl Design for Renaming {
         p: &RenamingParams,
         model: &mut F,
         opts: &RunOptions,
+        _: &mut LaunchCarry,
     ) -> Result<Activity<RenamingStats>, TimingError> {
         let plan = KernelPlan::for_launch(cfg, p, model);
         regwatt_sim::timing::run(&cfg.gpu, model, |_| RenamingRf::new(cfg, p, &plan), opts)

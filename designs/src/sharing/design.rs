@@ -11,7 +11,7 @@ use super::{hardware, plan, SharingParams, SharingRf, SharingStats};
 use crate::common::StoreLog;
 use crate::config::ResolvedConfig;
 use crate::energy::{EnergyError, EventCounts, Inventory};
-use crate::registry::{Design, Parameters};
+use crate::registry::{Design, LaunchCarry, Parameters};
 
 /// Renaming plus inter-warp sharing of loaded values through the register mapping
 /// ([`crate::sharing`]).
@@ -40,6 +40,7 @@ impl Design for Sharing {
         p: &SharingParams,
         model: &mut F,
         opts: &RunOptions,
+        _: &mut LaunchCarry,
     ) -> Result<Activity<SharingStats>, TimingError> {
         let plan = plan(cfg, p, model);
         // every SM's stores reach every SM's address mapping table

@@ -7,7 +7,7 @@ use regwatt_sim::timing::{RunOptions, TimingError};
 use super::{hardware, partition, rows_per_way, UnifiedRf, UnifiedStats};
 use crate::config::{GpuPreset, ResolvedConfig};
 use crate::energy::{EnergyError, EventCounts, Inventory};
-use crate::registry::{Design, NoParams};
+use crate::registry::{Design, LaunchCarry, NoParams};
 
 /// The register file and the L1D as one array split at each launch ([`crate::unified`]).
 pub struct Unified;
@@ -63,6 +63,7 @@ impl Design for Unified {
         _: &NoParams,
         model: &mut F,
         opts: &RunOptions,
+        _: &mut LaunchCarry,
     ) -> Result<Activity<UnifiedStats>, TimingError> {
         let p = partition(cfg, &model.grid());
         // the launch's L1D: the ways the split left (at least one way is built, and bypassed
