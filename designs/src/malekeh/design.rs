@@ -74,7 +74,9 @@ impl Design for Malekeh {
             },
             opts,
         )?;
-        let mut next = sthld.borrow().clone();
+        // the SMs' designs are gone with the run: the controller is the only holder left
+        let mut next =
+            Rc::try_unwrap(sthld).map_or_else(|rc| rc.borrow().clone(), RefCell::into_inner);
         next.end_launch(a.cycles);
         carry.put(next);
         Ok(a)
