@@ -190,17 +190,23 @@ mod tests {
         crate::malekeh::tests_support::params()
     }
 
+    /// 100-cycle intervals, steps of 1 and 2 (speculative), STHLD in 0..=10 from `initial`.
+    fn small_steps(initial: u32) -> MalekehParams {
+        let mut p = params();
+        p.sthld_interval = 100;
+        p.sthld_initial = initial;
+        p.sthld_step = 1;
+        p.sthld_speculative_step = 2;
+        p.sthld_max = 10;
+        p
+    }
+
     /// Hand trace: IPC per 100-cycle interval 1.0 (first), 1.0, 1.01 (small: climb), 0.9
     /// (drop: back off, hold), 0.9 (hold), 1.2 (rise: speculative +2), 1.0 (drop: undo),
     /// 0.9 (drop: descend), 0.9 (small: hold).
     #[test]
     fn state_machine_hand_trace() {
-        let mut p = params();
-        p.sthld_interval = 100;
-        p.sthld_initial = 2;
-        p.sthld_step = 1;
-        p.sthld_speculative_step = 2;
-        p.sthld_max = 10;
+        let mut p = small_steps(2);
         let mut s = Sthld::new(&p, 0);
         let ipcs = [1.0, 1.0, 1.01, 0.9, 0.9, 1.2, 1.0, 0.9, 0.9];
         for (k, ipc) in ipcs.iter().enumerate() {
@@ -242,13 +248,7 @@ mod tests {
     /// 0.9 (drop: hold at 0); 210..310 IPC 1.0 (rise of 11 %: speculative +2).
     #[test]
     fn intervals_run_across_launches() {
-        let mut p = params();
-        p.sthld_interval = 100;
-        p.sthld_initial = 0;
-        p.sthld_step = 1;
-        p.sthld_speculative_step = 2;
-        p.sthld_max = 10;
-        let mut s = Sthld::new(&p, 10);
+        let mut s = Sthld::new(&small_steps(0), 10);
         for c in 10..150 {
             s.count_instruction(c);
         }
