@@ -54,11 +54,10 @@ pub struct Sthld {
     next_boundary: u64,
     count: u64,
     last_ipc: Option<f64>,
+    /// The intervals closed in the current launch.
     trace: Vec<SthldInterval>,
     /// Cycle of the run at which the current launch's cycle 0 falls.
     origin: u64,
-    /// The first interval of `trace` closed in the current launch.
-    launch_first: usize,
 }
 
 impl Sthld {
@@ -82,7 +81,6 @@ impl Sthld {
             last_ipc: None,
             trace: Vec::new(),
             origin: 0,
-            launch_first: 0,
         }
     }
 
@@ -101,7 +99,7 @@ impl Sthld {
     /// The intervals closed in the current launch (each launch's statistics carry its own,
     /// so that a run's merged statistics hold each interval once).
     pub fn trace(&self) -> &[SthldInterval] {
-        &self.trace[self.launch_first.min(self.trace.len())..]
+        &self.trace
     }
 
     /// The current launch ended after `cycles` of its cycles (its `Activity::cycles`): the
@@ -110,7 +108,7 @@ impl Sthld {
     /// its trace.
     pub fn end_launch(&mut self, cycles: u64) {
         self.origin += cycles;
-        self.launch_first = self.trace.len();
+        self.trace.clear();
     }
 
     /// Closes the intervals that ended at or before `at`, a cycle of the run.
